@@ -1,0 +1,31 @@
+import { bigint, bigserial, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+
+/** One balanced movement of money. `idempotencyKey` is the replay guard (Stripe event, chain signature, request id). */
+export const ledgerTransactions = pgTable("ledger_transactions", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  kind: text("kind").notNull(),
+  idempotencyKey: text("idempotency_key").unique(),
+  metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Signed amounts: positive credits the account, negative debits it. The entries of one transaction sum to zero. */
+export const ledgerEntries = pgTable(
+  "ledger_entries",
+  {
+    id: bigserial("id", { mode: "bigint" }).primaryKey(),
+    transactionId: uuid("transaction_id")
+      .notNull()
+      .references(() => ledgerTransactions.id),
+    accountId: bigint("account_id", { mode: "bigint" })
+      .notNull()
+      .references(() => accounts.id),
+    amount: bigint("amount", { mode: "bigint" }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("ledger_entries_account_idx").on(table.accountId),
+    index("ledger_entries_transaction_idx").on(table.transactionId),
+  ],
+);

@@ -1,0 +1,91 @@
+import { z } from "zod";
+
+/**
+ * The only reader of `process.env`. Every setting is validated once at start so a
+ * misconfigured gateway fails loudly before it accepts traffic.
+ */
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+const optionalUrl = optionalString.pipe(z.url().optional());
+
+const upstreamNames = ["openai", "anthropic", "openrouter", "together", "groq", "venice"] as const;
+export type CentralizedUpstreamName = (typeof upstreamNames)[number];
+export const centralizedUpstreamNames: readonly CentralizedUpstreamName[] = upstreamNames;
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("127.0.0.1"),
+  PUBLIC_BASE_URL: optionalUrl,
+  DOCS_URL: optionalUrl,
+  DATABASE_URL: optionalString,
+  POD_DATA_DIR: z.string().default("./.data"),
+  REDIS_URL: optionalString,
+  ADMIN_TOKEN: optionalString,
+  /** 32-byte key (hex or base64) that encrypts relay keys at rest. */
+  POD_ENCRYPTION_KEY: optionalString,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalUrl,
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalUrl,
+  OPENROUTER_API_KEY: optionalString,
+  OPENROUTER_BASE_URL: optionalUrl,
+  TOGETHER_API_KEY: optionalString,
+  TOGETHER_BASE_URL: optionalUrl,
+  GROQ_API_KEY: optionalString,
+  GROQ_BASE_URL: optionalUrl,
+  VENICE_API_KEY: optionalString,
+  VENICE_BASE_URL: optionalUrl,
+  SOLANA_RPC_URL: optionalUrl,
+  SOLANA_DEPOSIT_ADDRESS: optionalString,
+  SOLANA_PROGRAM_ADDRESS: z.string().default("BBAdcqUkg68JXNiPQ1HR1wujfZuayyK3eQTQSYAh6FSW"),
+  DASHBOARD_URL: optionalUrl,
+  REGISTER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  HOLD_TTL_SECONDS: z.coerce.number().int().positive().default(900),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
+  LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {
+  override readonly name = "EnvError";
+}
+
+/** Parses a raw environment (defaults to `process.env`) into a typed config or throws a readable error. */
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new EnvError(`invalid environment:\n  ${problems.join("\n  ")}`);
+  }
+  return parsed.data;
+}
+
+export interface UpstreamConfig {
+  name: CentralizedUpstreamName;
+  apiKey: string | undefined;
+  baseUrl: string | undefined;
+}
+
+/** The configured key and base URL of each centralized upstream, in catalog order. */
+export function upstreamConfigs(env: Env): UpstreamConfig[] {
+  const pick = (name: CentralizedUpstreamName, apiKey: string | undefined, baseUrl: string | undefined) => ({
+    name,
+    apiKey,
+    baseUrl,
+  });
+  return [
+    pick("openai", env.OPENAI_API_KEY, env.OPENAI_BASE_URL),
+    pick("anthropic", env.ANTHROPIC_API_KEY, env.ANTHROPIC_BASE_URL),
+    pick("openrouter", env.OPENROUTER_API_KEY, env.OPENROUTER_BASE_URL),
+    pick("together", env.TOGETHER_API_KEY, env.TOGETHER_BASE_URL),
+    pick("groq", env.GROQ_API_KEY, env.GROQ_BASE_URL),
+    pick("venice", env.VENICE_API_KEY, env.VENICE_BASE_URL),
+  ];
+}

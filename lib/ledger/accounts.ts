@@ -1,0 +1,47 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Executor } from "../db/client";
+import { accounts } from "../db/schema";
+
+export type AccountKind = "token" | "wallet" | "provider" | "treasury" | "external";
+
+/** Well-known system accounts. External accounts are the outside world and may go negative. */
+export const systemAccounts = {
+  treasury: { kind: "treasury", ref: "treasury" },
+  adminCredits: { kind: "external", ref: "admin-credits" },
+} as const satisfies Record<string, { kind: AccountKind; ref: string }>;
+
+/** Returns the id of the (kind, ref) account, creating it on first use. */
+export async function ensureAccount(executor: Executor, kind: AccountKind, ref: string): Promise<bigint> {
+  const inserted = await executor
+    .insert(accounts)
+    .values({ kind, ref })
+    .onConflictDoNothing({ target: [accounts.kind, accounts.ref] })
+    .returning({ id: accounts.id });
+  const first = inserted[0];
+  if (first) return first.id;
+  const existing = await executor
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(and(eq(accounts.kind, kind), eq(accounts.ref, ref)));
+  const row = existing[0];
+  if (!row) throw new Error(`account ${kind}:${ref} vanished`);
+  return row.id;
+}
+
+export interface AccountBalance {
+  balance: bigint;
+  held: bigint;
+  available: bigint;
+}
+
+export async function getAccountBalance(executor: Executor, accountId: bigint): Promise<AccountBalance> {
+  const rows = await executor
+    .select({ balance: accounts.balance, held: accounts.held })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  const row = rows[0];
+  if (!row) return { balance: 0n, held: 0n, available: 0n };
+  return { balance: row.balance, held: row.held, available: row.balance - row.held };
+}
+
+export const availableExpression = sql`${accounts.balance} - ${accounts.held}`;
