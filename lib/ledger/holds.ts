@@ -51,7 +51,8 @@ export interface SettleHoldInput {
 
 export interface SettleHoldResult {
   charged: bigint;
-  balanceAfter: bigint;
+  /** Available balance after the charge: what is not held by other in-flight requests. */
+  availableAfter: bigint;
 }
 
 /** Releases a hold and posts the actual charge in one database transaction. */
@@ -83,7 +84,7 @@ export async function settleHold(database: Database, input: SettleHoldInput): Pr
       });
     }
     if (input.alsoWrite) await input.alsoWrite(transaction, charge);
-    return { charged: charge, balanceAfter: BigInt(account.balance) - charge };
+    return { charged: charge, availableAfter: available - charge };
   });
 }
 

@@ -1,0 +1,7 @@
+// POST /proxy/<token>/v1/messages – Anthropic-dialect inference on a prepaid token
+import { nextRoute } from "@/lib/http/next-route";
+import { handleTokenInference } from "@/lib/proxy/handle-token-inference";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+export const POST = nextRoute((app, request, [token = ""]) => handleTokenInference(app, request, token, "anthropic"), ["token"]);

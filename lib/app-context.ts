@@ -1,0 +1,71 @@
+import { buildCatalogIndex, type CatalogIndex, loadCatalogIntoDatabase } from "./catalog/catalog-index";
+import { catalogModels } from "./catalog/models";
+import { type DatabaseHandle, openDatabase } from "./db/client";
+import type { CentralizedUpstreamName, Env } from "./env";
+import { loadEnv } from "./env";
+import { releaseExpiredHolds } from "./ledger/holds";
+import { log, setLogLevel } from "./log";
+import { type CentralizedUpstream, configuredUpstreams } from "./providers/centralized-upstreams";
+import { createMemoryRateLimiter, type RateLimiter } from "./rate-limit/fixed-window";
+
+/** Everything a handler needs, built once per process from validated env. */
+export interface AppContext {
+  env: Env;
+  database: DatabaseHandle;
+  catalog: CatalogIndex;
+  upstreams: Map<CentralizedUpstreamName, CentralizedUpstream>;
+  registerLimiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+export interface CreateAppContextOptions {
+  /** Extra or overriding settings (tests). */
+  env?: Env;
+  /** Skip the background hold sweeper (tests drive it by hand). */
+  sweeper?: boolean;
+}
+
+export async function createAppContext(options: CreateAppContextOptions = {}): Promise<AppContext> {
+  const env = options.env ?? loadEnv();
+  setLogLevel(env.LOG_LEVEL);
+  const database = await openDatabase({ url: env.DATABASE_URL, dataDir: env.POD_DATA_DIR });
+  await database.migrate();
+  await loadCatalogIntoDatabase(database.db, catalogModels);
+  const released = await releaseExpiredHolds(database.db);
+  if (released > 0) log.warn("released holds left by an earlier process", { released });
+
+  let sweeper: NodeJS.Timeout | undefined;
+  if (options.sweeper !== false) {
+    sweeper = setInterval(() => {
+      releaseExpiredHolds(database.db).catch((error: unknown) => log.error("hold sweeper failed", { error }));
+    }, 60_000);
+    sweeper.unref();
+  }
+
+  return {
+    env,
+    database,
+    catalog: buildCatalogIndex(catalogModels),
+    upstreams: configuredUpstreams(env),
+    registerLimiter: createMemoryRateLimiter(env.REGISTER_RATE_LIMIT_PER_MINUTE, 60_000),
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      await database.close();
+    },
+  };
+}
+
+const globalKey = Symbol.for("pod-gateway.app-context");
+type GlobalWithContext = typeof globalThis & { [globalKey]?: Promise<AppContext> };
+
+/** The process-wide context for route files; created on first use and shared with server.ts. */
+export function getAppContext(): Promise<AppContext> {
+  const holder = globalThis as GlobalWithContext;
+  holder[globalKey] ??= createAppContext();
+  return holder[globalKey];
+}
+
+/** Lets server.ts (or a test) install the context the route files will then share. */
+export function setAppContext(context: AppContext): void {
+  (globalThis as GlobalWithContext)[globalKey] = Promise.resolve(context);
+}

@@ -1,0 +1,2 @@
+/** The two wire formats the gateway speaks to callers and upstreams. */
+export type Dialect = "openai" | "anthropic";

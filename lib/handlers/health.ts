@@ -1,0 +1,26 @@
+import { sql } from "drizzle-orm";
+import type { AppContext } from "../app-context";
+import { jsonResponse } from "../http/responses";
+
+/** GET /health – database reachability and which upstreams are configured (never their keys). */
+export async function handleHealth(app: AppContext): Promise<Response> {
+  let database: "ok" | "error" = "ok";
+  try {
+    await app.database.db.execute(sql`SELECT 1`);
+  } catch {
+    database = "error";
+  }
+  const upstreams = Object.fromEntries(
+    [...app.upstreams.values()].map((upstream) => [upstream.name, { configured: true, dialect: upstream.dialect }]),
+  );
+  const status = database === "ok" ? "ok" : "degraded";
+  return jsonResponse(
+    {
+      status,
+      version: "0.1.0",
+      components: { database: { status: database, kind: app.database.kind }, upstreams },
+    },
+    status === "ok" ? 200 : 503,
+    { "cache-control": "no-store" },
+  );
+}

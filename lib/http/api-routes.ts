@@ -1,0 +1,77 @@
+import type { AppContext } from "../app-context";
+import { handleAdminCredit } from "../handlers/admin-credits";
+import { handleBalance } from "../handlers/balance";
+import { handleHealth } from "../handlers/health";
+import { handleModels } from "../handlers/models";
+import { handleRegister } from "../handlers/register";
+import { handleTokenInference } from "../proxy/handle-token-inference";
+import { GatewayError } from "../errors/gateway-error";
+import { errorResponse } from "./responses";
+
+export type ApiHandler = (app: AppContext, request: Request, params: string[]) => Promise<Response>;
+
+interface ApiRoute {
+  method: string;
+  pattern: RegExp;
+  handler: ApiHandler;
+}
+
+const token = "([^/]+)";
+
+/**
+ * The API surface served by server.ts. Each handler is the same function the matching
+ * app/ route file calls, so both entry points answer identically.
+ */
+export const apiRoutes: ApiRoute[] = [
+  { method: "POST", pattern: /^\/v1\/register\/?$/, handler: (app, request) => handleRegister(app, request) },
+  { method: "POST", pattern: /^\/v1\/admin\/credits\/?$/, handler: (app, request) => handleAdminCredit(app, request) },
+  { method: "GET", pattern: /^\/health\/?$/, handler: (app) => handleHealth(app) },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/proxy/${token}/v1/chat/completions/?$`),
+    handler: (app, request, [value = ""]) => handleTokenInference(app, request, value, "openai"),
+  },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/proxy/${token}/v1/messages/?$`),
+    handler: (app, request, [value = ""]) => handleTokenInference(app, request, value, "anthropic"),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/proxy/${token}/v1/models/?$`),
+    handler: (app, request, [value = ""]) => handleModels(app, request, value),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/proxy/${token}/balance/?$`),
+    handler: (app, request, [value = ""]) => handleBalance(app, request, value),
+  },
+];
+
+/** Paths that belong to the API even when no route matches (a 404/405 in JSON, never a Next page). */
+export function isApiPath(pathname: string): boolean {
+  return pathname.startsWith("/v1/") || pathname.startsWith("/proxy/") || pathname === "/health";
+}
+
+export function matchApiRoute(method: string, pathname: string): { handler: ApiHandler; params: string[] } | "method_not_allowed" | undefined {
+  let pathMatched = false;
+  for (const route of apiRoutes) {
+    const match = route.pattern.exec(pathname);
+    if (!match) continue;
+    pathMatched = true;
+    if (route.method === method) return { handler: route.handler, params: match.slice(1).map((part) => decodeURIComponent(part)) };
+  }
+  return pathMatched ? "method_not_allowed" : undefined;
+}
+
+/** Dispatches an API request; unknown paths answer in JSON in the dialect the path implies. */
+export async function routeApiRequest(app: AppContext, request: Request): Promise<Response> {
+  const { pathname } = new URL(request.url);
+  const match = matchApiRoute(request.method, pathname);
+  const dialect = pathname.endsWith("/messages") ? "anthropic" : "openai";
+  if (match === "method_not_allowed") {
+    return errorResponse(dialect, new GatewayError("method_not_allowed", `method ${request.method} not allowed on ${pathname.replace(/\/proxy\/[^/]+/, "/proxy/<token>")}`));
+  }
+  if (!match) return errorResponse(dialect, new GatewayError("not_found", "not found: no such endpoint"));
+  return match.handler(app, request, match.params);
+}

@@ -1,0 +1,17 @@
+import type { TokenPrice } from "../pricing/cost";
+import type { Candidate } from "../routing/candidate";
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/** The dearest rate on each axis: a hold at this price covers a failover to any candidate. */
+export function highestPrice(candidates: Candidate[]): TokenPrice {
+  return candidates.reduce<TokenPrice>(
+    (acc, { price }) => ({
+      inputPer1m: max(acc.inputPer1m, price.inputPer1m),
+      outputPer1m: max(acc.outputPer1m, price.outputPer1m),
+      cacheReadPer1m: max(acc.cacheReadPer1m, price.cacheReadPer1m),
+      cacheWritePer1m: max(acc.cacheWritePer1m, price.cacheWritePer1m),
+    }),
+    { inputPer1m: 0n, outputPer1m: 0n, cacheReadPer1m: 0n, cacheWritePer1m: 0n },
+  );
+}

@@ -1,0 +1,94 @@
+import type { Dialect } from "../dialects/dialect";
+import { renderStreamError } from "../dialects/render-error";
+import { log } from "../log";
+import { SseFrameSplitter } from "../sse/frame-splitter";
+import { StreamUsageTap } from "../usage/stream-usage-tap";
+import type { RequestOutcome } from "./settle-request";
+
+export interface RelayStreamOptions {
+  upstream: ReadableStream<Uint8Array>;
+  upstreamDialect: Dialect;
+  callerDialect: Dialect;
+  /** Drop the usage-only chunk the gateway requested on the caller's behalf. */
+  suppressInjectedUsage: boolean;
+  /** Converts upstream frames to the caller's dialect when they differ. */
+  translate?: TransformStream<Uint8Array, Uint8Array>;
+  abortUpstream(): void;
+  /** Runs exactly once, after the last byte is queued and before the response ends. */
+  onEnd(tap: StreamUsageTap, outcome: RequestOutcome): Promise<void>;
+}
+
+/** Passes upstream bytes through unchanged while the tap reads usage from a decoded copy. */
+function tapTransform(tap: StreamUsageTap, suppressInjectedUsage: boolean): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const splitter = new SseFrameSplitter();
+  const handle = (frames: string[], controller: TransformStreamDefaultController<Uint8Array>) => {
+    for (const frame of frames) {
+      const verdict = tap.inspect(frame);
+      if (suppressInjectedUsage && !verdict.injectedUsageChunk) controller.enqueue(encoder.encode(frame));
+    }
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      // Without suppression the original bytes go out as they came, before any parsing.
+      if (!suppressInjectedUsage) controller.enqueue(chunk);
+      handle(splitter.push(decoder.decode(chunk, { stream: true })), controller);
+    },
+    flush(controller) {
+      const rest = splitter.flush() + decoder.decode();
+      if (rest !== "") handle([rest], controller);
+    },
+  });
+}
+
+export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Array> {
+  const tap = new StreamUsageTap(options.upstreamDialect);
+  let source = options.upstream.pipeThrough(tapTransform(tap, options.suppressInjectedUsage));
+  if (options.translate) source = source.pipeThrough(options.translate);
+  const reader = source.getReader();
+  let ended = false;
+  const finish = async (outcome: RequestOutcome) => {
+    if (ended) return;
+    ended = true;
+    try {
+      await options.onEnd(tap, outcome);
+    } catch (error) {
+      log.error("stream settlement failed", { error });
+    }
+  };
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) {
+          controller.enqueue(value);
+          return;
+        }
+        if (!tap.sawTerminal && !tap.upstreamError) {
+          controller.enqueue(
+            renderStreamError(options.callerDialect, "upstream_error", "upstream stream ended before completion"),
+          );
+          await finish("stream_cut");
+        } else {
+          await finish(tap.upstreamError ? "upstream_error" : "completed");
+        }
+        controller.close();
+      } catch (error) {
+        if (ended) return;
+        log.warn("upstream stream failed mid-way", { error });
+        controller.enqueue(
+          renderStreamError(options.callerDialect, "upstream_error", "upstream stream failed: the response is incomplete"),
+        );
+        await finish("upstream_error");
+        controller.close();
+      }
+    },
+    async cancel() {
+      options.abortUpstream();
+      await reader.cancel().catch(() => undefined);
+      await finish("client_aborted");
+    },
+  });
+}

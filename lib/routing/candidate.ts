@@ -1,0 +1,22 @@
+import type { Dialect } from "../dialects/dialect";
+import type { TokenPrice } from "../pricing/cost";
+
+export type RouteKind = "centralized" | "marketplace" | "key-relay";
+
+export interface DispatchOptions {
+  signal: AbortSignal;
+  /** Caller headers an upstream of the same dialect should see (anthropic-version, anthropic-beta). */
+  forwardHeaders: Record<string, string>;
+}
+
+/** One source that can serve a request, at the price the caller will be charged. */
+export interface Candidate {
+  route: RouteKind;
+  /** Provider name for centralized sources, provider id (UUID) for marketplace and relays. */
+  providerId: string;
+  dialect: Dialect;
+  upstreamModelId: string;
+  price: TokenPrice;
+  /** Sends the (already dialect-correct) body upstream and returns the raw upstream response. */
+  dispatch(body: string, options: DispatchOptions): Promise<Response>;
+}

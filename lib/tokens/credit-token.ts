@@ -1,0 +1,40 @@
+import { eq, isNull, and } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { apiTokens } from "../db/schema";
+import { ensureAccount, type AccountKind } from "../ledger/accounts";
+import { postTransaction, type PostTransactionResult } from "../ledger/post-transaction";
+
+export interface CreditTokenInput {
+  tokenId: string;
+  accountId: bigint;
+  amount: bigint;
+  kind: string;
+  /** The outside-world account the money comes from (admin credits, card, chain). */
+  source: { kind: AccountKind; ref: string };
+  idempotencyKey?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Credits a token's balance from an external source and activates the token on its first credit. */
+export async function creditToken(database: Database, input: CreditTokenInput): Promise<PostTransactionResult> {
+  if (input.amount <= 0n) throw new RangeError("credit amount must be positive");
+  return database.transaction(async (transaction) => {
+    const sourceId = await ensureAccount(transaction, input.source.kind, input.source.ref);
+    const result = await postTransaction(transaction, {
+      kind: input.kind,
+      ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
+      metadata: input.metadata ?? {},
+      entries: [
+        { accountId: sourceId, amount: -input.amount },
+        { accountId: input.accountId, amount: input.amount },
+      ],
+    });
+    if (result.type === "posted") {
+      await transaction
+        .update(apiTokens)
+        .set({ activatedAt: new Date() })
+        .where(and(eq(apiTokens.id, input.tokenId), isNull(apiTokens.activatedAt)));
+    }
+    return result;
+  });
+}

@@ -1,0 +1,24 @@
+import { eq } from "drizzle-orm";
+import type { Executor } from "../db/client";
+import { apiTokens } from "../db/schema";
+import { hashToken } from "./token-hash";
+
+export interface TokenRecord {
+  id: string;
+  accountId: bigint;
+  depositCode: string;
+  activatedAt: Date | null;
+}
+
+export async function findToken(executor: Executor, token: string): Promise<TokenRecord | undefined> {
+  const rows = await executor
+    .select({
+      id: apiTokens.id,
+      accountId: apiTokens.accountId,
+      depositCode: apiTokens.depositCode,
+      activatedAt: apiTokens.activatedAt,
+    })
+    .from(apiTokens)
+    .where(eq(apiTokens.tokenHash, hashToken(token)));
+  return rows[0];
+}

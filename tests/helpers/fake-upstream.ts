@@ -1,0 +1,261 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
+/**
+ * A local stand-in for the OpenAI or Anthropic API that speaks its exact wire format.
+ * Behaviour is steered from the prompt with directives such as `[fake:error=500]`,
+ * `[fake:tokens=12]`, `[fake:slow=20]`, `[fake:cut=3]`, `[fake:tool]`, `[fake:cache]`.
+ */
+export type FakeDialect = "openai" | "anthropic";
+
+export interface RecordedRequest {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+}
+
+export interface FakeUpstream {
+  dialect: FakeDialect;
+  /** Base URL as the gateway's env expects it (OpenAI with /v1, Anthropic without). */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  /** Requests whose connection the client closed before the response ended. */
+  abortedRequests: number;
+  close(): Promise<void>;
+}
+
+interface Directives {
+  error?: number;
+  tokens: number;
+  slowMs: number;
+  cutAfter?: number;
+  tool: boolean;
+  cache: boolean;
+  noUsage: boolean;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown) =>
+        typeof part === "object" && part !== null && "text" in part && typeof part.text === "string" ? part.text : "",
+      )
+      .join(" ");
+  }
+  return "";
+}
+
+function promptText(body: Record<string, unknown>): string {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const system = textOf(body.system);
+  return [system, ...messages.map((message: unknown) => textOf((message as { content?: unknown }).content))].join("\n");
+}
+
+function readDirectives(prompt: string, maxTokens: number | undefined): Directives {
+  const value = (name: string) => new RegExp(`\\[fake:${name}(?:=(\\d+))?\\]`).exec(prompt);
+  const error = value("error")?.[1];
+  const tokens = Number(value("tokens")?.[1] ?? 5);
+  const slow = Number(value("slow")?.[1] ?? 0);
+  const cut = value("cut")?.[1];
+  return {
+    ...(error ? { error: Number(error) } : {}),
+    tokens: Math.max(1, Math.min(tokens, maxTokens ?? tokens)),
+    slowMs: slow,
+    ...(cut ? { cutAfter: Number(cut) } : {}),
+    tool: value("tool") !== null,
+    cache: value("cache") !== null,
+    noUsage: value("nousage") !== null,
+  };
+}
+
+export function promptTokensOf(body: Record<string, unknown>): number {
+  return Math.max(1, Math.ceil(promptText(body).length / 4));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+}
+
+function sendError(dialect: FakeDialect, response: ServerResponse, status: number): void {
+  const message = `fake upstream error ${status}`;
+  const body =
+    dialect === "anthropic"
+      ? { type: "error", error: { type: status === 429 ? "rate_limit_error" : status >= 500 ? "api_error" : "invalid_request_error", message } }
+      : { error: { message, type: status === 429 ? "rate_limit_error" : "server_error", code: null, param: null } };
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+}
+
+export async function startFakeUpstream(dialect: FakeDialect, name = `fake-${dialect}`): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  const state = { abortedRequests: 0 };
+  const server: Server = createServer((request, response) => {
+    readJson(request)
+      .then(async (body) => {
+        requests.push({ path: request.url ?? "", headers: request.headers, body });
+        response.once("close", () => {
+          if (!response.writableFinished) state.abortedRequests += 1;
+        });
+        const expected = dialect === "openai" ? "/v1/chat/completions" : "/v1/messages";
+        if (request.url !== expected) return sendError(dialect, response, 404);
+        const maxTokens = (body.max_tokens ?? body.max_completion_tokens) as number | undefined;
+        const prompt = promptText(body);
+        const directives = readDirectives(prompt, maxTokens);
+        if (directives.error) return sendError(dialect, response, directives.error);
+        // `[fake:fail=<name>]` fails only the named fake, so failover to another one can be shown.
+        for (const match of prompt.matchAll(/\[fake:fail=([a-z0-9-]+)(?::(\d+))?\]/g)) {
+          if (match[1] === name) return sendError(dialect, response, Number(match[2] ?? 500));
+        }
+        const writer = dialect === "openai" ? openaiWriter : anthropicWriter;
+        await writer(response, body, directives, name);
+      })
+      .catch(() => {
+        if (!response.headersSent) sendError(dialect, response, 400);
+      });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    dialect,
+    baseUrl: dialect === "openai" ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`,
+    requests,
+    get abortedRequests() {
+      return state.abortedRequests;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const word = (index: number) => (index === 0 ? "Hello" : ` w${index}`);
+
+async function openaiWriter(response: ServerResponse, body: Record<string, unknown>, directives: Directives, name: string) {
+  const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
+  const model = String(body.model);
+  const created = Math.floor(Date.now() / 1000);
+  const prompt = promptTokensOf(body);
+  const cached = directives.cache ? Math.floor(prompt / 2) : 0;
+  const usage = {
+    prompt_tokens: prompt,
+    completion_tokens: directives.tokens,
+    total_tokens: prompt + directives.tokens,
+    prompt_tokens_details: { cached_tokens: cached },
+  };
+  const toolCall = { id: "call_fake_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } };
+  if (body.stream !== true) {
+    const text = Array.from({ length: directives.tokens }, (_, index) => word(index)).join("");
+    const message = directives.tool ? { role: "assistant", content: null, tool_calls: [toolCall] } : { role: "assistant", content: text };
+    response.writeHead(200, { "content-type": "application/json", "x-fake": name });
+    response.end(
+      JSON.stringify({
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        choices: [{ index: 0, message, finish_reason: directives.tool ? "tool_calls" : "stop", logprobs: null }],
+        ...(directives.noUsage ? {} : { usage }),
+      }),
+    );
+    return;
+  }
+  const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  response.writeHead(200, { "content-type": "text/event-stream", "x-fake": name });
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) })}\n\n`;
+  response.write(": keep-alive\n\n");
+  response.write(chunk({ role: "assistant", content: "" }, null));
+  if (directives.tool) {
+    response.write(chunk({ tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: "get_weather", arguments: "" } }] }, null));
+    for (const piece of ['{"city"', ':"Paris"}']) {
+      response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
+    }
+  } else {
+    for (let index = 0; index < directives.tokens; index += 1) {
+      if (directives.cutAfter !== undefined && index >= directives.cutAfter) {
+        response.destroy();
+        return;
+      }
+      if (directives.slowMs > 0) await sleep(directives.slowMs);
+      if (response.destroyed) return;
+      response.write(chunk({ content: word(index) }, null));
+    }
+  }
+  response.write(chunk({}, directives.tool ? "tool_calls" : "stop"));
+  if (includeUsage && !directives.noUsage) {
+    response.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`);
+  }
+  response.end("data: [DONE]\n\n");
+}
+
+async function anthropicWriter(response: ServerResponse, body: Record<string, unknown>, directives: Directives, name: string) {
+  const id = `msg_${Math.random().toString(36).slice(2)}`;
+  const model = String(body.model);
+  const prompt = promptTokensOf(body);
+  const cacheRead = directives.cache ? Math.floor(prompt / 2) : 0;
+  const cacheWrite = directives.cache ? 3 : 0;
+  const usage = {
+    input_tokens: prompt - cacheRead,
+    output_tokens: directives.tokens,
+    cache_read_input_tokens: cacheRead,
+    cache_creation_input_tokens: cacheWrite,
+  };
+  const toolUse = { type: "tool_use", id: "toolu_fake_1", name: "get_weather", input: { city: "Paris" } };
+  if (body.stream !== true) {
+    const text = Array.from({ length: directives.tokens }, (_, index) => word(index)).join("");
+    response.writeHead(200, { "content-type": "application/json", "x-fake": name });
+    response.end(
+      JSON.stringify({
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: directives.tool ? [toolUse] : [{ type: "text", text }],
+        stop_reason: directives.tool ? "tool_use" : "end_turn",
+        stop_sequence: null,
+        ...(directives.noUsage ? {} : { usage }),
+      }),
+    );
+    return;
+  }
+  response.writeHead(200, { "content-type": "text/event-stream", "x-fake": name });
+  const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  response.write(
+    event("message_start", {
+      message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    }),
+  );
+  response.write(event("ping", {}));
+  if (directives.tool) {
+    response.write(event("content_block_start", { index: 0, content_block: { type: "tool_use", id: toolUse.id, name: toolUse.name, input: {} } }));
+    for (const piece of ['{"city"', ':"Paris"}']) {
+      response.write(event("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: piece } }));
+    }
+  } else {
+    response.write(event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }));
+    for (let index = 0; index < directives.tokens; index += 1) {
+      if (directives.cutAfter !== undefined && index >= directives.cutAfter) {
+        response.destroy();
+        return;
+      }
+      if (directives.slowMs > 0) await sleep(directives.slowMs);
+      if (response.destroyed) return;
+      response.write(event("content_block_delta", { index: 0, delta: { type: "text_delta", text: word(index) } }));
+    }
+  }
+  response.write(event("content_block_stop", { index: 0 }));
+  response.write(
+    event("message_delta", {
+      delta: { stop_reason: directives.tool ? "tool_use" : "end_turn", stop_sequence: null },
+      usage: directives.noUsage ? { output_tokens: 0 } : { output_tokens: directives.tokens },
+    }),
+  );
+  response.end(event("message_stop", {}));
+}

@@ -1,0 +1,98 @@
+import { startGatewayServer } from "../../server";
+import { createAppContext, type AppContext } from "../../lib/app-context";
+import { loadEnv } from "../../lib/env";
+import { getAccountBalance } from "../../lib/ledger/accounts";
+import { findToken } from "../../lib/tokens/find-token";
+import { startFakeUpstream, type FakeUpstream } from "./fake-upstream";
+import { createTestDatabase } from "./test-database";
+
+export const testAdminToken = "test-admin-token";
+
+export interface TestGateway {
+  baseUrl: string;
+  app: AppContext;
+  /** Fake OpenAI (first for OpenAI models), fake OpenRouter (second), fake Anthropic. */
+  openai: FakeUpstream;
+  openrouter: FakeUpstream;
+  anthropic: FakeUpstream;
+  register(): Promise<{ token: string; depositCode: string }>;
+  credit(token: string, amount: bigint): Promise<void>;
+  createFundedToken(amount: bigint): Promise<string>;
+  balanceOf(token: string): Promise<{ balance: bigint; held: bigint; available: bigint }>;
+  close(): Promise<void>;
+}
+
+export interface TestGatewayOptions {
+  env?: Record<string, string>;
+  /** Serve Next pages too (needs a build); API-only by default. */
+  withNext?: boolean;
+}
+
+/** A real gateway on 127.0.0.1 with its own database and fake upstreams, for tests and docs examples. */
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const [openai, openrouter, anthropic, database] = await Promise.all([
+    startFakeUpstream("openai", "fake-openai"),
+    startFakeUpstream("openai", "fake-openrouter"),
+    startFakeUpstream("anthropic", "fake-anthropic"),
+    createTestDatabase(),
+  ]);
+  const env = loadEnv({
+    NODE_ENV: "test",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    ADMIN_TOKEN: testAdminToken,
+    POD_DATA_DIR: database.dataDir,
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
+    OPENAI_API_KEY: "sk-test-openai",
+    OPENAI_BASE_URL: openai.baseUrl,
+    OPENROUTER_API_KEY: "sk-test-openrouter",
+    OPENROUTER_BASE_URL: openrouter.baseUrl,
+    ANTHROPIC_API_KEY: "sk-test-anthropic",
+    ANTHROPIC_BASE_URL: anthropic.baseUrl,
+    REGISTER_RATE_LIMIT_PER_MINUTE: "1000",
+    ...options.env,
+  });
+  const app = await createAppContext({ env, sweeper: false });
+  const gateway = await startGatewayServer({ app, port: 0, host: "127.0.0.1", withNext: options.withNext ?? false });
+  const baseUrl = gateway.url;
+
+  const register = async () => {
+    const response = await fetch(`${baseUrl}/v1/register`, { method: "POST" });
+    if (!response.ok) throw new Error(`register failed: ${response.status}`);
+    const body = (await response.json()) as { api_token: string; deposit_code: string };
+    return { token: body.api_token, depositCode: body.deposit_code };
+  };
+  const credit = async (token: string, amount: bigint) => {
+    const response = await fetch(`${baseUrl}/v1/admin/credits`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${testAdminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ api_token: token, amount_microunits: amount.toString(), reason: "test funding" }),
+    });
+    if (!response.ok) throw new Error(`credit failed: ${response.status} ${await response.text()}`);
+  };
+  return {
+    baseUrl,
+    app,
+    openai,
+    openrouter,
+    anthropic,
+    register,
+    credit,
+    async createFundedToken(amount) {
+      const { token } = await register();
+      await credit(token, amount);
+      return token;
+    },
+    async balanceOf(token) {
+      const record = await findToken(app.database.db, token);
+      if (!record) throw new Error("unknown token");
+      return getAccountBalance(app.database.db, record.accountId);
+    },
+    async close() {
+      await gateway.close();
+      await Promise.all([openai.close(), openrouter.close(), anthropic.close()]);
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+
+export interface TestDatabase {
+  /** Postgres URL of a fresh database, or undefined to run on in-memory PGlite. */
+  url: string | undefined;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * Tests run on embedded PGlite by default and on real Postgres when TEST_DATABASE_URL is
+ * set; each caller gets a database of its own so files can run in parallel.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) return { url: undefined, dataDir: "memory://", drop: async () => {} };
+  const name = `pod_test_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    dataDir: "memory://",
+    async drop() {
+      const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      await cleanup.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
