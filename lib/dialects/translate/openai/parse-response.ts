@@ -1,0 +1,32 @@
+import type { AssistantPart, ChatResponse } from "../ir";
+import { parseUpstreamBody } from "../parse-body";
+import { parseOpenaiFinishReason } from "./map-finish-reason";
+import { parseOpenaiUsage } from "./map-usage";
+import { openaiResponseSchema } from "./schemas";
+
+/** Non-streaming OpenAI chat.completion → IR. Only the first choice is read (we never send n > 1). */
+export function parseOpenaiResponse(body: unknown): ChatResponse {
+  const response = parseUpstreamBody(openaiResponseSchema, body);
+  const [choice] = response.choices;
+  const message = choice?.message;
+  const content: AssistantPart[] = [];
+  if (message?.content) content.push({ type: "text", text: message.content });
+  if (message?.refusal) content.push({ type: "text", text: message.refusal });
+  for (const call of message?.tool_calls ?? []) {
+    content.push({
+      type: "tool-call",
+      id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    });
+  }
+  // A refusal without a finish reason saying so is still a refusal to the caller.
+  const finishReason = message?.refusal ? "content-filter" : parseOpenaiFinishReason(choice?.finish_reason);
+  return {
+    id: response.id ?? undefined,
+    content,
+    finishReason,
+    stopSequence: undefined,
+    usage: parseOpenaiUsage(response.usage),
+  };
+}
