@@ -42,7 +42,7 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
   const server = createServer((incoming, outgoing) => {
     const pathname = (incoming.url ?? "/").split("?")[0] ?? "/";
     if (isApiPath(pathname) || !nextHandler) {
-      const request = toWebRequest(incoming, outgoing, origin);
+      const request = toWebRequest(incoming, outgoing, origin, app.env.TRUST_PROXY);
       routeApiRequest(app, request)
         .then((response) => sendWebResponse(response, outgoing))
         .catch((error: unknown) => {

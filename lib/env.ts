@@ -44,6 +44,11 @@ const envSchema = z.object({
   SOLANA_DEPOSIT_ADDRESS: optionalString,
   SOLANA_PROGRAM_ADDRESS: z.string().default("BBAdcqUkg68JXNiPQ1HR1wujfZuayyK3eQTQSYAh6FSW"),
   DASHBOARD_URL: optionalUrl,
+  /** Behind a reverse proxy: take the client IP from X-Forwarded-For instead of the socket. */
+  TRUST_PROXY: z
+    .enum(["true", "false", "1", "0"])
+    .default("false")
+    .transform((value) => value === "true" || value === "1"),
   REGISTER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   HOLD_TTL_SECONDS: z.coerce.number().int().positive().default(900),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),

@@ -6,7 +6,12 @@ import { clientIpHeader } from "./client-ip";
  * A lean bridge between node:http and web-standard Request/Response, so server.ts can
  * call the same handlers as the app/ route files without Next's per-request cost.
  */
-export function toWebRequest(incoming: IncomingMessage, response: ServerResponse, origin: string): Request {
+export function toWebRequest(
+  incoming: IncomingMessage,
+  response: ServerResponse,
+  origin: string,
+  trustProxy = false,
+): Request {
   const controller = new AbortController();
   // The client went away before we finished: abort whatever the handler is waiting on.
   response.once("close", () => {
@@ -18,7 +23,8 @@ export function toWebRequest(incoming: IncomingMessage, response: ServerResponse
     if (name.toLowerCase() === clientIpHeader) continue;
     headers.append(name, incoming.rawHeaders[index + 1] ?? "");
   }
-  headers.set(clientIpHeader, incoming.socket.remoteAddress ?? "unknown");
+  const forwarded = trustProxy ? headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+  headers.set(clientIpHeader, forwarded || (incoming.socket.remoteAddress ?? "unknown"));
   const method = incoming.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(new URL(incoming.url ?? "/", origin), {

@@ -180,6 +180,8 @@ async function openaiWriter(response: ServerResponse, body: Record<string, unkno
   } else {
     for (let index = 0; index < directives.tokens; index += 1) {
       if (directives.cutAfter !== undefined && index >= directives.cutAfter) {
+        // Let what was written reach the client first: this is a cut after the first byte.
+        await sleep(20);
         response.destroy();
         return;
       }
@@ -242,6 +244,8 @@ async function anthropicWriter(response: ServerResponse, body: Record<string, un
     response.write(event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }));
     for (let index = 0; index < directives.tokens; index += 1) {
       if (directives.cutAfter !== undefined && index >= directives.cutAfter) {
+        // Let what was written reach the client first: this is a cut after the first byte.
+        await sleep(20);
         response.destroy();
         return;
       }
