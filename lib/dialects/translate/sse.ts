@@ -43,10 +43,9 @@ export function createSseDecoder(onEvent: (message: EventSourceMessage) => void)
       parser.feed(textDecoder.decode(bytes, { stream: true }));
     },
     end() {
-      const rest = textDecoder.decode();
-      if (rest) parser.feed(rest);
-      // A server that closes right after the last data line (no blank line) still meant that frame.
-      parser.reset({ consume: true });
+      // A server that closes right after its last data line (no blank line) still meant that
+      // frame; two newlines complete it, and are a no-op after a properly terminated frame.
+      parser.feed(`${textDecoder.decode()}\n\n`);
     },
   };
 }

@@ -55,7 +55,7 @@ export const anthropicRequestSchema = z.object({
     .array(
       z.object({
         // Server tools (web_search_…, bash_…) carry a dated type and no input_schema; they fail here.
-        type: z.literal("custom").nullish(),
+        type: z.literal("custom", { error: "server tools are not supported for this model" }).nullish(),
         name: z.string(),
         description: z.string().nullish(),
         input_schema: z.record(z.string(), z.unknown()),
@@ -87,7 +87,7 @@ const responseBlock = z.object({
   text: z.string().nullish(),
   id: z.string().nullish(),
   name: z.string().nullish(),
-  input: z.unknown(),
+  input: z.unknown().optional(),
 });
 
 export const anthropicResponseSchema = z.object({

@@ -66,7 +66,7 @@ export const openaiRequestSchema = z.object({
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
   stream: z.boolean().nullish(),
   // Anthropic returns exactly one candidate, so n > 1 cannot be honoured.
-  n: z.literal(1).nullish(),
+  n: z.literal(1, { error: "only n = 1 is supported for this model" }).nullish(),
   user: z.string().nullish(),
 });
 export type OpenaiRequest = z.infer<typeof openaiRequestSchema>;
