@@ -1,0 +1,33 @@
+import { sql } from "drizzle-orm";
+import { check, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+/**
+ * A supply-side operator (provider). The id is the provider id callers see in
+ * `X-Pod-Provider-Id` and may pin with `X-Pod-Providers`. Only the sha256 of the host token
+ * is stored: the token is the operator's credential for `/v1/host/...`.
+ */
+export const hosts = pgTable(
+  "hosts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    displayName: text("display_name").notNull(),
+    /** Payout wallet (Solana address) for cashouts. */
+    wallet: text("wallet").notNull(),
+    contactEmail: text("contact_email"),
+    hostTokenHash: text("host_token_hash").notNull().unique(),
+    /** `POD-ENROLL-XXXXXXXX`: pairs a provider agent with this host. */
+    enrollmentCode: text("enrollment_code").notNull().unique(),
+    /** `POD-BOND-XXXXXXXX`: routes the 50 USDC bond deposit to this host. */
+    bondDepositCode: text("bond_deposit_code").notNull().unique(),
+    /** pending (bond not seen) | active (routable) | suspended | retired */
+    status: text("status").notNull().default("pending"),
+    /** Earliest enrolment wins price ties. */
+    enrolledAt: timestamp("enrolled_at", { withTimezone: true }).notNull().defaultNow(),
+    activatedAt: timestamp("activated_at", { withTimezone: true }),
+  },
+  (table) => [
+    check("hosts_status_known", sql`${table.status} IN ('pending', 'active', 'suspended', 'retired')`),
+  ],
+);
+
+export type Host = typeof hosts.$inferSelect;
