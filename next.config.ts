@@ -4,6 +4,14 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Native and server-only packages stay out of the bundle.
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "litesvm"],
+  async rewrites() {
+    return {
+      // Checked before the dynamic /docs/[section]/[page] route would take "page.md" as a page name.
+      beforeFiles: [{ source: "/docs/:slug(.+)\\.md", destination: "/docs-md/:slug" }],
+      afterFiles: [],
+      fallback: [],
+    };
+  },
 };
 
 export default nextConfig;

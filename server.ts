@@ -29,7 +29,12 @@ export interface StartOptions {
 export async function startGatewayServer(options: StartOptions = {}): Promise<GatewayServer> {
   const app = options.app ?? (await createAppContext());
   setAppContext(app);
-  let nextHandler: ((request: import("node:http").IncomingMessage, response: import("node:http").ServerResponse) => Promise<void>) | undefined;
+  let nextHandler:
+    | ((
+        request: import("node:http").IncomingMessage,
+        response: import("node:http").ServerResponse,
+      ) => Promise<void>)
+    | undefined;
   if (options.withNext !== false) {
     const nextApp = next({ dev: false, dir: import.meta.dirname });
     await nextApp.prepare();
@@ -79,7 +84,11 @@ if (isMain) {
   const env = loadEnv();
   const app = await createAppContext({ env });
   const gateway = await startGatewayServer({ app });
-  log.info("pod gateway listening", { url: gateway.url, database: app.database.kind, upstreams: [...app.upstreams.keys()] });
+  log.info("pod gateway listening", {
+    url: gateway.url,
+    database: app.database.kind,
+    upstreams: [...app.upstreams.keys()],
+  });
   const shutdown = () => {
     gateway.close().then(
       () => process.exit(0),

@@ -52,7 +52,11 @@ const envSchema = z.object({
   REGISTER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   HOLD_TTL_SECONDS: z.coerce.number().int().positive().default(900),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 

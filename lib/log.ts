@@ -15,7 +15,11 @@ export function redactPath(path: string): string {
 function write(level: Level, message: string, fields: Record<string, unknown>): void {
   if (order[level] > order[threshold]) return;
   const line = JSON.stringify({ level, time: new Date().toISOString(), message, ...fields }, (_key, value) =>
-    typeof value === "bigint" ? value.toString() : value instanceof Error ? { name: value.name, message: value.message } : value,
+    typeof value === "bigint"
+      ? value.toString()
+      : value instanceof Error
+        ? { name: value.name, message: value.message }
+        : value,
   );
   (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 }

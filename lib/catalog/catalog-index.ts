@@ -57,7 +57,11 @@ export async function loadCatalogIntoDatabase(database: Database, catalog: Catal
         })
         .onConflictDoUpdate({
           target: models.id,
-          set: { ownedBy: model.ownedBy, contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens },
+          set: {
+            ownedBy: model.ownedBy,
+            contextWindow: model.contextWindow,
+            maxOutputTokens: model.maxOutputTokens,
+          },
         });
       for (const price of model.prices) {
         const values = {
@@ -72,7 +76,10 @@ export async function loadCatalogIntoDatabase(database: Database, catalog: Catal
         await transaction
           .insert(centralizedPrices)
           .values(values)
-          .onConflictDoUpdate({ target: [centralizedPrices.modelId, centralizedPrices.provider], set: values });
+          .onConflictDoUpdate({
+            target: [centralizedPrices.modelId, centralizedPrices.provider],
+            set: values,
+          });
       }
     }
   });

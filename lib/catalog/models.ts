@@ -79,7 +79,10 @@ export const catalogModels: CatalogModel[] = [
     aliases: ["anthropic/claude-haiku-4.5", "anthropic/claude-haiku-4-5", "claude-haiku-4-5-20251001"],
     prices: [
       price("anthropic", "claude-haiku-4-5", 1_000_000, 5_000_000, { read: 100_000, write: 1_250_000 }),
-      price("openrouter", "anthropic/claude-haiku-4.5", 1_000_000, 5_000_000, { read: 100_000, write: 1_250_000 }),
+      price("openrouter", "anthropic/claude-haiku-4.5", 1_000_000, 5_000_000, {
+        read: 100_000,
+        write: 1_250_000,
+      }),
     ],
   },
   {
@@ -90,7 +93,10 @@ export const catalogModels: CatalogModel[] = [
     aliases: ["anthropic/claude-sonnet-4.5", "anthropic/claude-sonnet-4-5", "claude-sonnet-4-5-20250929"],
     prices: [
       price("anthropic", "claude-sonnet-4-5", 3_000_000, 15_000_000, { read: 300_000, write: 3_750_000 }),
-      price("openrouter", "anthropic/claude-sonnet-4.5", 3_000_000, 15_000_000, { read: 300_000, write: 3_750_000 }),
+      price("openrouter", "anthropic/claude-sonnet-4.5", 3_000_000, 15_000_000, {
+        read: 300_000,
+        write: 3_750_000,
+      }),
     ],
   },
   {
@@ -98,7 +104,12 @@ export const catalogModels: CatalogModel[] = [
     ownedBy: "meta",
     contextWindow: 131_072,
     maxOutputTokens: 32_768,
-    aliases: ["meta-llama/llama-3.3-70b-instruct", "llama-3.3-70b", "llama-3.3-70b-versatile", "meta-llama/Llama-3.3-70B-Instruct-Turbo"],
+    aliases: [
+      "meta-llama/llama-3.3-70b-instruct",
+      "llama-3.3-70b",
+      "llama-3.3-70b-versatile",
+      "meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    ],
     prices: [
       price("openrouter", "meta-llama/llama-3.3-70b-instruct", 130_000, 400_000),
       price("groq", "llama-3.3-70b-versatile", 590_000, 790_000),

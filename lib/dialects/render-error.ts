@@ -10,7 +10,11 @@ export function renderErrorBody(dialect: Dialect, error: GatewayError): Record<s
   if (dialect === "anthropic") {
     return {
       type: "error",
-      error: { type: error.type, message: error.message, ...(error.details ? { details: error.details } : {}) },
+      error: {
+        type: error.type,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+      },
     };
   }
   return {
@@ -29,7 +33,9 @@ const encoder = new TextEncoder();
 /** An error sent in-band after the first byte of a stream; both SDKs raise it as an APIError. */
 export function renderStreamError(dialect: Dialect, type: string, message: string): Uint8Array {
   if (dialect === "anthropic") {
-    return encoder.encode(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type, message } })}\n\n`);
+    return encoder.encode(
+      `event: error\ndata: ${JSON.stringify({ type: "error", error: { type, message } })}\n\n`,
+    );
   }
   return encoder.encode(`data: ${JSON.stringify({ error: { message, type, code: type } })}\n\n`);
 }

@@ -54,7 +54,11 @@ export class GatewayError extends Error {
 }
 
 export const badRequest = (message: string, options?: GatewayErrorOptions) =>
-  new GatewayError("bad_request", message.startsWith("bad request") ? message : `bad request: ${message}`, options);
+  new GatewayError(
+    "bad_request",
+    message.startsWith("bad request") ? message : `bad request: ${message}`,
+    options,
+  );
 
 /** Normalises anything thrown into a GatewayError; unknown errors become a generic 500. */
 export function toGatewayError(error: unknown): GatewayError {

@@ -2,16 +2,19 @@ import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { AppContext } from "../app-context";
 import { badRequest, GatewayError } from "../errors/gateway-error";
+import { readJsonBody } from "../http/read-body";
 import { errorResponse, jsonResponse } from "../http/responses";
 import { isUuid } from "../ids";
 import { getAccountBalance } from "../ledger/accounts";
 import { creditToken } from "../tokens/credit-token";
 import { findToken } from "../tokens/find-token";
-import { readJsonBody } from "../http/read-body";
 
 const creditSchema = z.object({
   api_token: z.string(),
-  amount_microunits: z.union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^[1-9][0-9]{0,17}$/)]),
+  amount_microunits: z.union([
+    z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    z.string().regex(/^[1-9][0-9]{0,17}$/),
+  ]),
   reason: z.string().min(1).max(500),
   idempotency_key: z.string().min(1).max(200).optional(),
 });
@@ -28,9 +31,13 @@ export async function handleAdminCredit(app: AppContext, request: Request): Prom
   try {
     const adminToken = app.env.ADMIN_TOKEN;
     if (!adminToken) throw new GatewayError("not_found", "admin API is disabled (ADMIN_TOKEN is not set)");
-    if (!bearerMatches(request, adminToken)) throw new GatewayError("unauthorized", "unauthorized: invalid admin token");
+    if (!bearerMatches(request, adminToken))
+      throw new GatewayError("unauthorized", "unauthorized: invalid admin token");
     const parsed = creditSchema.safeParse(await readJsonBody(request, app.env.MAX_BODY_BYTES));
-    if (!parsed.success) throw badRequest(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+    if (!parsed.success)
+      throw badRequest(
+        parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "),
+      );
     const body = parsed.data;
     const record = isUuid(body.api_token) ? await findToken(app.database.db, body.api_token) : undefined;
     if (!record) throw new GatewayError("not_found", "token not found");

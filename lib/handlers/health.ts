@@ -11,7 +11,10 @@ export async function handleHealth(app: AppContext): Promise<Response> {
     database = "error";
   }
   const upstreams = Object.fromEntries(
-    [...app.upstreams.values()].map((upstream) => [upstream.name, { configured: true, dialect: upstream.dialect }]),
+    [...app.upstreams.values()].map((upstream) => [
+      upstream.name,
+      { configured: true, dialect: upstream.dialect },
+    ]),
   );
   const status = database === "ok" ? "ok" : "degraded";
   return jsonResponse(

@@ -9,7 +9,12 @@ const catalogCreated = 1_735_689_600;
 export async function handleModels(app: AppContext, _request: Request, token: string): Promise<Response> {
   try {
     await authenticateToken(app.database.db, token);
-    const data = app.catalog.models.map((model) => ({ id: model.id, object: "model" as const, created: catalogCreated, owned_by: model.ownedBy }));
+    const data = app.catalog.models.map((model) => ({
+      id: model.id,
+      object: "model" as const,
+      created: catalogCreated,
+      owned_by: model.ownedBy,
+    }));
     return jsonResponse({ object: "list", data });
   } catch (error) {
     return errorResponse("openai", error);

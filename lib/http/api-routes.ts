@@ -1,11 +1,11 @@
 import type { AppContext } from "../app-context";
+import { GatewayError } from "../errors/gateway-error";
 import { handleAdminCredit } from "../handlers/admin-credits";
 import { handleBalance } from "../handlers/balance";
 import { handleHealth } from "../handlers/health";
 import { handleModels } from "../handlers/models";
 import { handleRegister } from "../handlers/register";
 import { handleTokenInference } from "../proxy/handle-token-inference";
-import { GatewayError } from "../errors/gateway-error";
 import { errorResponse } from "./responses";
 
 export type ApiHandler = (app: AppContext, request: Request, params: string[]) => Promise<Response>;
@@ -24,7 +24,11 @@ const token = "([^/]+)";
  */
 export const apiRoutes: ApiRoute[] = [
   { method: "POST", pattern: /^\/v1\/register\/?$/, handler: (app, request) => handleRegister(app, request) },
-  { method: "POST", pattern: /^\/v1\/admin\/credits\/?$/, handler: (app, request) => handleAdminCredit(app, request) },
+  {
+    method: "POST",
+    pattern: /^\/v1\/admin\/credits\/?$/,
+    handler: (app, request) => handleAdminCredit(app, request),
+  },
   { method: "GET", pattern: /^\/health\/?$/, handler: (app) => handleHealth(app) },
   {
     method: "POST",
@@ -53,13 +57,17 @@ export function isApiPath(pathname: string): boolean {
   return pathname.startsWith("/v1/") || pathname.startsWith("/proxy/") || pathname === "/health";
 }
 
-export function matchApiRoute(method: string, pathname: string): { handler: ApiHandler; params: string[] } | "method_not_allowed" | undefined {
+export function matchApiRoute(
+  method: string,
+  pathname: string,
+): { handler: ApiHandler; params: string[] } | "method_not_allowed" | undefined {
   let pathMatched = false;
   for (const route of apiRoutes) {
     const match = route.pattern.exec(pathname);
     if (!match) continue;
     pathMatched = true;
-    if (route.method === method) return { handler: route.handler, params: match.slice(1).map((part) => decodeURIComponent(part)) };
+    if (route.method === method)
+      return { handler: route.handler, params: match.slice(1).map((part) => decodeURIComponent(part)) };
   }
   return pathMatched ? "method_not_allowed" : undefined;
 }
@@ -70,7 +78,13 @@ export async function routeApiRequest(app: AppContext, request: Request): Promis
   const match = matchApiRoute(request.method, pathname);
   const dialect = pathname.endsWith("/messages") ? "anthropic" : "openai";
   if (match === "method_not_allowed") {
-    return errorResponse(dialect, new GatewayError("method_not_allowed", `method ${request.method} not allowed on ${pathname.replace(/\/proxy\/[^/]+/, "/proxy/<token>")}`));
+    return errorResponse(
+      dialect,
+      new GatewayError(
+        "method_not_allowed",
+        `method ${request.method} not allowed on ${pathname.replace(/\/proxy\/[^/]+/, "/proxy/<token>")}`,
+      ),
+    );
   }
   if (!match) return errorResponse(dialect, new GatewayError("not_found", "not found: no such endpoint"));
   return match.handler(app, request, match.params);

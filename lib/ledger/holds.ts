@@ -4,7 +4,9 @@ import { queryRows } from "../db/client";
 import { newId } from "../ids";
 import { type LedgerEntryInput, postTransaction } from "./post-transaction";
 
-export type PlaceHoldResult = { type: "held"; holdId: string; availableAfter: bigint } | { type: "insufficient" };
+export type PlaceHoldResult =
+  | { type: "held"; holdId: string; availableAfter: bigint }
+  | { type: "insufficient" };
 
 /**
  * Reserves `amount` of an account's available balance in one statement: the
@@ -97,7 +99,9 @@ export async function releaseHold(database: Database, holdId: string): Promise<v
     );
     const row = released[0];
     if (!row) return;
-    await transaction.execute(sql`UPDATE accounts SET held = held - ${BigInt(row.amount)} WHERE id = ${BigInt(row.account_id)}`);
+    await transaction.execute(
+      sql`UPDATE accounts SET held = held - ${BigInt(row.amount)} WHERE id = ${BigInt(row.account_id)}`,
+    );
   });
 }
 

@@ -19,7 +19,11 @@ export async function verifyLedger(executor: Executor): Promise<LedgerProblem[]>
     sql`SELECT transaction_id, SUM(amount)::text AS total FROM ledger_entries GROUP BY transaction_id HAVING SUM(amount) <> 0`,
   );
   for (const row of unbalanced)
-    problems.push({ kind: "unbalanced_transaction", ref: row.transaction_id, detail: `sums to ${row.total}` });
+    problems.push({
+      kind: "unbalanced_transaction",
+      ref: row.transaction_id,
+      detail: `sums to ${row.total}`,
+    });
 
   const mismatched = await queryRows<{ id: string; balance: string; entries: string }>(
     executor,
@@ -28,7 +32,11 @@ export async function verifyLedger(executor: Executor): Promise<LedgerProblem[]>
         GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(e.amount), 0)`,
   );
   for (const row of mismatched)
-    problems.push({ kind: "balance_mismatch", ref: row.id, detail: `balance ${row.balance} vs entries ${row.entries}` });
+    problems.push({
+      kind: "balance_mismatch",
+      ref: row.id,
+      detail: `balance ${row.balance} vs entries ${row.entries}`,
+    });
 
   const heldMismatch = await queryRows<{ id: string; held: string; holds: string }>(
     executor,
@@ -43,6 +51,7 @@ export async function verifyLedger(executor: Executor): Promise<LedgerProblem[]>
     executor,
     sql`SELECT id::text AS id, balance::text AS balance FROM accounts WHERE kind <> 'external' AND (balance < 0 OR balance - held < 0)`,
   );
-  for (const row of negative) problems.push({ kind: "negative_balance", ref: row.id, detail: `balance ${row.balance}` });
+  for (const row of negative)
+    problems.push({ kind: "negative_balance", ref: row.id, detail: `balance ${row.balance}` });
   return problems;
 }

@@ -18,6 +18,12 @@ export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTok
 
 const perMillion = 1_000_000n;
 
+/** Math.max does not take bigints. */
+function maxOf(...values: bigint[]): bigint {
+  // biome-ignore lint/complexity/useMathMinMax: Math.max throws on bigint.
+  return values.reduce((best, value) => (value > best ? value : best));
+}
+
 /** Rounds a non-negative rational up: the gateway never under-bills a fraction of a microunit. */
 export function ceilDiv(numerator: bigint, denominator: bigint): bigint {
   return (numerator + denominator - 1n) / denominator;
@@ -34,7 +40,7 @@ export function costOfUsage(usage: Usage, price: TokenPrice): bigint {
 
 /** The most a request can cost: every input token at the dearest input rate, plus `maxOutputTokens`. */
 export function worstCaseCost(inputTokens: number, maxOutputTokens: number, price: TokenPrice): bigint {
-  const inputRate = [price.inputPer1m, price.cacheReadPer1m, price.cacheWritePer1m].reduce((a, b) => (a > b ? a : b));
+  const inputRate = maxOf(price.inputPer1m, price.cacheReadPer1m, price.cacheWritePer1m);
   return ceilDiv(BigInt(inputTokens) * inputRate + BigInt(maxOutputTokens) * price.outputPer1m, perMillion);
 }
 
@@ -43,7 +49,7 @@ export function worstCaseCost(inputTokens: number, maxOutputTokens: number, pric
  * Used to bound an upstream `max_tokens` so a balance can never be overdrawn.
  */
 export function affordableOutputTokens(budget: bigint, inputTokens: number, price: TokenPrice): number {
-  const inputRate = [price.inputPer1m, price.cacheReadPer1m, price.cacheWritePer1m].reduce((a, b) => (a > b ? a : b));
+  const inputRate = maxOf(price.inputPer1m, price.cacheReadPer1m, price.cacheWritePer1m);
   const left = budget * perMillion - BigInt(inputTokens) * inputRate;
   if (left <= 0n) return 0;
   if (price.outputPer1m === 0n) return Number.MAX_SAFE_INTEGER;

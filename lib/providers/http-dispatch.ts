@@ -17,7 +17,9 @@ export function dispatchHttp(target: HttpTarget, body: string, options: Dispatch
         "content-type": "application/json",
         "x-api-key": target.apiKey,
         "anthropic-version": options.forwardHeaders["anthropic-version"] ?? "2023-06-01",
-        ...(options.forwardHeaders["anthropic-beta"] ? { "anthropic-beta": options.forwardHeaders["anthropic-beta"] } : {}),
+        ...(options.forwardHeaders["anthropic-beta"]
+          ? { "anthropic-beta": options.forwardHeaders["anthropic-beta"] }
+          : {}),
       },
       body,
       signal: options.signal,

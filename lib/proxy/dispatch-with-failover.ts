@@ -22,7 +22,15 @@ export interface FailoverOptions {
 
 /** Statuses that mean "this source cannot serve now", not "the request is wrong". */
 function isSourceFailure(status: number): boolean {
-  return status === 401 || status === 403 || status === 404 || status === 408 || status === 409 || status === 429 || status >= 500;
+  return (
+    status === 401 ||
+    status === 403 ||
+    status === 404 ||
+    status === 408 ||
+    status === 409 ||
+    status === 429 ||
+    status >= 500
+  );
 }
 
 /**
@@ -30,15 +38,22 @@ function isSourceFailure(status: number): boolean {
  * the first byte moves on to the next candidate; a request the upstream calls malformed
  * is returned to the caller as a 4xx, since no other source would accept it either.
  */
-export async function dispatchWithFailover(candidates: Candidate[], options: FailoverOptions): Promise<DispatchSuccess> {
+export async function dispatchWithFailover(
+  candidates: Candidate[],
+  options: FailoverOptions,
+): Promise<DispatchSuccess> {
   let lastStatus: number | undefined;
   let lastReason = "no provider attempted";
   for (const candidate of candidates) {
-    if (options.signal.aborted) throw new GatewayError("bad_request", "bad request: client closed the request");
+    if (options.signal.aborted)
+      throw new GatewayError("bad_request", "bad request: client closed the request");
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal.reason);
     options.signal.addEventListener("abort", onAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(new Error("upstream headers timeout")), options.headersTimeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new Error("upstream headers timeout")),
+      options.headersTimeoutMs,
+    );
     const started = performance.now();
     try {
       const response = await candidate.dispatch(options.buildBody(candidate), {
@@ -68,7 +83,8 @@ export async function dispatchWithFailover(candidates: Candidate[], options: Fai
       clearTimeout(timer);
       options.signal.removeEventListener("abort", onAbort);
       if (error instanceof GatewayError) throw error;
-      if (options.signal.aborted) throw new GatewayError("bad_request", "bad request: client closed the request");
+      if (options.signal.aborted)
+        throw new GatewayError("bad_request", "bad request: client closed the request");
       lastStatus = undefined;
       lastReason = `upstream ${candidate.providerId} unreachable: ${error instanceof Error ? error.message : "error"}`;
       options.onAttemptFailed?.(candidate, lastReason, performance.now() - started);
@@ -93,7 +109,13 @@ function upstreamClientError(status: number, text: string): GatewayError {
     // not JSON: keep the raw (truncated) text
   }
   const type = status === 413 ? "payload_too_large" : status === 429 ? "rate_limited" : "bad_request";
-  return new GatewayError(type, message.startsWith("bad request") ? message : `bad request: ${message || `upstream rejected the request (${status})`}`, {
-    status: status >= 400 && status < 500 ? status : 400,
-  });
+  return new GatewayError(
+    type,
+    message.startsWith("bad request")
+      ? message
+      : `bad request: ${message || `upstream rejected the request (${status})`}`,
+    {
+      status: status >= 400 && status < 500 ? status : 400,
+    },
+  );
 }

@@ -1,17 +1,17 @@
 import type { AppContext } from "../app-context";
 import type { Dialect } from "../dialects/dialect";
 import { GatewayError } from "../errors/gateway-error";
-import { readBodyText, parseJsonText } from "../http/read-body";
+import { parseJsonText, readBodyText } from "../http/read-body";
 import { errorResponse } from "../http/responses";
 import { newId } from "../ids";
 import { getAccountBalance } from "../ledger/accounts";
-import { authenticateToken } from "../tokens/authenticate-token";
 import { centralizedCandidates } from "../routing/centralized-candidates";
+import { authenticateToken } from "../tokens/authenticate-token";
+import { highestPrice } from "./highest-price";
 import { estimateInputTokens, parseInferenceRequest } from "./inference-request";
 import { reserveForRequest } from "./reserve";
-import { releaseHold } from "./settle-request";
 import { serveReserved } from "./serve-reserved";
-import { highestPrice } from "./highest-price";
+import { releaseHold } from "./settle-request";
 
 /**
  * POST /proxy/<token>/v1/chat/completions and /proxy/<token>/v1/messages: authenticate,

@@ -31,7 +31,8 @@ function positiveInteger(value: unknown, field: string): number | undefined {
 export function parseInferenceRequest(dialect: Dialect, parsed: unknown, rawBody: string): InferenceRequest {
   if (!isRecord(parsed)) throw badRequest("request body must be a JSON object");
   const model = parsed.model;
-  if (typeof model !== "string" || model.trim() === "") throw badRequest("model is required", { param: "model" });
+  if (typeof model !== "string" || model.trim() === "")
+    throw badRequest("model is required", { param: "model" });
   if (!Array.isArray(parsed.messages)) throw badRequest("messages must be an array", { param: "messages" });
   if (parsed.stream !== undefined && typeof parsed.stream !== "boolean") {
     throw badRequest("stream must be a boolean", { param: "stream" });

@@ -39,7 +39,8 @@ export async function reserveForRequest(database: Database, input: ReserveInput)
     }
     const hold = await placeHold(database, input.accountId, amount, input.ttlSeconds);
     // Another request took the balance between the read and the hold: read again.
-    if (hold.type === "held") return { holdId: hold.holdId, availableAfter: hold.availableAfter, boundedMaxTokens: bounded };
+    if (hold.type === "held")
+      return { holdId: hold.holdId, availableAfter: hold.availableAfter, boundedMaxTokens: bounded };
   }
   throw insufficient(0n);
 }

@@ -25,17 +25,23 @@ export function buildUpstreamBody(request: ReservedRequest, candidate: Candidate
   const { inference, reservation } = request;
   const injectUsage = inference.dialect === "openai" && inference.stream && !inference.includeUsage;
   const bounded = reservation.boundedMaxTokens;
-  if (candidate.upstreamModelId === inference.model && bounded === undefined && !injectUsage) return inference.rawBody;
+  if (candidate.upstreamModelId === inference.model && bounded === undefined && !injectUsage)
+    return inference.rawBody;
   const body: Record<string, unknown> = { ...inference.body, model: candidate.upstreamModelId };
   if (bounded !== undefined) body[inference.maxTokensField] = bounded;
   if (injectUsage) {
-    const options = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
+    const options =
+      typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
     body.stream_options = { ...options, include_usage: true };
   }
   return JSON.stringify(body);
 }
 
-function proxyHeaders(request: ReservedRequest, candidate: Candidate, balance: bigint): Record<string, string> {
+function proxyHeaders(
+  request: ReservedRequest,
+  candidate: Candidate,
+  balance: bigint,
+): Record<string, string> {
   return {
     [request.inference.dialect === "anthropic" ? "request-id" : "x-request-id"]: request.requestId,
     "x-balance-remaining": balance.toString(),
@@ -47,10 +53,19 @@ function proxyHeaders(request: ReservedRequest, candidate: Candidate, balance: b
 
 /** Usage when the upstream never reported it (an aborted stream): the prompt estimate and the deltas seen. */
 function estimatedUsage(inference: InferenceRequest, outputDeltas: number): Usage {
-  return { inputTokens: approximatePromptTokens(inference), outputTokens: outputDeltas, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  return {
+    inputTokens: approximatePromptTokens(inference),
+    outputTokens: outputDeltas,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  };
 }
 
-export async function serveReserved(app: AppContext, request: Request, reserved: ReservedRequest): Promise<Response> {
+export async function serveReserved(
+  app: AppContext,
+  request: Request,
+  reserved: ReservedRequest,
+): Promise<Response> {
   const forwardHeaders: Record<string, string> = {};
   for (const name of forwardedHeaderNames) {
     const value = request.headers.get(name);

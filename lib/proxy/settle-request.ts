@@ -27,14 +27,21 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
   const database = app.database.db;
   const treasuryId = await ensureAccount(database, systemAccounts.treasury.kind, systemAccounts.treasury.ref);
   const providerId =
-    input.candidate.route === "centralized" ? undefined : await ensureAccount(database, "provider", input.candidate.providerId);
+    input.candidate.route === "centralized"
+      ? undefined
+      : await ensureAccount(database, "provider", input.candidate.providerId);
   return settleHold(database, {
     holdId: input.holdId,
     accountId: input.accountId,
     cost,
     kind: "inference",
     idempotencyKey: `inference:${input.requestId}`,
-    metadata: { request_id: input.requestId, model: input.model, route: input.candidate.route, provider: input.candidate.providerId },
+    metadata: {
+      request_id: input.requestId,
+      model: input.model,
+      route: input.candidate.route,
+      provider: input.candidate.providerId,
+    },
     distribute: (charge): LedgerEntryInput[] => {
       if (providerId === undefined) return [{ accountId: treasuryId, amount: charge }];
       const share = splitProviderShare(charge);

@@ -19,7 +19,10 @@ export interface RelayStreamOptions {
 }
 
 /** Passes upstream bytes through unchanged while the tap reads usage from a decoded copy. */
-function tapTransform(tap: StreamUsageTap, suppressInjectedUsage: boolean): TransformStream<Uint8Array, Uint8Array> {
+function tapTransform(
+  tap: StreamUsageTap,
+  suppressInjectedUsage: boolean,
+): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const splitter = new SseFrameSplitter();
@@ -68,7 +71,11 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
         }
         if (!tap.sawTerminal && !tap.upstreamError) {
           controller.enqueue(
-            renderStreamError(options.callerDialect, "upstream_error", "upstream stream ended before completion"),
+            renderStreamError(
+              options.callerDialect,
+              "upstream_error",
+              "upstream stream ended before completion",
+            ),
           );
           await finish("stream_cut");
         } else {
@@ -79,7 +86,11 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
         if (ended) return;
         log.warn("upstream stream failed mid-way", { error });
         controller.enqueue(
-          renderStreamError(options.callerDialect, "upstream_error", "upstream stream failed: the response is incomplete"),
+          renderStreamError(
+            options.callerDialect,
+            "upstream_error",
+            "upstream stream failed: the response is incomplete",
+          ),
         );
         await finish("upstream_error");
         controller.close();

@@ -9,7 +9,11 @@ export interface RateLimiter {
  * A per-process fixed-window limiter. One gateway process needs nothing more; several
  * replicas share limits through Redis (REDIS_URL) instead.
  */
-export function createMemoryRateLimiter(limit: number, windowMs: number, now: () => number = Date.now): RateLimiter {
+export function createMemoryRateLimiter(
+  limit: number,
+  windowMs: number,
+  now: () => number = Date.now,
+): RateLimiter {
   const windows = new Map<string, { start: number; count: number }>();
   return {
     async hit(key) {
@@ -24,7 +28,10 @@ export function createMemoryRateLimiter(limit: number, windowMs: number, now: ()
       }
       window.count += 1;
       if (window.count <= limit) return { allowed: true };
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.start + windowMs - time) / 1000)) };
+      return {
+        allowed: false,
+        retryAfterSeconds: Math.max(1, Math.ceil((window.start + windowMs - time) / 1000)),
+      };
     },
   };
 }

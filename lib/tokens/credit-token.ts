@@ -1,8 +1,8 @@
-import { eq, isNull, and } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { apiTokens } from "../db/schema";
-import { ensureAccount, type AccountKind } from "../ledger/accounts";
-import { postTransaction, type PostTransactionResult } from "../ledger/post-transaction";
+import { type AccountKind, ensureAccount } from "../ledger/accounts";
+import { type PostTransactionResult, postTransaction } from "../ledger/post-transaction";
 
 export interface CreditTokenInput {
   tokenId: string;
@@ -16,7 +16,10 @@ export interface CreditTokenInput {
 }
 
 /** Credits a token's balance from an external source and activates the token on its first credit. */
-export async function creditToken(database: Database, input: CreditTokenInput): Promise<PostTransactionResult> {
+export async function creditToken(
+  database: Database,
+  input: CreditTokenInput,
+): Promise<PostTransactionResult> {
   if (input.amount <= 0n) throw new RangeError("credit amount must be positive");
   return database.transaction(async (transaction) => {
     const sourceId = await ensureAccount(transaction, input.source.kind, input.source.ref);

@@ -57,7 +57,10 @@ export class StreamUsageTap {
     if (event === "error") this.upstreamError = errorMessage(safeParse(data)?.error);
     if (event !== "message_start" && event !== "message_delta") return { injectedUsageChunk: false };
     const payload = safeParse(data);
-    const raw = event === "message_start" ? (payload?.message as Record<string, unknown> | undefined)?.usage : payload?.usage;
+    const raw =
+      event === "message_start"
+        ? (payload?.message as Record<string, unknown> | undefined)?.usage
+        : payload?.usage;
     const update = normalizeUsage("anthropic", raw);
     if (!update) return { injectedUsageChunk: false };
     // message_delta repeats or extends the counts of message_start; keep the largest of each.

@@ -38,7 +38,9 @@ function textOf(content: unknown): string {
   if (Array.isArray(content)) {
     return content
       .map((part: unknown) =>
-        typeof part === "object" && part !== null && "text" in part && typeof part.text === "string" ? part.text : "",
+        typeof part === "object" && part !== null && "text" in part && typeof part.text === "string"
+          ? part.text
+          : "",
       )
       .join(" ");
   }
@@ -48,7 +50,10 @@ function textOf(content: unknown): string {
 function promptText(body: Record<string, unknown>): string {
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const system = textOf(body.system);
-  return [system, ...messages.map((message: unknown) => textOf((message as { content?: unknown }).content))].join("\n");
+  return [
+    system,
+    ...messages.map((message: unknown) => textOf((message as { content?: unknown }).content)),
+  ].join("\n");
 }
 
 function readDirectives(prompt: string, maxTokens: number | undefined): Directives {
@@ -84,13 +89,29 @@ function sendError(dialect: FakeDialect, response: ServerResponse, status: numbe
   const message = `fake upstream error ${status}`;
   const body =
     dialect === "anthropic"
-      ? { type: "error", error: { type: status === 429 ? "rate_limit_error" : status >= 500 ? "api_error" : "invalid_request_error", message } }
-      : { error: { message, type: status === 429 ? "rate_limit_error" : "server_error", code: null, param: null } };
+      ? {
+          type: "error",
+          error: {
+            type: status === 429 ? "rate_limit_error" : status >= 500 ? "api_error" : "invalid_request_error",
+            message,
+          },
+        }
+      : {
+          error: {
+            message,
+            type: status === 429 ? "rate_limit_error" : "server_error",
+            code: null,
+            param: null,
+          },
+        };
   response.writeHead(status, { "content-type": "application/json" });
   response.end(JSON.stringify(body));
 }
 
-export async function startFakeUpstream(dialect: FakeDialect, name = `fake-${dialect}`): Promise<FakeUpstream> {
+export async function startFakeUpstream(
+  dialect: FakeDialect,
+  name = `fake-${dialect}`,
+): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   const state = { abortedRequests: 0 };
   const server: Server = createServer((request, response) => {
@@ -137,7 +158,12 @@ export async function startFakeUpstream(dialect: FakeDialect, name = `fake-${dia
 
 const word = (index: number) => (index === 0 ? "Hello" : ` w${index}`);
 
-async function openaiWriter(response: ServerResponse, body: Record<string, unknown>, directives: Directives, name: string) {
+async function openaiWriter(
+  response: ServerResponse,
+  body: Record<string, unknown>,
+  directives: Directives,
+  name: string,
+) {
   const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
   const model = String(body.model);
   const created = Math.floor(Date.now() / 1000);
@@ -149,10 +175,16 @@ async function openaiWriter(response: ServerResponse, body: Record<string, unkno
     total_tokens: prompt + directives.tokens,
     prompt_tokens_details: { cached_tokens: cached },
   };
-  const toolCall = { id: "call_fake_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } };
+  const toolCall = {
+    id: "call_fake_1",
+    type: "function",
+    function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+  };
   if (body.stream !== true) {
     const text = Array.from({ length: directives.tokens }, (_, index) => word(index)).join("");
-    const message = directives.tool ? { role: "assistant", content: null, tool_calls: [toolCall] } : { role: "assistant", content: text };
+    const message = directives.tool
+      ? { role: "assistant", content: null, tool_calls: [toolCall] }
+      : { role: "assistant", content: text };
     response.writeHead(200, { "content-type": "application/json", "x-fake": name });
     response.end(
       JSON.stringify({
@@ -160,20 +192,32 @@ async function openaiWriter(response: ServerResponse, body: Record<string, unkno
         object: "chat.completion",
         created,
         model,
-        choices: [{ index: 0, message, finish_reason: directives.tool ? "tool_calls" : "stop", logprobs: null }],
+        choices: [
+          { index: 0, message, finish_reason: directives.tool ? "tool_calls" : "stop", logprobs: null },
+        ],
         ...(directives.noUsage ? {} : { usage }),
       }),
     );
     return;
   }
-  const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  const includeUsage =
+    (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
   response.writeHead(200, { "content-type": "text/event-stream", "x-fake": name });
   const chunk = (delta: Record<string, unknown>, finish: string | null) =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) })}\n\n`;
   response.write(": keep-alive\n\n");
   response.write(chunk({ role: "assistant", content: "" }, null));
   if (directives.tool) {
-    response.write(chunk({ tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: "get_weather", arguments: "" } }] }, null));
+    response.write(
+      chunk(
+        {
+          tool_calls: [
+            { index: 0, id: toolCall.id, type: "function", function: { name: "get_weather", arguments: "" } },
+          ],
+        },
+        null,
+      ),
+    );
     for (const piece of ['{"city"', ':"Paris"}']) {
       response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
     }
@@ -192,12 +236,19 @@ async function openaiWriter(response: ServerResponse, body: Record<string, unkno
   }
   response.write(chunk({}, directives.tool ? "tool_calls" : "stop"));
   if (includeUsage && !directives.noUsage) {
-    response.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`);
+    response.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`,
+    );
   }
   response.end("data: [DONE]\n\n");
 }
 
-async function anthropicWriter(response: ServerResponse, body: Record<string, unknown>, directives: Directives, name: string) {
+async function anthropicWriter(
+  response: ServerResponse,
+  body: Record<string, unknown>,
+  directives: Directives,
+  name: string,
+) {
   const id = `msg_${Math.random().toString(36).slice(2)}`;
   const model = String(body.model);
   const prompt = promptTokensOf(body);
@@ -228,17 +279,34 @@ async function anthropicWriter(response: ServerResponse, body: Record<string, un
     return;
   }
   response.writeHead(200, { "content-type": "text/event-stream", "x-fake": name });
-  const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const event = (type: string, data: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   response.write(
     event("message_start", {
-      message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
     }),
   );
   response.write(event("ping", {}));
   if (directives.tool) {
-    response.write(event("content_block_start", { index: 0, content_block: { type: "tool_use", id: toolUse.id, name: toolUse.name, input: {} } }));
+    response.write(
+      event("content_block_start", {
+        index: 0,
+        content_block: { type: "tool_use", id: toolUse.id, name: toolUse.name, input: {} },
+      }),
+    );
     for (const piece of ['{"city"', ':"Paris"}']) {
-      response.write(event("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: piece } }));
+      response.write(
+        event("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: piece } }),
+      );
     }
   } else {
     response.write(event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }));
@@ -251,7 +319,9 @@ async function anthropicWriter(response: ServerResponse, body: Record<string, un
       }
       if (directives.slowMs > 0) await sleep(directives.slowMs);
       if (response.destroyed) return;
-      response.write(event("content_block_delta", { index: 0, delta: { type: "text_delta", text: word(index) } }));
+      response.write(
+        event("content_block_delta", { index: 0, delta: { type: "text_delta", text: word(index) } }),
+      );
     }
   }
   response.write(event("content_block_stop", { index: 0 }));

@@ -1,9 +1,9 @@
-import { startGatewayServer } from "../../server";
-import { createAppContext, type AppContext } from "../../lib/app-context";
+import { type AppContext, createAppContext } from "../../lib/app-context";
 import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";
 import { findToken } from "../../lib/tokens/find-token";
-import { startFakeUpstream, type FakeUpstream } from "./fake-upstream";
+import { startGatewayServer } from "../../server";
+import { type FakeUpstream, startFakeUpstream } from "./fake-upstream";
 import { createTestDatabase } from "./test-database";
 
 export const testAdminToken = "test-admin-token";
@@ -54,7 +54,12 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...options.env,
   });
   const app = await createAppContext({ env, sweeper: false });
-  const gateway = await startGatewayServer({ app, port: 0, host: "127.0.0.1", withNext: options.withNext ?? false });
+  const gateway = await startGatewayServer({
+    app,
+    port: 0,
+    host: "127.0.0.1",
+    withNext: options.withNext ?? false,
+  });
   const baseUrl = gateway.url;
 
   const register = async () => {
@@ -67,7 +72,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     const response = await fetch(`${baseUrl}/v1/admin/credits`, {
       method: "POST",
       headers: { authorization: `Bearer ${testAdminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ api_token: token, amount_microunits: amount.toString(), reason: "test funding" }),
+      body: JSON.stringify({
+        api_token: token,
+        amount_microunits: amount.toString(),
+        reason: "test funding",
+      }),
     });
     if (!response.ok) throw new Error(`credit failed: ${response.status} ${await response.text()}`);
   };

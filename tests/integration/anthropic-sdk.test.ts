@@ -11,7 +11,8 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const client = (token: string) => new Anthropic({ baseURL: `${gateway.baseUrl}/proxy/${token}`, apiKey: "pod", maxRetries: 0 });
+const client = (token: string) =>
+  new Anthropic({ baseURL: `${gateway.baseUrl}/proxy/${token}`, apiKey: "pod", maxRetries: 0 });
 
 describe("official Anthropic SDK against the gateway", () => {
   it("gets a message billed exactly, with cache tokens at their own rates", async () => {
@@ -64,19 +65,33 @@ describe("official Anthropic SDK against the gateway", () => {
       .messages.stream({
         model: "claude-haiku-4-5",
         max_tokens: 100,
-        tools: [{ name: "get_weather", input_schema: { type: "object", properties: { city: { type: "string" } } } }],
+        tools: [
+          { name: "get_weather", input_schema: { type: "object", properties: { city: { type: "string" } } } },
+        ],
         messages: [{ role: "user", content: "weather? [fake:tool]" }],
       })
       .finalMessage();
     expect(final.stop_reason).toBe("tool_use");
-    expect(final.content[0]).toMatchObject({ type: "tool_use", name: "get_weather", input: { city: "Paris" } });
+    expect(final.content[0]).toMatchObject({
+      type: "tool_use",
+      name: "get_weather",
+      input: { city: "Paris" },
+    });
   });
 
   it("raises AuthenticationError for a bad token and a 402 APIError for an unfunded one", async () => {
-    const request = { model: "claude-haiku-4-5", max_tokens: 10, messages: [{ role: "user" as const, content: "x" }] };
-    await expect(client("nope").messages.create(request)).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    const request = {
+      model: "claude-haiku-4-5",
+      max_tokens: 10,
+      messages: [{ role: "user" as const, content: "x" }],
+    };
+    await expect(client("nope").messages.create(request)).rejects.toBeInstanceOf(
+      Anthropic.AuthenticationError,
+    );
     const { token } = await gateway.register();
-    const error = await client(token).messages.create(request).catch((caught: unknown) => caught);
+    const error = await client(token)
+      .messages.create(request)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(402);
     expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({

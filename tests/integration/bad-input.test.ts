@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
+import { startTestGateway, type TestGateway } from "../helpers/gateway";
 
 let gateway: TestGateway;
 let token: string;
@@ -15,15 +15,46 @@ afterAll(async () => {
 
 const openaiPath = () => `${gateway.baseUrl}/proxy/${token}/v1/chat/completions`;
 const anthropicPath = () => `${gateway.baseUrl}/proxy/${token}/v1/messages`;
-const post = (url: string, body: string) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+const post = (url: string, body: string) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
 
 const cases: { name: string; body: string; status: number; type: string; message: RegExp }[] = [
   { name: "invalid JSON", body: "{nope", status: 400, type: "bad_request", message: /invalid JSON/ },
-  { name: "missing model", body: JSON.stringify({ messages: [] }), status: 400, type: "bad_request", message: /model is required/ },
-  { name: "messages not an array", body: JSON.stringify({ model: "gpt-4o-mini", messages: "hi" }), status: 400, type: "bad_request", message: /messages/ },
-  { name: "bad max_tokens", body: JSON.stringify({ model: "gpt-4o-mini", messages: [], max_tokens: -1 }), status: 400, type: "bad_request", message: /max_tokens/ },
-  { name: "unknown model", body: JSON.stringify({ model: "no-such-model", messages: [] }), status: 404, type: "model_not_found", message: /no-such-model/ },
-  { name: "huge body", body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x".repeat(70_000) }] }), status: 413, type: "payload_too_large", message: /exceeds/ },
+  {
+    name: "missing model",
+    body: JSON.stringify({ messages: [] }),
+    status: 400,
+    type: "bad_request",
+    message: /model is required/,
+  },
+  {
+    name: "messages not an array",
+    body: JSON.stringify({ model: "gpt-4o-mini", messages: "hi" }),
+    status: 400,
+    type: "bad_request",
+    message: /messages/,
+  },
+  {
+    name: "bad max_tokens",
+    body: JSON.stringify({ model: "gpt-4o-mini", messages: [], max_tokens: -1 }),
+    status: 400,
+    type: "bad_request",
+    message: /max_tokens/,
+  },
+  {
+    name: "unknown model",
+    body: JSON.stringify({ model: "no-such-model", messages: [] }),
+    status: 404,
+    type: "model_not_found",
+    message: /no-such-model/,
+  },
+  {
+    name: "huge body",
+    body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x".repeat(70_000) }] }),
+    status: 413,
+    type: "payload_too_large",
+    message: /exceeds/,
+  },
 ];
 
 describe("bad input gets a clear 4xx in the caller's dialect and moves no money", () => {
@@ -49,7 +80,10 @@ describe("bad input gets a clear 4xx in the caller's dialect and moves no money"
   }
 
   it("an upstream 400 is returned as the caller's 400 and is not billed", async () => {
-    const response = await post(openaiPath(), JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "[fake:error=400]" }] }));
+    const response = await post(
+      openaiPath(),
+      JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "[fake:error=400]" }] }),
+    );
     expect(response.status).toBe(400);
     expect((await gateway.balanceOf(token)).balance).toBe(500_000n);
   });

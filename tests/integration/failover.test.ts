@@ -15,7 +15,12 @@ const chat = (token: string, content: string, stream = false) =>
   fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "gpt-4o-mini", max_tokens: 20, stream, messages: [{ role: "user", content }] }),
+    body: JSON.stringify({
+      model: "gpt-4o-mini",
+      max_tokens: 20,
+      stream,
+      messages: [{ role: "user", content }],
+    }),
   });
 
 describe("failover between centralized providers before the first byte", () => {
@@ -26,7 +31,9 @@ describe("failover between centralized providers before the first byte", () => {
       expect(response.status).toBe(200);
       expect(response.headers.get("x-pod-provider-id")).toBe("openrouter");
       const body = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
-      const expected = BigInt(Math.ceil((body.usage.prompt_tokens * 150_000 + body.usage.completion_tokens * 600_000) / 1_000_000));
+      const expected = BigInt(
+        Math.ceil((body.usage.prompt_tokens * 150_000 + body.usage.completion_tokens * 600_000) / 1_000_000),
+      );
       expect((await gateway.balanceOf(token)).balance).toBe(100_000n - expected);
     });
   }
@@ -49,7 +56,11 @@ describe("failover between centralized providers before the first byte", () => {
     const anthropic = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/messages`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "claude-haiku-4-5", max_tokens: 20, messages: [{ role: "user", content: "[fake:error=529] hi" }] }),
+      body: JSON.stringify({
+        model: "claude-haiku-4-5",
+        max_tokens: 20,
+        messages: [{ role: "user", content: "[fake:error=529] hi" }],
+      }),
     });
     expect(anthropic.status).toBe(502);
     expect(((await anthropic.json()) as { type: string }).type).toBe("error");

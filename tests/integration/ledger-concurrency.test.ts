@@ -43,14 +43,24 @@ describe("ledger under concurrency", () => {
 
     const record = await findToken(gateway.app.database.db, token);
     if (!record) throw new Error("token missing");
-    const usage = await queryRows<{ input_tokens: number; output_tokens: number; cache_read_tokens: number; cost: string }>(
+    const usage = await queryRows<{
+      input_tokens: number;
+      output_tokens: number;
+      cache_read_tokens: number;
+      cost: string;
+    }>(
       gateway.app.database.db,
       sql`SELECT input_tokens, output_tokens, cache_read_tokens, cost_microunits::text AS cost FROM usage_records WHERE account_id = ${record.accountId}`,
     );
     // gpt-4o-mini on the first provider: 150,000 in, 600,000 out, 75,000 cached per 1M; each request rounds up.
     const expected = usage.reduce(
       (total, row) =>
-        total + (BigInt(row.input_tokens) * 150_000n + BigInt(row.output_tokens) * 600_000n + BigInt(row.cache_read_tokens) * 75_000n + 999_999n) / 1_000_000n,
+        total +
+        (BigInt(row.input_tokens) * 150_000n +
+          BigInt(row.output_tokens) * 600_000n +
+          BigInt(row.cache_read_tokens) * 75_000n +
+          999_999n) /
+          1_000_000n,
       0n,
     );
     const debits = await queryRows<{ total: string | null }>(
@@ -68,7 +78,11 @@ describe("ledger under concurrency", () => {
     const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "gpt-4o-mini", max_tokens: 100_000, messages: [{ role: "user", content: "hi [fake:tokens=100000]" }] }),
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        max_tokens: 100_000,
+        messages: [{ role: "user", content: "hi [fake:tokens=100000]" }],
+      }),
     });
     expect(response.status).toBe(200);
     const sent = gateway.openai.requests.at(-1)?.body.max_tokens as number;

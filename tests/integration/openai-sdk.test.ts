@@ -11,13 +11,18 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const client = (token: string) => new OpenAI({ baseURL: `${gateway.baseUrl}/proxy/${token}/v1`, apiKey: "pod", maxRetries: 0 });
+const client = (token: string) =>
+  new OpenAI({ baseURL: `${gateway.baseUrl}/proxy/${token}/v1`, apiKey: "pod", maxRetries: 0 });
 
 describe("official openai SDK against the gateway", () => {
   it("gets a non-streamed completion billed exactly from usage", async () => {
     const token = await gateway.createFundedToken(1_000_000n);
     const { data, response } = await client(token)
-      .chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi [fake:tokens=4]" }], max_tokens: 50 })
+      .chat.completions.create({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "hi [fake:tokens=4]" }],
+        max_tokens: 50,
+      })
       .withResponse();
     expect(data.choices[0]?.message.content).toBe("Hello w1 w2 w3");
     expect(response.headers.get("x-pod-route")).toBe("centralized");
@@ -27,7 +32,9 @@ describe("official openai SDK against the gateway", () => {
     const usage = data.usage;
     if (!usage) throw new Error("usage missing");
     // gpt-4o-mini on openai: 150000 in / 600000 out per 1M, rounded up.
-    const expected = BigInt(Math.ceil((usage.prompt_tokens * 150_000 + usage.completion_tokens * 600_000) / 1_000_000));
+    const expected = BigInt(
+      Math.ceil((usage.prompt_tokens * 150_000 + usage.completion_tokens * 600_000) / 1_000_000),
+    );
     const balance = await gateway.balanceOf(token);
     expect(balance.balance).toBe(1_000_000n - expected);
     expect(balance.held).toBe(0n);
@@ -69,14 +76,22 @@ describe("official openai SDK against the gateway", () => {
   it("passes tool calls through, streamed and not", async () => {
     const token = await gateway.createFundedToken(1_000_000n);
     const tools: OpenAI.ChatCompletionTool[] = [
-      { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } },
+      {
+        type: "function",
+        function: {
+          name: "get_weather",
+          parameters: { type: "object", properties: { city: { type: "string" } } },
+        },
+      },
     ];
     const plain = await client(token).chat.completions.create({
       model: "gpt-4o-mini",
       messages: [{ role: "user", content: "weather? [fake:tool]" }],
       tools,
     });
-    expect(plain.choices[0]?.message.tool_calls?.[0]).toMatchObject({ function: { name: "get_weather", arguments: '{"city":"Paris"}' } });
+    expect(plain.choices[0]?.message.tool_calls?.[0]).toMatchObject({
+      function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+    });
     const runner = client(token).chat.completions.stream({
       model: "gpt-4o-mini",
       messages: [{ role: "user", content: "weather? [fake:tool]" }],
@@ -84,16 +99,24 @@ describe("official openai SDK against the gateway", () => {
     });
     const final = await runner.finalChatCompletion();
     const call = final.choices[0]?.message.tool_calls?.[0];
-    expect(call?.type === "function" ? JSON.parse(call.function.arguments) : undefined).toEqual({ city: "Paris" });
+    expect(call?.type === "function" ? JSON.parse(call.function.arguments) : undefined).toEqual({
+      city: "Paris",
+    });
     expect(final.choices[0]?.finish_reason).toBe("tool_calls");
   });
 
   it("raises typed errors: 401 for unknown and malformed tokens, 402 for an unfunded one", async () => {
     await expect(
-      client("not-a-uuid").chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }] }),
+      client("not-a-uuid").chat.completions.create({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "x" }],
+      }),
     ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     await expect(
-      client("00000000-0000-4000-8000-000000000000").chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }] }),
+      client("00000000-0000-4000-8000-000000000000").chat.completions.create({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "x" }],
+      }),
     ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     const { token } = await gateway.register();
     const error = await client(token)
@@ -108,7 +131,11 @@ describe("official openai SDK against the gateway", () => {
     const token = await gateway.createFundedToken(1_000_000n);
     const controller = new AbortController();
     const stream = await client(token).chat.completions.create(
-      { model: "gpt-4o-mini", messages: [{ role: "user", content: "long [fake:tokens=200] [fake:slow=10]" }], stream: true },
+      {
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "long [fake:tokens=200] [fake:slow=10]" }],
+        stream: true,
+      },
       { signal: controller.signal },
     );
     let seen = 0;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { apiTokens } from "../../lib/db/schema";
+import { startTestGateway, type TestGateway } from "../helpers/gateway";
 
 let gateway: TestGateway;
 
@@ -11,7 +11,8 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const register = () => fetch(`${gateway.baseUrl}/v1/register`, { method: "POST", headers: { "x-forwarded-for": "203.0.113.9" } });
+const register = () =>
+  fetch(`${gateway.baseUrl}/v1/register`, { method: "POST", headers: { "x-forwarded-for": "203.0.113.9" } });
 
 describe("POST /v1/register", () => {
   it("returns a token, a unique 16-hex deposit code and the instructions; stores only a hash", async () => {
@@ -32,18 +33,38 @@ describe("POST /v1/register", () => {
     expect(second.deposit_code).not.toBe(body.deposit_code);
 
     const rows = await gateway.app.database.db.select().from(apiTokens);
-    const stored = JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
+    const stored = JSON.stringify(rows, (_key, value) =>
+      typeof value === "bigint" ? value.toString() : value,
+    );
     expect(stored).not.toContain(String(body.api_token));
     expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.tokenHash))).toBe(true);
   });
 
   it("becomes active on the first credit, and balance reports integer microunits", async () => {
-    const registered = await fetch(`${gateway.baseUrl}/v1/register`, { method: "POST", headers: { "x-forwarded-for": "192.0.2.2" } });
-    const { api_token: token, deposit_code: depositCode } = (await registered.json()) as { api_token: string; deposit_code: string };
-    const before = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/balance`)).json()) as Record<string, unknown>;
-    expect(before).toMatchObject({ api_token: token, usdc_balance: 0, credit_balance: 0, deposit_code: depositCode, is_active: false });
+    const registered = await fetch(`${gateway.baseUrl}/v1/register`, {
+      method: "POST",
+      headers: { "x-forwarded-for": "192.0.2.2" },
+    });
+    const { api_token: token, deposit_code: depositCode } = (await registered.json()) as {
+      api_token: string;
+      deposit_code: string;
+    };
+    const before = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/balance`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(before).toMatchObject({
+      api_token: token,
+      usdc_balance: 0,
+      credit_balance: 0,
+      deposit_code: depositCode,
+      is_active: false,
+    });
     await gateway.credit(token, 2_500_000n);
-    const after = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/balance`)).json()) as Record<string, unknown>;
+    const after = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/balance`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(after).toMatchObject({ usdc_balance: 2_500_000, is_active: true });
     const unknown = await fetch(`${gateway.baseUrl}/proxy/00000000-0000-4000-8000-000000000000/balance`);
     expect(unknown.status).toBe(404);
@@ -61,23 +82,35 @@ describe("POST /v1/register", () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.slice(10)).toEqual([429, 429]);
     expect(Number(limited?.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(((await limited?.json()) as { error: { type: string } }).error.type).toBe("rate_limited");
+    if (!limited) throw new Error("never limited");
+    expect(((await limited.json()) as { error: { type: string } }).error.type).toBe("rate_limited");
   });
 });
 
 describe("POST /v1/admin/credits", () => {
   it("refuses a wrong admin token and replays an idempotency key only once", async () => {
-    const registered = await fetch(`${gateway.baseUrl}/v1/register`, { method: "POST", headers: { "x-forwarded-for": "192.0.2.1" } });
+    const registered = await fetch(`${gateway.baseUrl}/v1/register`, {
+      method: "POST",
+      headers: { "x-forwarded-for": "192.0.2.1" },
+    });
     const { api_token: token } = (await registered.json()) as { api_token: string };
     const post = (authorization: string, key?: string) =>
       fetch(`${gateway.baseUrl}/v1/admin/credits`, {
         method: "POST",
         headers: { authorization, "content-type": "application/json" },
-        body: JSON.stringify({ api_token: token, amount_microunits: 1000, reason: "support refund", ...(key ? { idempotency_key: key } : {}) }),
+        body: JSON.stringify({
+          api_token: token,
+          amount_microunits: 1000,
+          reason: "support refund",
+          ...(key ? { idempotency_key: key } : {}),
+        }),
       });
     expect((await post("Bearer wrong")).status).toBe(401);
     expect((await post("Bearer test-admin-token", "refund-1")).status).toBe(200);
-    const replay = (await (await post("Bearer test-admin-token", "refund-1")).json()) as Record<string, unknown>;
+    const replay = (await (await post("Bearer test-admin-token", "refund-1")).json()) as Record<
+      string,
+      unknown
+    >;
     expect(replay).toMatchObject({ credited: false, duplicate: true, usdc_balance: 1000 });
   });
 });

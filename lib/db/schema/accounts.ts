@@ -21,7 +21,10 @@ export const accounts = pgTable(
   (table) => [
     uniqueIndex("accounts_kind_ref_idx").on(table.kind, table.ref),
     check("accounts_balance_non_negative", sql`${table.kind} = 'external' OR ${table.balance} >= 0`),
-    check("accounts_held_within_balance", sql`${table.held} >= 0 AND (${table.kind} = 'external' OR ${table.held} <= ${table.balance})`),
+    check(
+      "accounts_held_within_balance",
+      sql`${table.held} >= 0 AND (${table.kind} = 'external' OR ${table.held} <= ${table.balance})`,
+    ),
   ],
 );
 

@@ -4,4 +4,7 @@ import { handleTokenInference } from "@/lib/proxy/handle-token-inference";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute((app, request, [token = ""]) => handleTokenInference(app, request, token, "anthropic"), ["token"]);
+export const POST = nextRoute(
+  (app, request, [token = ""]) => handleTokenInference(app, request, token, "anthropic"),
+  ["token"],
+);
