@@ -32,7 +32,8 @@ function accumulateToolCalls(chunks: Json[]) {
       function: { name?: string; arguments?: string };
     }>;
     for (const delta of deltas) {
-      const call = (calls[delta.index] ??= { id: "", name: "", arguments: "" });
+      const call = calls[delta.index] ?? { id: "", name: "", arguments: "" };
+      calls[delta.index] = call;
       if (delta.id) call.id = delta.id;
       if (delta.function.name) call.name += delta.function.name;
       call.arguments += delta.function.arguments ?? "";
@@ -58,13 +59,20 @@ describe.each<{ fixture: string; from: Dialect; to: Dialect }>([
     const bytes = readFixture(fixture);
     const reference = normalise(await translateBytes(from, to, [bytes], options));
     expect(normalise(await translateBytes(from, to, splitBytes(bytes, size), options))).toBe(reference);
-    expect(normalise(await translateBytes(from, to, splitBytes(toCrlf(bytes), size), options))).toBe(reference);
+    expect(normalise(await translateBytes(from, to, splitBytes(toCrlf(bytes), size), options))).toBe(
+      reference,
+    );
   });
 });
 
 describe("openai upstream → anthropic caller", () => {
   it("replays the text stream with usage as Anthropic events", async () => {
-    const output = await translateBytes("openai", "anthropic", [readFixture("openai-text-usage.sse")], options);
+    const output = await translateBytes(
+      "openai",
+      "anthropic",
+      [readFixture("openai-text-usage.sse")],
+      options,
+    );
     const frames = parseSseFrames(output);
     // Every frame names its event and the name matches the payload type (the SDK needs both).
     for (const frame of frames) expect(JSON.parse(frame.data).type).toBe(frame.event);
@@ -92,7 +100,12 @@ describe("openai upstream → anthropic caller", () => {
       type: "message_delta",
       delta: { stop_reason: "end_turn", stop_sequence: null },
       // prompt_tokens 1536 includes 1280 cached tokens.
-      usage: { input_tokens: 256, output_tokens: 19, cache_read_input_tokens: 1280, cache_creation_input_tokens: 0 },
+      usage: {
+        input_tokens: 256,
+        output_tokens: 19,
+        cache_read_input_tokens: 1280,
+        cache_creation_input_tokens: 0,
+      },
     });
   });
 
@@ -105,12 +118,22 @@ describe("openai upstream → anthropic caller", () => {
       {
         type: "content_block_start",
         index: 0,
-        content_block: { type: "tool_use", id: "call_8TqQmFzW1r0bH3xKp5Ny2LcV", name: "get_weather", input: {} },
+        content_block: {
+          type: "tool_use",
+          id: "call_8TqQmFzW1r0bH3xKp5Ny2LcV",
+          name: "get_weather",
+          input: {},
+        },
       },
       {
         type: "content_block_start",
         index: 1,
-        content_block: { type: "tool_use", id: "call_Ha3vLwY9sE2nQ0tK7bXm4RjD", name: "get_weather", input: {} },
+        content_block: {
+          type: "tool_use",
+          id: "call_Ha3vLwY9sE2nQ0tK7bXm4RjD",
+          name: "get_weather",
+          input: {},
+        },
       },
     ]);
     expect(JSON.parse(anthropicPartialJson(events, 0))).toEqual({ location: "Paris", unit: "celsius" });
@@ -154,7 +177,12 @@ describe("openai upstream → anthropic caller", () => {
   });
 
   it("turns an upstream error frame into an Anthropic error event and stops", async () => {
-    const output = await translateBytes("openai", "anthropic", [readFixture("openai-error-midstream.sse")], options);
+    const output = await translateBytes(
+      "openai",
+      "anthropic",
+      [readFixture("openai-error-midstream.sse")],
+      options,
+    );
     const frames = parseSseFrames(output);
     expect(frames.map((frame) => frame.event)).toEqual([
       "message_start",
@@ -181,14 +209,21 @@ describe("openai upstream → anthropic caller", () => {
   });
 
   it("reports a malformed chunk as an in-band error", async () => {
-    const frames = parseSseFrames(await translateBytes("openai", "anthropic", [encode("data: {not json\n\n")], options));
+    const frames = parseSseFrames(
+      await translateBytes("openai", "anthropic", [encode("data: {not json\n\n")], options),
+    );
     expect(frames.map((frame) => frame.event)).toEqual(["error"]);
   });
 });
 
 describe("anthropic upstream → openai caller", () => {
   it("replays the text stream with ping and cache usage as OpenAI chunks", async () => {
-    const output = await translateBytes("anthropic", "openai", [readFixture("anthropic-text-ping-cache.sse")], options);
+    const output = await translateBytes(
+      "anthropic",
+      "openai",
+      [readFixture("anthropic-text-ping-cache.sse")],
+      options,
+    );
     const frames = parseSseFrames(output);
     expect(frames.at(-1)?.data).toBe("[DONE]");
     expect(frames.every((frame) => frame.event === undefined)).toBe(true);
@@ -196,7 +231,8 @@ describe("anthropic upstream → openai caller", () => {
     const ids = new Set(chunks.map((chunk) => chunk.id));
     expect(ids.size).toBe(1);
     expect([...ids][0]).toMatch(/^chatcmpl-/);
-    for (const chunk of chunks) expect(chunk).toMatchObject({ object: "chat.completion.chunk", model: "gateway-model" });
+    for (const chunk of chunks)
+      expect(chunk).toMatchObject({ object: "chat.completion.chunk", model: "gateway-model" });
     expect(openaiDeltas(chunks)[0]?.delta).toEqual({ role: "assistant", content: "", refusal: null });
     expect(concatText(chunks)).toBe("Bonjour! Paris is 18°C and sunny today. 🌤");
     expect(openaiDeltas(chunks).at(-1)?.finish_reason).toBe("stop");
@@ -212,10 +248,15 @@ describe("anthropic upstream → openai caller", () => {
   });
 
   it("omits the usage chunk when the caller did not ask for it", async () => {
-    const output = await translateBytes("anthropic", "openai", [readFixture("anthropic-text-ping-cache.sse")], {
-      ...options,
-      includeUsage: false,
-    });
+    const output = await translateBytes(
+      "anthropic",
+      "openai",
+      [readFixture("anthropic-text-ping-cache.sse")],
+      {
+        ...options,
+        includeUsage: false,
+      },
+    );
     const chunks = parseSseJson(output);
     expect(chunks.some((chunk) => "usage" in chunk)).toBe(false);
     expect(parseSseFrames(output).at(-1)?.data).toBe("[DONE]");
@@ -232,7 +273,9 @@ describe("anthropic upstream → openai caller", () => {
     ]);
     expect(JSON.parse(calls[0]?.arguments ?? "")).toEqual({ location: "Paris, France", unit: "celsius" });
     expect(openaiDeltas(chunks).at(-1)?.finish_reason).toBe("tool_calls");
-    expect(chunks.at(-1)).toMatchObject({ usage: { prompt_tokens: 472, completion_tokens: 89, total_tokens: 561 } });
+    expect(chunks.at(-1)).toMatchObject({
+      usage: { prompt_tokens: 472, completion_tokens: 89, total_tokens: 561 },
+    });
   });
 
   it("gives a tool call without streamed input the arguments {}", async () => {
@@ -251,7 +294,12 @@ describe("anthropic upstream → openai caller", () => {
   });
 
   it("turns an upstream error event into an OpenAI error frame without [DONE]", async () => {
-    const output = await translateBytes("anthropic", "openai", [readFixture("anthropic-error-midstream.sse")], options);
+    const output = await translateBytes(
+      "anthropic",
+      "openai",
+      [readFixture("anthropic-error-midstream.sse")],
+      options,
+    );
     const frames = parseSseFrames(output);
     expect(frames.some((frame) => frame.data === "[DONE]")).toBe(false);
     expect(concatText(parseSseJson(output))).toBe("Let me think");

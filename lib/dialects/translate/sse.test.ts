@@ -13,16 +13,20 @@ function decodeAll(pieces: Uint8Array[]) {
 const encode = (text: string) => new TextEncoder().encode(text);
 
 describe("createSseDecoder", () => {
-  const wire = ': keep-alive\r\nretry: 3000\r\nevent: message_start\r\ndata: {"a":"é€😀"}\r\n\r\nevent: ping\ndata: {"type": "ping"}\n\ndata: line1\rdata: line2\r\r';
+  const wire =
+    ': keep-alive\r\nretry: 3000\r\nevent: message_start\r\ndata: {"a":"é€😀"}\r\n\r\nevent: ping\ndata: {"type": "ping"}\n\ndata: line1\rdata: line2\r\r';
   const expected = [
     { event: "message_start", data: '{"a":"é€😀"}' },
     { event: "ping", data: '{"type": "ping"}' },
     { event: undefined, data: "line1\nline2" },
   ];
 
-  it.each([1, 2, 3, 5, 64])("handles CRLF, CR, comments, retry and multi-byte text split every %i bytes", (size) => {
-    expect(decodeAll(splitBytes(encode(wire), size))).toEqual(expected);
-  });
+  it.each([1, 2, 3, 5, 64])(
+    "handles CRLF, CR, comments, retry and multi-byte text split every %i bytes",
+    (size) => {
+      expect(decodeAll(splitBytes(encode(wire), size))).toEqual(expected);
+    },
+  );
 
   it("completes a final frame that lacks its blank line", () => {
     expect(decodeAll([encode("data: one\n\ndata: [DONE]\n")])).toEqual([
@@ -34,7 +38,8 @@ describe("createSseDecoder", () => {
 });
 
 describe("encodeSseFrame", () => {
-  const text = (frame: Parameters<typeof encodeSseFrame>[0]) => new TextDecoder().decode(encodeSseFrame(frame));
+  const text = (frame: Parameters<typeof encodeSseFrame>[0]) =>
+    new TextDecoder().decode(encodeSseFrame(frame));
 
   it("writes event and data lines, one data line per input line", () => {
     expect(text({ event: "message_stop", data: '{"type":"message_stop"}' })).toBe(
