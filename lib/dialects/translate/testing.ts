@@ -106,3 +106,40 @@ export async function startTestServer(
       new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   };
 }
+
+/** Accumulators over translated output, for assertions. */
+export type Json = Record<string, unknown>;
+export const openaiDeltas = (chunks: Json[]) =>
+  chunks.flatMap((chunk) => (chunk.choices as Array<{ delta: Json; finish_reason: string | null }>) ?? []);
+
+export function concatText(chunks: Json[]): string {
+  return openaiDeltas(chunks)
+    .map((choice) => (typeof choice.delta.content === "string" ? choice.delta.content : ""))
+    .join("");
+}
+
+export function accumulateToolCalls(chunks: Json[]) {
+  const calls: Array<{ id: string; name: string; arguments: string }> = [];
+  for (const choice of openaiDeltas(chunks)) {
+    const deltas = (choice.delta.tool_calls ?? []) as Array<{
+      index: number;
+      id?: string;
+      function: { name?: string; arguments?: string };
+    }>;
+    for (const delta of deltas) {
+      const call = calls[delta.index] ?? { id: "", name: "", arguments: "" };
+      calls[delta.index] = call;
+      if (delta.id) call.id = delta.id;
+      if (delta.function.name) call.name += delta.function.name;
+      call.arguments += delta.function.arguments ?? "";
+    }
+  }
+  return calls;
+}
+
+export function anthropicPartialJson(events: Json[], index: number): string {
+  return events
+    .filter((event) => event.type === "content_block_delta" && event.index === index)
+    .map((event) => (event.delta as { partial_json?: string }).partial_json ?? "")
+    .join("");
+}

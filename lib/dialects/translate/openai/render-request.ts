@@ -86,7 +86,8 @@ export function renderOpenaiRequest(request: ChatRequest): Record<string, unknow
   if (request.system.length > 0) messages.push({ role: "system", content: joinText(request.system) });
   for (const message of request.messages) {
     if (message.role === "user") messages.push(...renderUserMessage(message.content));
-    else messages.push(renderAssistantMessage(message.content));
+    // A turn that held only thinking blocks has nothing OpenAI can use.
+    else if (message.content.length > 0) messages.push(renderAssistantMessage(message.content));
   }
   const hasTools = request.tools.length > 0;
   return {
