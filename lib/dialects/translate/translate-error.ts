@@ -1,5 +1,4 @@
 import { parseAnthropicError, renderAnthropicError } from "./anthropic/error-envelope";
-import { genericUpstreamMessage } from "./error-kind";
 import type { Dialect } from "./ir";
 import { safeParseJson } from "./json-value";
 import { parseOpenaiError, renderOpenaiError } from "./openai/error-envelope";
@@ -18,7 +17,6 @@ export function translateErrorBody(
 ): Record<string, unknown> {
   const json = typeof body === "string" ? safeParseJson(body) : body;
   const info = from === "openai" ? parseOpenaiError(json, status) : parseAnthropicError(json, status);
-  if (!info.message) info.message = genericUpstreamMessage(status);
   return to === "openai" ? renderOpenaiError(info) : renderAnthropicError(info);
 }
 
