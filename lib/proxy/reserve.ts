@@ -25,6 +25,16 @@ export interface ReserveInput {
  * bounded to what the balance covers instead, so no request can overdraw an account.
  */
 export async function reserveForRequest(database: Database, input: ReserveInput): Promise<Reservation> {
+  // The common case first: the balance covers the worst case, and one statement holds it.
+  const worstCase = worstCaseCost(input.inputTokens, input.maxOutputTokens, input.price);
+  const optimistic = await placeHold(database, input.accountId, worstCase, input.ttlSeconds);
+  if (optimistic.type === "held") {
+    return {
+      holdId: optimistic.holdId,
+      availableAfter: optimistic.availableAfter,
+      boundedMaxTokens: undefined,
+    };
+  }
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const { available } = await getAccountBalance(database, input.accountId);
     let maxTokens = input.maxOutputTokens;

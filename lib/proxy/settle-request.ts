@@ -1,9 +1,9 @@
 import type { AppContext } from "../app-context";
-import { usageRecords } from "../db/schema";
-import { ensureAccount, systemAccounts } from "../ledger/accounts";
-import { releaseHold, settleHold } from "../ledger/holds";
-import type { LedgerEntryInput } from "../ledger/post-transaction";
-import { costOfUsage, splitProviderShare, type Usage } from "../pricing/cost";
+import type { Executor } from "../db/client";
+import { type AccountKind, ensureAccount, systemAccounts } from "../ledger/accounts";
+import { releaseHold } from "../ledger/holds";
+import { settleInference } from "../ledger/settle-inference";
+import { costOfUsage, type Usage } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
 
 export type RequestOutcome = "completed" | "client_aborted" | "upstream_error" | "stream_cut";
@@ -18,23 +18,49 @@ export interface SettleRequestInput {
   outcome: RequestOutcome;
 }
 
+/** Provider share of marketplace and relay revenue, in percent; the treasury keeps the rest. */
+export const providerSharePercent = 80n;
+
+/** Account ids never change once created, so the hot path looks each one up once per process. */
+const accountIds = new WeakMap<Executor, Map<string, bigint>>();
+
+async function cachedAccountId(executor: Executor, kind: AccountKind, ref: string): Promise<bigint> {
+  let perDatabase = accountIds.get(executor);
+  if (!perDatabase) {
+    perDatabase = new Map();
+    accountIds.set(executor, perDatabase);
+  }
+  const key = `${kind}:${ref}`;
+  const cached = perDatabase.get(key);
+  if (cached !== undefined) return cached;
+  const id = await ensureAccount(executor, kind, ref);
+  if (perDatabase.size > 100_000) perDatabase.clear();
+  perDatabase.set(key, id);
+  return id;
+}
+
 /**
- * Charges the actual usage and releases the rest of the hold, in one transaction.
+ * Charges the actual usage and releases the rest of the hold, in one statement.
  * Centralized revenue goes to the treasury; marketplace and relay revenue is split 80/20.
  */
 export async function settleRequest(app: AppContext, input: SettleRequestInput) {
-  const cost = costOfUsage(input.usage, input.candidate.price);
   const database = app.database.db;
-  const treasuryId = await ensureAccount(database, systemAccounts.treasury.kind, systemAccounts.treasury.ref);
-  const providerId =
+  const treasuryAccountId = await cachedAccountId(
+    database,
+    systemAccounts.treasury.kind,
+    systemAccounts.treasury.ref,
+  );
+  const providerAccountId =
     input.candidate.route === "centralized"
       ? undefined
-      : await ensureAccount(database, "provider", input.candidate.providerId);
-  return settleHold(database, {
+      : await cachedAccountId(database, "provider", input.candidate.providerId);
+  return settleInference(database, {
     holdId: input.holdId,
     accountId: input.accountId,
-    cost,
-    kind: "inference",
+    cost: costOfUsage(input.usage, input.candidate.price),
+    treasuryAccountId,
+    ...(providerAccountId === undefined ? {} : { providerAccountId }),
+    providerSharePercent,
     idempotencyKey: `inference:${input.requestId}`,
     metadata: {
       request_id: input.requestId,
@@ -42,28 +68,13 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
       route: input.candidate.route,
       provider: input.candidate.providerId,
     },
-    distribute: (charge): LedgerEntryInput[] => {
-      if (providerId === undefined) return [{ accountId: treasuryId, amount: charge }];
-      const share = splitProviderShare(charge);
-      return [
-        { accountId: providerId, amount: share.provider },
-        { accountId: treasuryId, amount: share.treasury },
-      ];
-    },
-    alsoWrite: async (executor, charge) => {
-      await executor.insert(usageRecords).values({
-        requestId: input.requestId,
-        accountId: input.accountId,
-        model: input.model,
-        route: input.candidate.route,
-        providerId: input.candidate.providerId,
-        inputTokens: input.usage.inputTokens,
-        outputTokens: input.usage.outputTokens,
-        cacheReadTokens: input.usage.cacheReadTokens,
-        cacheWriteTokens: input.usage.cacheWriteTokens,
-        costMicrounits: charge,
-        outcome: input.outcome,
-      });
+    usageRecord: {
+      requestId: input.requestId,
+      model: input.model,
+      route: input.candidate.route,
+      providerId: input.candidate.providerId,
+      usage: input.usage,
+      outcome: input.outcome,
     },
   });
 }

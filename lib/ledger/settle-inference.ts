@@ -1,0 +1,97 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "../db/client";
+import { queryRows } from "../db/client";
+import type { Usage } from "../pricing/cost";
+
+export interface SettleInferenceInput {
+  holdId: string;
+  accountId: bigint;
+  /** What the request cost; the charge never exceeds the hold (or, if it was swept, the free balance). */
+  cost: bigint;
+  treasuryAccountId: bigint;
+  /** Marketplace and relay routes: the provider's account, credited `providerSharePercent` of the charge. */
+  providerAccountId?: bigint;
+  providerSharePercent: bigint;
+  idempotencyKey: string;
+  metadata: Record<string, unknown>;
+  usageRecord: {
+    requestId: string;
+    model: string;
+    route: string;
+    providerId: string;
+    usage: Usage;
+    outcome: string;
+  };
+}
+
+export interface SettleInferenceResult {
+  charged: bigint;
+  /** Available balance after the charge (what other in-flight holds leave free). */
+  availableAfter: bigint;
+}
+
+/**
+ * Releases the hold, debits the charge, credits treasury and provider, writes the ledger
+ * entries and the usage record: all in one statement, so it is atomic and costs a single
+ * round trip on the hot path. The provider share rounds down; the treasury gets the rest.
+ */
+export async function settleInference(
+  executor: Executor,
+  input: SettleInferenceInput,
+): Promise<SettleInferenceResult> {
+  const provider = input.providerAccountId ?? null;
+  const { usage } = input.usageRecord;
+  const rows = await queryRows<{ charged: string | bigint; balance: string | bigint; held: string | bigint }>(
+    executor,
+    sql`WITH released AS (
+          DELETE FROM holds WHERE id = ${input.holdId} RETURNING amount
+        ), user_account AS (
+          UPDATE accounts AS a
+          SET held = a.held - COALESCE((SELECT amount FROM released), 0),
+              balance = a.balance - c.charged
+          FROM (
+            SELECT CASE WHEN EXISTS (SELECT 1 FROM released)
+                        THEN LEAST(${input.cost}::bigint, (SELECT amount FROM released))
+                        ELSE LEAST(${input.cost}::bigint, GREATEST((SELECT balance - held FROM accounts WHERE id = ${input.accountId}), 0))
+                   END AS charged
+          ) AS c
+          WHERE a.id = ${input.accountId}
+          RETURNING a.balance, a.held, c.charged
+        ), parts AS (
+          SELECT ${input.accountId}::bigint AS account_id, -charged AS amount FROM user_account
+          UNION ALL
+          SELECT ${provider}::bigint, charged * ${input.providerSharePercent}::bigint / 100 FROM user_account WHERE ${provider}::bigint IS NOT NULL
+          UNION ALL
+          SELECT ${input.treasuryAccountId}::bigint,
+                 charged - CASE WHEN ${provider}::bigint IS NULL THEN 0 ELSE charged * ${input.providerSharePercent}::bigint / 100 END
+          FROM user_account
+        ), txn AS (
+          INSERT INTO ledger_transactions (kind, idempotency_key, metadata)
+          SELECT 'inference', ${input.idempotencyKey}, ${JSON.stringify({ ...input.metadata, cost: input.cost.toString() })}::jsonb
+          FROM user_account WHERE charged > 0
+          RETURNING id
+        ), entries AS (
+          INSERT INTO ledger_entries (transaction_id, account_id, amount)
+          SELECT txn.id, parts.account_id, parts.amount FROM txn, parts WHERE parts.amount <> 0
+          RETURNING 1
+        ), credited AS (
+          UPDATE accounts AS a SET balance = a.balance + p.amount
+          FROM parts AS p
+          WHERE a.id = p.account_id AND p.account_id <> ${input.accountId} AND p.amount <> 0 AND EXISTS (SELECT 1 FROM txn)
+          RETURNING 1
+        ), usage_row AS (
+          INSERT INTO usage_records (request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
+                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome)
+          SELECT ${input.usageRecord.requestId}, ${input.accountId}, ${input.usageRecord.model}, ${input.usageRecord.route},
+                 ${input.usageRecord.providerId}, ${usage.inputTokens}, ${usage.outputTokens}, ${usage.cacheReadTokens},
+                 ${usage.cacheWriteTokens}, charged, ${input.usageRecord.outcome}
+          FROM user_account
+          RETURNING 1
+        )
+        -- Data-modifying CTEs always run to completion, read or not.
+        SELECT charged, balance, held FROM user_account`,
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`account ${input.accountId} not found while settling`);
+  return { charged: BigInt(row.charged), availableAfter: BigInt(row.balance) - BigInt(row.held) };
+}
