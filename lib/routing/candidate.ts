@@ -14,9 +14,12 @@ export interface Candidate {
   route: RouteKind;
   /** Provider name for centralized sources, provider id (UUID) for marketplace and relays. */
   providerId: string;
+  /** The wire format the source speaks; the proxy translates when it differs from the caller's. */
   dialect: Dialect;
   upstreamModelId: string;
   price: TokenPrice;
+  /** When the provider enrolled: the last tie-break between equal prices. Centralized sources have none. */
+  enrolledAt?: Date;
   /** Sends the (already dialect-correct) body upstream and returns the raw upstream response. */
   dispatch(body: string, options: DispatchOptions): Promise<Response>;
 }

@@ -1,0 +1,159 @@
+import type { DispatchOptions } from "../routing/candidate";
+import type { AgentTransport } from "./agent-transport";
+import type { LiveOffer, MarketplaceOffer, MarketplaceRegistry } from "./registry";
+
+export interface AgentConnectionInput {
+  providerId: string;
+  offers: Array<Omit<MarketplaceOffer, "providerId">>;
+  /** Jobs in flight across all models of this agent; unbounded when absent. */
+  maxConcurrentTotal?: number;
+  tokensPerSecond?: number;
+  transport: AgentTransport;
+}
+
+export interface AgentConnectionHandle {
+  /** Marks the connection alive (an agent heartbeat). */
+  heartbeat(tokensPerSecond?: number): void;
+  disconnect(): void;
+}
+
+interface Connection {
+  input: AgentConnectionInput;
+  lastSeen: number;
+  tokensPerSecond: number;
+  inFlightTotal: number;
+  inFlight: Map<string, number>;
+  open: boolean;
+}
+
+/** Agents heartbeat every 15 s; three missed beats and the connection is no longer live. */
+export const defaultHeartbeatTimeoutMs = 45_000;
+
+/**
+ * One process's marketplace supply: live agent connections, their offers and in-flight
+ * jobs. Capacity is counted here so routing only offers a job to an agent with a free slot.
+ */
+export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
+  readonly #connections = new Map<string, Connection>();
+  readonly #now: () => number;
+  readonly #heartbeatTimeoutMs: number;
+
+  constructor(options: { now?: () => number; heartbeatTimeoutMs?: number } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? defaultHeartbeatTimeoutMs;
+  }
+
+  /** Registers an agent (replacing an earlier connection of the same provider, as a reconnect does). */
+  connect(input: AgentConnectionInput): AgentConnectionHandle {
+    const connection: Connection = {
+      input,
+      lastSeen: this.#now(),
+      tokensPerSecond: input.tokensPerSecond ?? 0,
+      inFlightTotal: 0,
+      inFlight: new Map(),
+      open: true,
+    };
+    this.#close(input.providerId);
+    this.#connections.set(input.providerId, connection);
+    return {
+      heartbeat: (tokensPerSecond) => {
+        connection.lastSeen = this.#now();
+        if (tokensPerSecond !== undefined) connection.tokensPerSecond = tokensPerSecond;
+      },
+      disconnect: () => {
+        if (this.#connections.get(input.providerId) === connection) this.#close(input.providerId);
+      },
+    };
+  }
+
+  liveOffers(): LiveOffer[] {
+    const horizon = this.#now() - this.#heartbeatTimeoutMs;
+    const offers: LiveOffer[] = [];
+    for (const connection of this.#connections.values()) {
+      if (!connection.open || connection.lastSeen < horizon) continue;
+      const totalFree =
+        connection.input.maxConcurrentTotal === undefined
+          ? Number.POSITIVE_INFINITY
+          : connection.input.maxConcurrentTotal - connection.inFlightTotal;
+      for (const offer of connection.input.offers) {
+        const modelFree = offer.maxConcurrent - (connection.inFlight.get(offer.modelId) ?? 0);
+        offers.push({
+          ...offer,
+          providerId: connection.input.providerId,
+          freeSlots: Math.max(0, Math.min(modelFree, totalFree)),
+          tokensPerSecond: connection.tokensPerSecond,
+        });
+      }
+    }
+    return offers;
+  }
+
+  async dispatch(offer: LiveOffer, body: string, options: DispatchOptions): Promise<Response> {
+    const connection = this.#connections.get(offer.providerId);
+    const live = this.liveOffers().find(
+      (item) => item.providerId === offer.providerId && item.modelId === offer.modelId,
+    );
+    if (!connection || !live) throw new Error("marketplace provider is no longer connected");
+    if (live.freeSlots < 1) throw new Error("marketplace provider has no free capacity");
+    const release = this.#acquire(connection, offer.modelId);
+    try {
+      const response = await connection.input.transport(offer, body, options);
+      return releaseWhenDone(response, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  #acquire(connection: Connection, modelId: string): () => void {
+    connection.inFlightTotal += 1;
+    connection.inFlight.set(modelId, (connection.inFlight.get(modelId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      connection.inFlightTotal -= 1;
+      connection.inFlight.set(modelId, (connection.inFlight.get(modelId) ?? 1) - 1);
+    };
+  }
+
+  #close(providerId: string): void {
+    const connection = this.#connections.get(providerId);
+    if (connection) connection.open = false;
+    this.#connections.delete(providerId);
+  }
+}
+
+/** Frees the slot once the body is fully read, fails, or is cancelled by the reader. */
+function releaseWhenDone(response: Response, release: () => void): Response {
+  if (!response.body) {
+    release();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      release();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}

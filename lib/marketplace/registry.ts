@@ -1,0 +1,38 @@
+import type { Dialect } from "../dialects/dialect";
+import type { DispatchOptions } from "../routing/candidate";
+
+/** What a connected provider agent offers for one model, as its capabilities announced it. */
+export interface MarketplaceOffer {
+  /** The enrolled host's provider id (UUID). */
+  providerId: string;
+  /** The model id the agent advertises; routing maps it to a canonical id. */
+  modelId: string;
+  /** The wire format the agent accepts for this model; the proxy translates when it differs. */
+  dialect: Dialect;
+  inputPer1m: bigint;
+  outputPer1m: bigint;
+  /** Concurrent jobs the agent accepts for this model. */
+  maxConcurrent: number;
+}
+
+/** An offer of a live connection, with its capacity right now. */
+export interface LiveOffer extends MarketplaceOffer {
+  /** Jobs that may still be sent now: the tighter of the model's and the connection's free slots. */
+  freeSlots: number;
+  /** Throughput the agent last reported (heartbeat), for the public catalogue. */
+  tokensPerSecond: number;
+}
+
+/**
+ * The routing layer's view of marketplace supply. The provider agent work fills it from
+ * agent WebSockets (capabilities and heartbeats); tests fill the in-memory one with doubles.
+ */
+export interface MarketplaceRegistry {
+  /** Offers of providers with a live connection (a recent heartbeat), with or without free capacity. */
+  liveOffers(): LiveOffer[];
+  /**
+   * Carries a request to the provider and its bytes back: the Response is what the agent's
+   * backend answered, in the offer's dialect. A slot is held until the body ends or is cancelled.
+   */
+  dispatch(offer: LiveOffer, body: string, options: DispatchOptions): Promise<Response>;
+}

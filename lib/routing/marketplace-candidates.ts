@@ -1,0 +1,48 @@
+import type { AppContext } from "../app-context";
+import type { CatalogModel } from "../catalog/models";
+import { findHosts } from "../hosts/host-status";
+import type { LiveOffer } from "../marketplace/registry";
+import type { TokenPrice } from "../pricing/cost";
+import type { Candidate } from "./candidate";
+import { cappedListingPrice } from "./price-cap";
+import { resolveModel } from "./resolve-model";
+import { routingStateOf } from "./routing-state";
+
+/** Live offers for a canonical model, whatever model id the agents advertised it under. */
+export function liveOffersFor(app: AppContext, model: CatalogModel): LiveOffer[] {
+  return routingStateOf(app)
+    .registry.liveOffers()
+    .filter((offer) => resolveModel(app.catalog, offer.modelId)?.id === model.id);
+}
+
+/**
+ * Marketplace candidates for a model: agents with a live connection and a free slot, on
+ * active hosts, within the centralized cap. The job goes out through the registry, which
+ * holds the slot until the response ends.
+ */
+export async function marketplaceCandidates(
+  app: AppContext,
+  model: CatalogModel,
+  cap: TokenPrice | undefined,
+): Promise<Candidate[]> {
+  const offers = liveOffersFor(app, model).filter((offer) => offer.freeSlots > 0);
+  if (offers.length === 0) return [];
+  const hosts = await findHosts(app.database.db, [...new Set(offers.map((offer) => offer.providerId))]);
+  const { registry } = routingStateOf(app);
+  const candidates: Candidate[] = [];
+  for (const offer of offers) {
+    const host = hosts.get(offer.providerId);
+    const price = cappedListingPrice(offer, cap);
+    if (host?.status !== "active" || !price) continue;
+    candidates.push({
+      route: "marketplace",
+      providerId: offer.providerId,
+      dialect: offer.dialect,
+      upstreamModelId: offer.modelId,
+      price,
+      enrolledAt: host.enrolledAt,
+      dispatch: (body, options) => registry.dispatch(offer, body, options),
+    });
+  }
+  return candidates;
+}

@@ -1,0 +1,61 @@
+import type { AppContext } from "../app-context";
+import type { CatalogModel } from "../catalog/models";
+import type { TokenPrice } from "../pricing/cost";
+import { dispatchHttp } from "../providers/http-dispatch";
+import { relayEarningsLastDay } from "../relays/daily-earnings";
+import { relayEncryptionKey } from "../relays/relay-encryption-key";
+import { openRelayKey } from "../relays/relay-keys";
+import { isRelayUpstreamKind, relayUpstreamTarget } from "../relays/relay-upstream";
+import { loadRoutableListings, type RoutableListing } from "../relays/routable-listings";
+import type { Candidate } from "./candidate";
+import { cappedListingPrice } from "./price-cap";
+
+/**
+ * Key-relay candidates for a model: enabled listings on active hosts, within the centralized
+ * cap, whose daily cap is not reached. Relays need no live connection or capacity check; the
+ * key is decrypted only when a request is actually sent to it.
+ */
+export async function relayCandidates(
+  app: AppContext,
+  model: CatalogModel,
+  cap: TokenPrice | undefined,
+): Promise<Candidate[]> {
+  if (!app.env.POD_ENCRYPTION_KEY) return [];
+  const listings = (await loadRoutableListings(app.database.db, model.id)).filter((listing) =>
+    isRelayUpstreamKind(listing.upstream),
+  );
+  const capped = listings
+    .filter((listing) => listing.dailyCapMicrounits !== null)
+    .map((listing) => listing.hostId);
+  const earnings = await relayEarningsLastDay(app.database.db, capped, model.id);
+  const candidates: Candidate[] = [];
+  for (const listing of listings) {
+    const price = cappedListingPrice(listing, cap);
+    if (!price) continue;
+    if (
+      listing.dailyCapMicrounits !== null &&
+      (earnings.get(listing.hostId) ?? 0n) >= listing.dailyCapMicrounits
+    )
+      continue;
+    const candidate = relayCandidate(app, listing, price);
+    if (candidate) candidates.push(candidate);
+  }
+  return candidates;
+}
+
+function relayCandidate(app: AppContext, listing: RoutableListing, price: TokenPrice): Candidate | undefined {
+  if (!isRelayUpstreamKind(listing.upstream)) return undefined;
+  const target = relayUpstreamTarget(app.env, listing.upstream);
+  return {
+    route: "key-relay",
+    providerId: listing.hostId,
+    dialect: target.dialect,
+    upstreamModelId: listing.upstreamModelId,
+    price,
+    enrolledAt: listing.enrolledAt,
+    dispatch: (body, options) => {
+      const apiKey = openRelayKey(relayEncryptionKey(app.env), listing.relayKeyId, listing.ciphertext);
+      return dispatchHttp({ ...target, apiKey }, body, options);
+    },
+  };
+}
