@@ -105,6 +105,35 @@ describe("official openai SDK against the gateway", () => {
     expect(final.choices[0]?.finish_reason).toBe("tool_calls");
   });
 
+  it("lists models in exactly the OpenAI list shape", async () => {
+    const token = await gateway.createFundedToken(1n);
+    const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/models`);
+    const body = (await response.json()) as { object: string; data: Record<string, unknown>[] };
+    expect(Object.keys(body).sort()).toEqual(["data", "object"]);
+    expect(body.object).toBe("list");
+    for (const model of body.data) {
+      expect(Object.keys(model).sort()).toEqual(["created", "id", "object", "owned_by"]);
+      expect(model.object).toBe("model");
+    }
+    const listed = [];
+    for await (const model of client(token).models.list()) listed.push(model.id);
+    expect(listed).toContain("gpt-4o-mini");
+    expect(listed).toContain("claude-haiku-4-5");
+  });
+
+  it("health reports the database and the configured upstreams", async () => {
+    const response = await fetch(`${gateway.baseUrl}/health`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      status: string;
+      components: { database: { status: string }; upstreams: Record<string, unknown> };
+    };
+    expect(body.status).toBe("ok");
+    expect(body.components.database.status).toBe("ok");
+    expect(Object.keys(body.components.upstreams).sort()).toEqual(["anthropic", "openai", "openrouter"]);
+    expect(JSON.stringify(body)).not.toContain("sk-test");
+  });
+
   it("raises typed errors: 401 for unknown and malformed tokens, 402 for an unfunded one", async () => {
     await expect(
       client("not-a-uuid").chat.completions.create({
