@@ -5,7 +5,9 @@ import { parseJsonText, readBodyText } from "../http/read-body";
 import { errorResponse } from "../http/responses";
 import { newId } from "../ids";
 import { getAccountBalance } from "../ledger/accounts";
-import { centralizedCandidates } from "../routing/centralized-candidates";
+import { resolveModel } from "../routing/resolve-model";
+import { parseRoutingHeaders, routeRequest } from "../routing/route-request";
+import { translatableCandidates } from "../routing/translatable-candidates";
 import { authenticateToken } from "../tokens/authenticate-token";
 import { highestPrice } from "./highest-price";
 import { estimateInputTokens, parseInferenceRequest } from "./inference-request";
@@ -15,7 +17,10 @@ import { releaseHold } from "./settle-request";
 
 /**
  * POST /proxy/<token>/v1/chat/completions and /proxy/<token>/v1/messages: authenticate,
- * validate, hold the worst case, dispatch with failover, relay, and bill the usage.
+ * validate, match the request to its sources (marketplace, key relays, centralized) under
+ * the caller's mode, pins and ceilings, hold the worst case, dispatch with failover in
+ * whatever dialect each source speaks, relay in the caller's dialect, and bill the usage.
+ * Every rejection happens before the hold, so bad input moves no money.
  */
 export async function handleTokenInference(
   app: AppContext,
@@ -33,21 +38,25 @@ export async function handleTokenInference(
         details: { available_microunits: Number(balance.available) },
       });
     }
+    const routing = parseRoutingHeaders(request.headers);
     const rawBody = await readBodyText(request, app.env.MAX_BODY_BYTES);
     const inference = parseInferenceRequest(dialect, parseJsonText(rawBody), rawBody);
-    const model = app.catalog.resolve(inference.model);
+    const model = resolveModel(app.catalog, inference.model);
     if (!model) {
       throw new GatewayError("model_not_found", `model not found: ${inference.model}`, { param: "model" });
     }
-    const candidates = centralizedCandidates(app, model).filter((candidate) => candidate.dialect === dialect);
-    if (candidates.length === 0) {
-      throw new GatewayError("no_provider", `no healthy provider for model: ${model.id}`);
-    }
+    const candidates = translatableCandidates(
+      dialect,
+      inference.body,
+      await routeRequest(app, model, routing),
+    );
+    const maxOutputTokens = Math.min(inference.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens);
     const reservation = await reserveForRequest(app.database.db, {
       accountId: record.accountId,
+      // Held at the dearest candidate's rates, so a failover never bills beyond the hold.
       price: highestPrice(candidates),
       inputTokens: estimateInputTokens(inference, model.contextWindow),
-      maxOutputTokens: Math.min(inference.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens),
+      maxOutputTokens,
       ttlSeconds: app.env.HOLD_TTL_SECONDS,
     });
     try {
@@ -58,6 +67,7 @@ export async function handleTokenInference(
         model,
         candidates,
         reservation,
+        maxOutputTokens,
       });
     } catch (error) {
       await releaseHold(app.database.db, reservation.holdId);

@@ -1,7 +1,10 @@
 import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
+import { createStreamTranslator, translateRequest, translateResponse } from "../dialects/translate";
+import { GatewayError } from "../errors/gateway-error";
 import type { Usage } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
+import { routingStateOf } from "../routing/routing-state";
 import { usageFromResponseBody } from "../usage/usage-from-body";
 import { dispatchWithFailover } from "./dispatch-with-failover";
 import { approximatePromptTokens, type InferenceRequest } from "./inference-request";
@@ -16,22 +19,48 @@ export interface ReservedRequest {
   model: CatalogModel;
   candidates: Candidate[];
   reservation: Reservation;
+  /** The output limit the hold was sized for; no upstream may be asked for more. */
+  maxOutputTokens: number;
 }
 
 const forwardedHeaderNames = ["anthropic-version", "anthropic-beta"];
+const outputLimitFields = ["max_tokens", "max_completion_tokens"] as const;
 
-/** The upstream body: the caller's bytes unchanged unless the model id, limit or usage option must change. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The upstream body. Same dialect: the caller's bytes unchanged unless the model id, limit
+ * or usage option must change. Other dialect: translated, with the upstream's model id and
+ * an output limit the hold covers (Anthropic needs one even when an OpenAI caller sent none).
+ */
 export function buildUpstreamBody(request: ReservedRequest, candidate: Candidate): string {
   const { inference, reservation } = request;
-  const injectUsage = inference.dialect === "openai" && inference.stream && !inference.includeUsage;
   const bounded = reservation.boundedMaxTokens;
+  if (candidate.dialect !== inference.dialect) {
+    const source: Record<string, unknown> = { ...inference.body };
+    if (bounded !== undefined) source[inference.maxTokensField] = bounded;
+    const translated = translateRequest(
+      inference.dialect,
+      candidate.dialect,
+      source,
+      candidate.upstreamModelId,
+    );
+    for (const field of outputLimitFields) {
+      const value = translated[field];
+      if (typeof value === "number" && value > request.maxOutputTokens)
+        translated[field] = request.maxOutputTokens;
+    }
+    return JSON.stringify(translated);
+  }
+  const injectUsage = inference.dialect === "openai" && inference.stream && !inference.includeUsage;
   if (candidate.upstreamModelId === inference.model && bounded === undefined && !injectUsage)
     return inference.rawBody;
   const body: Record<string, unknown> = { ...inference.body, model: candidate.upstreamModelId };
   if (bounded !== undefined) body[inference.maxTokensField] = bounded;
   if (injectUsage) {
-    const options =
-      typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
+    const options = isRecord(body.stream_options) ? body.stream_options : {};
     body.stream_options = { ...options, include_usage: true };
   }
   return JSON.stringify(body);
@@ -61,6 +90,22 @@ function estimatedUsage(inference: InferenceRequest, outputDeltas: number): Usag
   };
 }
 
+/**
+ * A non-streamed body in the caller's dialect, reporting the model the caller asked for.
+ * Same dialect and same model id: the upstream's bytes, untouched.
+ */
+function callerBody(reserved: ReservedRequest, candidate: Candidate, text: string, parsed: unknown): string {
+  const { inference } = reserved;
+  if (candidate.dialect !== inference.dialect) {
+    if (!isRecord(parsed)) {
+      throw new GatewayError("upstream_error", "upstream error: the provider's response is not valid JSON");
+    }
+    return JSON.stringify(translateResponse(candidate.dialect, inference.dialect, parsed, inference.model));
+  }
+  if (candidate.upstreamModelId === inference.model || !isRecord(parsed)) return text;
+  return JSON.stringify(translateResponse(candidate.dialect, inference.dialect, parsed, inference.model));
+}
+
 export async function serveReserved(
   app: AppContext,
   request: Request,
@@ -71,13 +116,17 @@ export async function serveReserved(
     const value = request.headers.get(name);
     if (value) forwardHeaders[name] = value;
   }
+  const { health } = routingStateOf(app);
   const success = await dispatchWithFailover(reserved.candidates, {
     signal: request.signal,
     forwardHeaders,
     headersTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
     buildBody: (candidate) => buildUpstreamBody(reserved, candidate),
+    onAttemptFailed: (candidate, _reason, elapsedMs) => health.recordFailure(candidate.providerId, elapsedMs),
+    onAttemptSucceeded: (candidate, elapsedMs) => health.recordSuccess(candidate.providerId, elapsedMs),
   });
   const { candidate, response } = success;
+  const { inference } = reserved;
   const settle = (usage: Usage, outcome: RequestOutcome) =>
     settleRequest(app, {
       requestId: reserved.requestId,
@@ -90,21 +139,33 @@ export async function serveReserved(
     });
 
   const contentType = response.headers.get("content-type") ?? "application/json";
-  if (reserved.inference.stream && response.body && contentType.includes("text/event-stream")) {
+  if (inference.stream && response.body && contentType.includes("text/event-stream")) {
+    const sameDialect = candidate.dialect === inference.dialect;
+    // Same dialect and model: bytes pass through. Otherwise the translator re-encodes (or,
+    // same dialect, only rewrites the model and drops the usage chunk the caller did not ask for).
+    const translate =
+      sameDialect && candidate.upstreamModelId === inference.model
+        ? undefined
+        : createStreamTranslator(candidate.dialect, inference.dialect, {
+            model: inference.model,
+            includeUsage: inference.includeUsage,
+          });
     const body = relayStream({
       upstream: response.body,
       upstreamDialect: candidate.dialect,
-      callerDialect: reserved.inference.dialect,
-      suppressInjectedUsage: reserved.inference.dialect === "openai" && !reserved.inference.includeUsage,
+      callerDialect: inference.dialect,
+      suppressInjectedUsage:
+        translate === undefined && inference.dialect === "openai" && !inference.includeUsage,
+      ...(translate ? { translate } : {}),
       abortUpstream: success.abort,
       onEnd: async (tap, outcome) => {
-        await settle(tap.usage ?? estimatedUsage(reserved.inference, tap.deltaCount), outcome);
+        await settle(tap.usage ?? estimatedUsage(inference, tap.deltaCount), outcome);
       },
     });
     return new Response(body, {
       status: 200,
       headers: {
-        "content-type": contentType,
+        "content-type": translate ? "text/event-stream" : contentType,
         "cache-control": "no-cache",
         ...proxyHeaders(reserved, candidate, reserved.reservation.availableAfter),
       },
@@ -118,10 +179,14 @@ export async function serveReserved(
   } catch {
     parsed = undefined;
   }
-  const usage = usageFromResponseBody(candidate.dialect, parsed) ?? estimatedUsage(reserved.inference, 0);
+  const body = callerBody(reserved, candidate, text, parsed);
+  const usage = usageFromResponseBody(candidate.dialect, parsed) ?? estimatedUsage(inference, 0);
   const settled = await settle(usage, "completed");
-  return new Response(text, {
+  return new Response(body, {
     status: response.status,
-    headers: { "content-type": contentType, ...proxyHeaders(reserved, candidate, settled.availableAfter) },
+    headers: {
+      "content-type": body === text ? contentType : "application/json",
+      ...proxyHeaders(reserved, candidate, settled.availableAfter),
+    },
   });
 }
