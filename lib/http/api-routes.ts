@@ -3,7 +3,14 @@ import { GatewayError } from "../errors/gateway-error";
 import { handleAdminCredit } from "../handlers/admin-credits";
 import { handleBalance } from "../handlers/balance";
 import { handleHealth } from "../handlers/health";
+import { handleHostEnroll } from "../handlers/host-enroll";
+import { handleDeleteListing, handleListListings, handlePutListing } from "../handlers/host-listings";
+import { handleHostProfile } from "../handlers/host-profile";
+import { handleAddRelayKey, handleListRelayKeys, handleRevokeRelayKey } from "../handlers/host-relay-keys";
+import { handleHostStatusChange } from "../handlers/host-status";
+import { handleMarketplaceModels } from "../handlers/marketplace-models";
 import { handleModels } from "../handlers/models";
+import { handleProviders } from "../handlers/providers";
 import { handleRegister } from "../handlers/register";
 import { handleTokenInference } from "../proxy/handle-token-inference";
 import { errorResponse } from "./responses";
@@ -17,6 +24,7 @@ interface ApiRoute {
 }
 
 const token = "([^/]+)";
+const segment = "([^/]+)";
 
 /**
  * The API surface served by server.ts. Each handler is the same function the matching
@@ -49,6 +57,62 @@ export const apiRoutes: ApiRoute[] = [
     method: "GET",
     pattern: new RegExp(`^/proxy/${token}/balance/?$`),
     handler: (app, request, [value = ""]) => handleBalance(app, request, value),
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/marketplace\/models\/?$/,
+    handler: (app) => handleMarketplaceModels(app),
+  },
+  { method: "GET", pattern: /^\/v1\/providers\/?$/, handler: (app) => handleProviders(app) },
+  {
+    method: "POST",
+    pattern: /^\/v1\/host\/enroll\/?$/,
+    handler: (app, request) => handleHostEnroll(app, request),
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/host\/profile\/?$/,
+    handler: (app, request) => handleHostProfile(app, request),
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/host\/relay-keys\/?$/,
+    handler: (app, request) => handleListRelayKeys(app, request),
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/host\/relay-keys\/?$/,
+    handler: (app, request) => handleAddRelayKey(app, request),
+  },
+  {
+    method: "DELETE",
+    pattern: new RegExp(`^/v1/host/relay-keys/${segment}/?$`),
+    handler: (app, request, [id = ""]) => handleRevokeRelayKey(app, request, id),
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/host\/listings\/?$/,
+    handler: (app, request) => handleListListings(app, request),
+  },
+  {
+    method: "PUT",
+    pattern: /^\/v1\/host\/listings\/?$/,
+    handler: (app, request) => handlePutListing(app, request),
+  },
+  {
+    method: "DELETE",
+    pattern: new RegExp(`^/v1/host/listings/${segment}/?$`),
+    handler: (app, request, [model = ""]) => handleDeleteListing(app, request, model),
+  },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/v1/admin/hosts/${segment}/activate/?$`),
+    handler: (app, request, [id = ""]) => handleHostStatusChange(app, request, id, "active"),
+  },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/v1/admin/hosts/${segment}/suspend/?$`),
+    handler: (app, request, [id = ""]) => handleHostStatusChange(app, request, id, "suspended"),
   },
 ];
 

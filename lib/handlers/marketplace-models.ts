@@ -1,0 +1,49 @@
+import type { AppContext } from "../app-context";
+import type { CatalogModel } from "../catalog/models";
+import { errorResponse, jsonResponse } from "../http/responses";
+import { loadCandidatePools } from "../routing/candidate-pools";
+import { liveOffersFor } from "../routing/marketplace-candidates";
+import { centralizedCap } from "../routing/price-cap";
+import { rankCandidates } from "../routing/rank-candidates";
+
+const microunits = (value: bigint | undefined) => (value === undefined ? null : Number(value));
+
+async function modelRow(app: AppContext, model: CatalogModel) {
+  const pools = await loadCandidatePools(app, model);
+  const cap = centralizedCap(app.catalog.pricesFor(model));
+  const cheapest = rankCandidates([...pools.market, ...pools.centralized])[0]?.price ?? cap;
+  const tokensPerSecond = new Map(
+    liveOffersFor(app, model).map((offer) => [offer.providerId, offer.tokensPerSecond]),
+  );
+  return {
+    model_id: model.id,
+    pricing_mode: "per_token",
+    cheapest_input_per_1m: microunits(cheapest?.inputPer1m),
+    cheapest_output_per_1m: microunits(cheapest?.outputPer1m),
+    centralized_input_per_1m: microunits(cap?.inputPer1m),
+    centralized_output_per_1m: microunits(cap?.outputPer1m),
+    centralized_providers: pools.centralized.map((candidate) => ({
+      provider: candidate.providerId,
+      input_per_1m: Number(candidate.price.inputPer1m),
+      output_per_1m: Number(candidate.price.outputPer1m),
+    })),
+    marketplace_provider_count: new Set(pools.market.map((candidate) => candidate.providerId)).size,
+    marketplace_total_tps: [...tokensPerSecond.values()].reduce((sum, value) => sum + value, 0),
+  };
+}
+
+/**
+ * GET /v1/marketplace/models – public catalogue: per model the cheapest price a request can
+ * get now, the centralized cap (the lowest published centralized price on each axis), the
+ * centralized providers this gateway routes to (cheapest first), and marketplace supply
+ * (providers with a routable marketplace or key-relay listing, and their reported throughput).
+ */
+export async function handleMarketplaceModels(app: AppContext): Promise<Response> {
+  try {
+    const models = [];
+    for (const model of app.catalog.models) models.push(await modelRow(app, model));
+    return jsonResponse({ models }, 200, { "cache-control": "public, max-age=5" });
+  } catch (error) {
+    return errorResponse("openai", error);
+  }
+}
