@@ -1,12 +1,20 @@
 import { type AppContext, createAppContext } from "../../lib/app-context";
 import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";
+import { InMemoryMarketplaceRegistry } from "../../lib/marketplace/in-memory-registry";
+import { type HealthThresholds, HealthTracker } from "../../lib/routing/health-tracker";
+import { configureRouting } from "../../lib/routing/routing-state";
 import { findToken } from "../../lib/tokens/find-token";
 import { startGatewayServer } from "../../server";
 import { type FakeUpstream, startFakeUpstream } from "./fake-upstream";
 import { createTestDatabase } from "./test-database";
 
 export const testAdminToken = "test-admin-token";
+/** Seals relay keys in tests; any 32 bytes will do. */
+export const testEncryptionKey = "7f".repeat(32);
+
+/** Centralized kinds that can get a fake server of their own (no key: reachable only by key relays). */
+export type ExtraUpstreamName = "together" | "groq" | "venice";
 
 export interface TestGateway {
   baseUrl: string;
@@ -15,6 +23,10 @@ export interface TestGateway {
   openai: FakeUpstream;
   openrouter: FakeUpstream;
   anthropic: FakeUpstream;
+  /** Fakes started for `extraUpstreams`, named `fake-<name>`. */
+  extraUpstreams: Partial<Record<ExtraUpstreamName, FakeUpstream>>;
+  /** The marketplace supply routing sees; connect agent doubles to it. */
+  marketplace: InMemoryMarketplaceRegistry;
   register(): Promise<{ token: string; depositCode: string }>;
   credit(token: string, amount: bigint): Promise<void>;
   createFundedToken(amount: bigint): Promise<string>;
@@ -26,6 +38,13 @@ export interface TestGatewayOptions {
   env?: Record<string, string>;
   /** Serve Next pages too (needs a build); API-only by default. */
   withNext?: boolean;
+  /**
+   * Extra OpenAI-format fakes whose `<NAME>_BASE_URL` is set without a key: not centralized
+   * sources, but where key relays of that kind are sent, so relays can fail independently.
+   */
+  extraUpstreams?: ExtraUpstreamName[];
+  /** Health thresholds for demotion (defaults: lib/routing/health-tracker.ts). */
+  health?: Partial<HealthThresholds>;
 }
 
 /** A real gateway on 127.0.0.1 with its own database and fake upstreams, for tests and docs examples. */
@@ -36,6 +55,12 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     startFakeUpstream("anthropic", "fake-anthropic"),
     createTestDatabase(),
   ]);
+  const extraUpstreams: Partial<Record<ExtraUpstreamName, FakeUpstream>> = {};
+  for (const name of options.extraUpstreams ?? [])
+    extraUpstreams[name] = await startFakeUpstream("openai", `fake-${name}`);
+  const extraEnv: Record<string, string> = {};
+  for (const [name, fake] of Object.entries(extraUpstreams))
+    extraEnv[`${name.toUpperCase()}_BASE_URL`] = fake.baseUrl;
   const env = loadEnv({
     NODE_ENV: "test",
     PORT: "0",
@@ -51,9 +76,13 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ANTHROPIC_API_KEY: "sk-test-anthropic",
     ANTHROPIC_BASE_URL: anthropic.baseUrl,
     REGISTER_RATE_LIMIT_PER_MINUTE: "1000",
+    POD_ENCRYPTION_KEY: testEncryptionKey,
+    ...extraEnv,
     ...options.env,
   });
   const app = await createAppContext({ env, sweeper: false });
+  const marketplace = new InMemoryMarketplaceRegistry();
+  configureRouting(app, { registry: marketplace, health: new HealthTracker(options.health) });
   const gateway = await startGatewayServer({
     app,
     port: 0,
@@ -86,6 +115,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     openai,
     openrouter,
     anthropic,
+    extraUpstreams,
+    marketplace,
     register,
     credit,
     async createFundedToken(amount) {
@@ -100,7 +131,12 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     },
     async close() {
       await gateway.close();
-      await Promise.all([openai.close(), openrouter.close(), anthropic.close()]);
+      await Promise.all([
+        openai.close(),
+        openrouter.close(),
+        anthropic.close(),
+        ...Object.values(extraUpstreams).map((fake) => fake.close()),
+      ]);
       await database.drop();
     },
   };
