@@ -6,3 +6,4 @@ export * from "./ledger";
 export * from "./relays";
 export * from "./tokens";
 export * from "./usage";
+export * from "./x402";
