@@ -47,7 +47,9 @@ describe("verifyBalanceProof", () => {
   });
 
   it.each([
-    ["63 bytes", () => getBase58Decoder().decode(signature.slice(0, 63))],
+    // (Not 63 bytes in base58: 86 base58 characters also read as 64 bytes of unpadded base64.)
+    ["32 bytes", () => getBase58Decoder().decode(signature.slice(0, 32))],
+    ["63 bytes of base64", () => Buffer.from(signature.slice(0, 63)).toString("base64")],
     ["65 bytes", () => Buffer.from([...signature, 1]).toString("base64")],
     ["garbage", () => "not a signature!"],
     ["empty", () => ""],
