@@ -7,6 +7,7 @@ import { releaseExpiredHolds } from "./ledger/holds";
 import { log, setLogLevel } from "./log";
 import { type CentralizedUpstream, configuredUpstreams } from "./providers/centralized-upstreams";
 import { createMemoryRateLimiter, type RateLimiter } from "./rate-limit/fixed-window";
+import { connectSharedRateLimiter } from "./rate-limit/shared-limiter";
 
 /** Everything a handler needs, built once per process from validated env. */
 export interface AppContext {
@@ -42,14 +43,20 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     sweeper.unref();
   }
 
+  const localLimiter = createMemoryRateLimiter(env.REGISTER_RATE_LIMIT_PER_MINUTE, 60_000);
+  const shared = env.REDIS_URL
+    ? await connectSharedRateLimiter(env.REDIS_URL, env.REGISTER_RATE_LIMIT_PER_MINUTE, 60_000, localLimiter)
+    : undefined;
+
   return {
     env,
     database,
     catalog: buildCatalogIndex(catalogModels),
     upstreams: configuredUpstreams(env),
-    registerLimiter: createMemoryRateLimiter(env.REGISTER_RATE_LIMIT_PER_MINUTE, 60_000),
+    registerLimiter: shared?.limiter ?? localLimiter,
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await shared?.close();
       await database.close();
     },
   };

@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectRedisCounter, type RedisCounterConnection } from "../../lib/rate-limit/redis-counter";
+import { createRedisRateLimiter } from "../../lib/rate-limit/redis-window";
+
+// The project machines run Redis on 127.0.0.1:6379; the limiter is only ever used with one.
+let connection: RedisCounterConnection;
+const prefix = `pod:test:${randomBytes(4).toString("hex")}`;
+
+beforeAll(async () => {
+  connection = await connectRedisCounter(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379");
+});
+afterAll(async () => {
+  await connection.close();
+});
+
+describe("redis rate limiter", () => {
+  it("two replicas share one window: the 11th hit across both is refused with a retry time", async () => {
+    const replicaA = createRedisRateLimiter(connection.counter, 10, 60_000, prefix);
+    const replicaB = createRedisRateLimiter(connection.counter, 10, 60_000, prefix);
+    const results = [];
+    for (let index = 0; index < 12; index += 1)
+      results.push(await (index % 2 === 0 ? replicaA : replicaB).hit("register:203.0.113.5"));
+    expect(results.filter((result) => result.allowed)).toHaveLength(10);
+    const refused = results[11];
+    expect(refused?.allowed).toBe(false);
+    if (refused && !refused.allowed) expect(refused.retryAfterSeconds).toBeGreaterThan(0);
+    expect((await replicaA.hit("register:198.51.100.1")).allowed).toBe(true);
+  });
+});
+
+describe("register limit shared through REDIS_URL", () => {
+  it("two gateway replicas on one Redis enforce one limit per client", async () => {
+    const { startTestGateway } = await import("../helpers/gateway");
+    const env = {
+      REDIS_URL: "redis://127.0.0.1:6379",
+      REGISTER_RATE_LIMIT_PER_MINUTE: "4",
+      TRUST_PROXY: "true",
+    };
+    const [first, second] = await Promise.all([startTestGateway({ env }), startTestGateway({ env })]);
+    try {
+      const ip = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.9`;
+      const statuses: number[] = [];
+      for (let index = 0; index < 6; index += 1) {
+        const gateway = index % 2 === 0 ? first : second;
+        const response = await fetch(`${gateway.baseUrl}/v1/register`, {
+          method: "POST",
+          headers: { "x-forwarded-for": ip },
+        });
+        statuses.push(response.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+});
