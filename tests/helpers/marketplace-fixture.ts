@@ -29,6 +29,7 @@ export interface TestAgent {
   host: TestHost;
   /** The agent's local backend: a fake named `fake-agent-<n>` (fail it with `[fake:fail=…]`). */
   backend: FakeUpstream;
+  backendName: string;
   connection: AgentConnectionHandle;
 }
 
@@ -120,7 +121,8 @@ export function createMarketplaceFixture(gateway: TestGateway) {
     const host = input.host ?? (await enroll());
     agentCount += 1;
     const dialect = input.dialect ?? "openai";
-    const backend = await startFakeUpstream(dialect, `fake-agent-${agentCount}`);
+    const backendName = `fake-agent-${agentCount}`;
+    const backend = await startFakeUpstream(dialect, backendName);
     const connection = gateway.marketplace.connect({
       providerId: host.providerId,
       offers: input.offers.map((offer) => ({
@@ -137,7 +139,7 @@ export function createMarketplaceFixture(gateway: TestGateway) {
         ...(input.delayMs === undefined ? {} : { delayMs: input.delayMs }),
       }),
     });
-    const created = { host, backend, connection };
+    const created = { host, backend, backendName, connection };
     agents.push(created);
     return created;
   }
