@@ -1,8 +1,215 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { SiteHeader } from "@/components/docs/site-header";
+import { StatusBadge } from "@/components/docs/status-badge";
+import type { PageStatus } from "@/lib/docs/source";
+
+export const metadata: Metadata = {
+  alternates: { canonical: "/" },
+};
+
+const features: Array<{ title: string; text: string; href: string; status: PageStatus }> = [
+  {
+    title: "Drop-in API",
+    text: "OpenAI Chat Completions and Anthropic Messages, streaming included. Keep your SDK; change the base URL.",
+    href: "/docs/using/drop-in-api",
+    status: "available",
+  },
+  {
+    title: "Prepaid balance, exact billing",
+    text: "Each request holds its worst case, captures what the model used and releases the rest. No negative balances.",
+    href: "/docs/introduction/how-it-works",
+    status: "available",
+  },
+  {
+    title: "Errors your SDK understands",
+    text: "Every failure comes back in your dialect's envelope with a closed type and a request id.",
+    href: "/docs/api/errors",
+    status: "available",
+  },
+  {
+    title: "Spend controls",
+    text: "Cap the price per million input and output tokens per request; never get billed above it.",
+    href: "/docs/using/spend-controls",
+    status: "in-progress",
+  },
+  {
+    title: "Routing and pinning",
+    text: "Marketplace first, centralized fallback, or pin the providers you trust, in order.",
+    href: "/docs/marketplace/routing",
+    status: "in-progress",
+  },
+  {
+    title: "x402 pay-per-request",
+    text: "No account, no key: quote, pay USDC or SOL on Solana, get the completion.",
+    href: "/docs/using/x402-payments",
+    status: "in-progress",
+  },
+];
+
+const integrations = [
+  ["Claude Code", "claude-code"],
+  ["Codex", "codex"],
+  ["Cursor", "cursor"],
+  ["OpenCode", "opencode"],
+  ["Cline", "cline"],
+  ["Aider", "aider"],
+  ["LangChain", "langchain"],
+  ["OpenAI SDK", "openai-sdk"],
+  ["Anthropic SDK", "anthropic-sdk"],
+] as const;
+
 export default function HomePage() {
   return (
-    <main>
-      <h1>Pod Gateway</h1>
-      <p>An inference marketplace with a drop-in OpenAI and Anthropic API.</p>
-    </main>
+    <>
+      <SiteHeader />
+      <main className="landing">
+        <section className="hero">
+          <div>
+            <p className="hero__eyebrow">Inference marketplace · settled in USDC</p>
+            <h1>
+              One base URL. <em>Every model.</em> Pay per token.
+            </h1>
+            <p className="hero__lead">
+              Pod Gateway speaks the OpenAI and Anthropic APIs. Point your SDK or coding agent at it and your
+              requests are served by the best-priced provider, billed to the microdollar from a prepaid
+              balance.
+            </p>
+            <div className="cta-row">
+              <Link className="button button--primary" href="/docs/using/quickstart">
+                Quickstart: 5 minutes →
+              </Link>
+              <Link className="button" href="/docs/api/overview">
+                API reference
+              </Link>
+            </div>
+          </div>
+          <figure className="hero-code">
+            <figcaption className="visually-hidden">Example: the only change is the base URL</figcaption>
+            <div className="hero-code__bar" aria-hidden="true">
+              <span />
+              <span />
+              <span />
+            </div>
+            <pre>
+              <code>
+                <span className="c"># 1. get a token</span>
+                {"\n"}curl -X POST <span className="s">$POD_BASE_URL/v1/register</span>
+                {"\n\n"}
+                <span className="c"># 2. use it as your base URL</span>
+                {"\n"}
+                <span className="k">const</span> client = <span className="k">new</span> OpenAI({"{"}
+                {"\n"}
+                {"  "}baseURL:{" "}
+                <span className="s">
+                  `${"{"}base{"}"}/proxy/${"{"}token{"}"}/v1`
+                </span>
+                ,{"\n"}
+                {"  "}apiKey: <span className="s">"pod"</span>,{"\n"}
+                {"}"});{"\n\n"}
+                <span className="c"># 3. nothing else changes</span>
+                {"\n"}
+                <span className="k">await</span> client.chat.completions.create({"{"} model:{" "}
+                <span className="s">"gpt-4o-mini"</span>, … {"}"});
+              </code>
+            </pre>
+          </figure>
+        </section>
+
+        <section className="landing-section">
+          <h2>From zero to first token</h2>
+          <p>No signup form and no API key to manage: the token in the URL is the credential.</p>
+          <div className="steps">
+            <div className="step">
+              <span className="step__number">1</span>
+              <h3>Register</h3>
+              <p>
+                <code>POST /v1/register</code> returns a token and a deposit code. Save the token: it is your
+                account.
+              </p>
+              <Link href="/docs/api/register">Register reference</Link>
+            </div>
+            <div className="step">
+              <span className="step__number">2</span>
+              <h3>Fund</h3>
+              <p>
+                Top up the balance in USDC. Card and on-chain deposits are on the way; operators can credit
+                today.
+              </p>
+              <Link href="/docs/using/funding">Funding options</Link>
+            </div>
+            <div className="step">
+              <span className="step__number">3</span>
+              <h3>Call</h3>
+              <p>
+                Use <code>/proxy/&lt;token&gt;/v1</code> as the OpenAI base URL, or{" "}
+                <code>/proxy/&lt;token&gt;</code> for Anthropic clients.
+              </p>
+              <Link href="/docs/using/quickstart">Quickstart</Link>
+            </div>
+          </div>
+        </section>
+
+        <section className="landing-section">
+          <h2>What you get</h2>
+          <p>Honest labels: features still being built say so, here and in the docs.</p>
+          <div className="features">
+            {features.map((feature) => (
+              <div className="feature" key={feature.title}>
+                <h3>
+                  {feature.title} <StatusBadge status={feature.status} />
+                </h3>
+                <p>{feature.text}</p>
+                <Link href={feature.href}>Read more</Link>
+              </div>
+            ))}
+          </div>
+        </section>
+
+        <section className="landing-section">
+          <h2>Works with your tools</h2>
+          <p>
+            Anything that lets you set an OpenAI or Anthropic base URL works. These have step-by-step pages.
+          </p>
+          <div className="chips">
+            {integrations.map(([name, slug]) => (
+              <Link className="chip" key={slug} href={`/docs/integrations/${slug}`}>
+                {name}
+              </Link>
+            ))}
+          </div>
+        </section>
+
+        <section className="landing-section">
+          <h2>Built for agents to read</h2>
+          <p>
+            Every docs page is plain Markdown at its URL plus <code>.md</code>, and the whole site is one
+            request away.
+          </p>
+          <div className="agents-panel">
+            <a href="/llms.txt">
+              <code>/llms.txt</code>
+              <span>Index of every page by section</span>
+            </a>
+            <a href="/llms-full.txt">
+              <code>/llms-full.txt</code>
+              <span>The whole corpus as Markdown</span>
+            </a>
+            <a href="/api/pages.json">
+              <code>/api/pages.json</code>
+              <span>JSON manifest of all pages</span>
+            </a>
+            <a href="/docs/using/quickstart.md">
+              <code>/docs/…/page.md</code>
+              <span>Any page as raw Markdown</span>
+            </a>
+          </div>
+        </section>
+      </main>
+      <footer className="site-footer">
+        Pod Gateway · <Link href="/docs">Docs</Link> · <a href="/llms.txt">llms.txt</a> ·{" "}
+        <Link href="/docs/api/errors">Errors</Link>
+      </footer>
+    </>
   );
 }
