@@ -44,6 +44,40 @@ const envSchema = z.object({
   SOLANA_DEPOSIT_ADDRESS: optionalString,
   SOLANA_PROGRAM_ADDRESS: z.string().default("BBAdcqUkg68JXNiPQ1HR1wujfZuayyK3eQTQSYAh6FSW"),
   DASHBOARD_URL: optionalUrl,
+  /**
+   * x402: the Solana cluster quotes name, as its CAIP-2 id (`solana:` + genesis hash prefix).
+   * Mainnet by default; devnet/testnet for trials and for the local test chain.
+   */
+  SOLANA_NETWORK: z
+    .enum([
+      "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+      "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z",
+    ])
+    .default("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"),
+  /** x402: the wallet (owner address) payments go to. Unset disables the x402 endpoints. */
+  X402_PAY_TO: optionalString,
+  /**
+   * x402: the fee payer that co-signs standard-scheme payments, as a base58 64-byte secret
+   * key or a solana-keygen JSON array. Unset: outside production a throwaway key is generated
+   * at start; in production the standard entries are left out of quotes.
+   */
+  X402_FEE_PAYER_SECRET: optionalString,
+  /** x402: lamports the fee payer may spend on sponsored fees per UTC day (0.05 SOL by default). */
+  X402_SPONSORED_FEE_DAILY_BUDGET_LAMPORTS: z.coerce.bigint().nonnegative().default(50_000_000n),
+  /** x402: overrides the USDC mint of SOLANA_NETWORK (Circle's mint by default). */
+  X402_USDC_MINT: optionalString,
+  /** x402: how long a quote stays payable. */
+  X402_QUOTE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
+  /** x402 SOL rail: the live SOL/USD feed (Coinbase spot by default). */
+  SOL_PRICE_URL: optionalUrl,
+  /** x402 SOL rail: a fixed SOL/USD price (e.g. `150.25`) instead of the live feed, for offline dev. */
+  SOL_PRICE_USD: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d{1,9}(\.\d{1,6})?$/, "a decimal USD price such as 150.25")
+      .optional(),
+  ),
   /** Behind a reverse proxy: take the client IP from X-Forwarded-For instead of the socket. */
   TRUST_PROXY: z
     .enum(["true", "false", "1", "0"])

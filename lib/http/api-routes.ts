@@ -12,7 +12,10 @@ import { handleMarketplaceModels } from "../handlers/marketplace-models";
 import { handleModels } from "../handlers/models";
 import { handleProviders } from "../handlers/providers";
 import { handleRegister } from "../handlers/register";
+import { handleX402Inference } from "../handlers/x402-inference";
+import { handleX402WalletBalance } from "../handlers/x402-wallet-balance";
 import { handleTokenInference } from "../proxy/handle-token-inference";
+import { x402PreflightResponse } from "../x402/cors";
 import { errorResponse } from "./responses";
 
 export type ApiHandler = (app: AppContext, request: Request, params: string[]) => Promise<Response>;
@@ -38,6 +41,27 @@ export const apiRoutes: ApiRoute[] = [
     handler: (app, request) => handleAdminCredit(app, request),
   },
   { method: "GET", pattern: /^\/health\/?$/, handler: (app) => handleHealth(app) },
+  // x402 before the token routes: their pattern would otherwise take "x402" for a token.
+  {
+    method: "POST",
+    pattern: /^\/proxy\/x402\/v1\/chat\/completions\/?$/,
+    handler: (app, request) => handleX402Inference(app, request, "openai"),
+  },
+  {
+    method: "POST",
+    pattern: /^\/proxy\/x402\/v1\/messages\/?$/,
+    handler: (app, request) => handleX402Inference(app, request, "anthropic"),
+  },
+  {
+    method: "OPTIONS",
+    pattern: /^\/proxy\/x402\/v1\/(?:chat\/completions|messages)\/?$/,
+    handler: async () => x402PreflightResponse(),
+  },
+  {
+    method: "GET",
+    pattern: /^\/proxy\/x402\/balance\/([^/]+)\/?$/,
+    handler: (app, request, [wallet = ""]) => handleX402WalletBalance(app, request, wallet),
+  },
   {
     method: "POST",
     pattern: new RegExp(`^/proxy/${token}/v1/chat/completions/?$`),

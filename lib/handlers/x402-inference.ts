@@ -1,0 +1,75 @@
+import type { AppContext } from "../app-context";
+import type { Dialect } from "../dialects/dialect";
+import { GatewayError } from "../errors/gateway-error";
+import { errorResponse } from "../http/responses";
+import { newId } from "../ids";
+import { x402CorsHeaders } from "../x402/cors";
+import { encodeJsonHeader } from "../x402/header-codec";
+import { issueQuote } from "../x402/issue-quote";
+import { loadBoundQuote } from "../x402/load-bound-quote";
+import { type PaymentProof, readPaymentProof } from "../x402/payment-header";
+import { priceRequest } from "../x402/price-request";
+import { servePaid } from "../x402/serve-paid";
+import { settleBalance } from "../x402/settle-balance";
+import { settleNative } from "../x402/settle-native";
+import { settleStandard } from "../x402/settle-standard";
+import type { SettleContext, Settlement } from "../x402/settlement";
+import { x402ServicesOf } from "../x402/x402-services";
+import { publicBaseUrl } from "./public-urls";
+
+/**
+ * POST /proxy/x402/v1/chat/completions and /proxy/x402/v1/messages: accountless inference.
+ * Without a payment: a 402 carrying the quote. With one: verify and settle it first (a
+ * self-broadcast transfer, a co-signed standard payment, or a surplus-balance spend), then
+ * serve, streaming included, with a PAYMENT-RESPONSE receipt. Every error is in the
+ * caller's dialect; no error before settlement has moved any money.
+ */
+export async function handleX402Inference(
+  app: AppContext,
+  request: Request,
+  dialect: Dialect,
+): Promise<Response> {
+  const requestId = newId("req");
+  const headers = { "x-request-id": requestId, ...x402CorsHeaders };
+  try {
+    const services = await x402ServicesOf(app);
+    const priced = await priceRequest(app, request, dialect);
+    const proof = readPaymentProof(request.headers);
+    if (!proof) {
+      const document = await issueQuote(
+        app,
+        services,
+        priced,
+        `${publicBaseUrl(app, request)}${priced.path}`,
+      );
+      throw new GatewayError(
+        "payment_required",
+        "Payment required: pay one of the PAYMENT-REQUIRED options, then retry the same request with a PAYMENT-SIGNATURE header.",
+        {
+          headers: { "payment-required": encodeJsonHeader(document), "cache-control": "no-store" },
+          details: { quote_id: document.quote_id, payment_required: document },
+        },
+      );
+    }
+    const quote = await loadBoundQuote(app.database.db, proof.quoteId, priced);
+    const settlement = await settle({ app, services, priced, quote }, proof);
+    return await servePaid(app, request, priced, settlement, requestId);
+  } catch (error) {
+    return errorResponse(dialect, error, headers);
+  }
+}
+
+function settle(context: SettleContext, proof: PaymentProof): Promise<Settlement> {
+  switch (proof.type) {
+    case "native":
+      return settleNative(context, proof);
+    case "standard":
+      return settleStandard(context, proof);
+    case "balance":
+      return settleBalance(context, proof);
+    default: {
+      const unreachable: never = proof;
+      return unreachable;
+    }
+  }
+}

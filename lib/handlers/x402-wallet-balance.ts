@@ -1,0 +1,35 @@
+import { isAddress } from "@solana/kit";
+import type { AppContext } from "../app-context";
+import { badRequest } from "../errors/gateway-error";
+import { errorResponse, jsonResponse } from "../http/responses";
+import { getAccountBalance } from "../ledger/accounts";
+import { x402CorsHeaders } from "../x402/cors";
+import { findWalletAccountId } from "../x402/wallet-ledger";
+
+/**
+ * GET /proxy/x402/balance/<wallet>: the surplus credit an x402 payer holds. Read-only and
+ * keyed by a public address, like the chain itself; spending it needs the wallet's signature.
+ */
+export async function handleX402WalletBalance(
+  app: AppContext,
+  _request: Request,
+  wallet: string,
+): Promise<Response> {
+  try {
+    if (!isAddress(wallet)) throw badRequest("payer_wallet is not a valid Solana address");
+    const accountId = await findWalletAccountId(app.database.db, wallet);
+    const balance = accountId === undefined ? undefined : await getAccountBalance(app.database.db, accountId);
+    return jsonResponse(
+      {
+        payer_wallet: wallet,
+        balance_microunits: Number(balance?.balance ?? 0n),
+        held_microunits: Number(balance?.held ?? 0n),
+        available_microunits: Number(balance?.available ?? 0n),
+      },
+      200,
+      x402CorsHeaders,
+    );
+  } catch (error) {
+    return errorResponse("openai", error, x402CorsHeaders);
+  }
+}

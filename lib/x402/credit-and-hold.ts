@@ -1,0 +1,70 @@
+import type { Database } from "../db/client";
+import { placeHold } from "../ledger/holds";
+import { type ClaimInput, insertSettledClaim, markClaimSettled, type PaymentAsset } from "./payment-claims";
+import { consumeQuote, type StoredQuote } from "./quote-store";
+import { creditWallet, paymentIdempotencyKey } from "./wallet-ledger";
+
+export type CreditOutcome =
+  /** Credited and the quote's cap held on the wallet: serve the request. */
+  | { type: "held"; holdId: string; availableAfter: bigint }
+  /** This signature already settled a payment (here or in another process): nothing moved. */
+  | { type: "replayed" }
+  /** Credited, but the quote had already been settled by another payment: do not serve. */
+  | { type: "quote_taken" };
+
+export interface CreditAndHoldInput {
+  quote: StoredQuote;
+  /** Native payments insert their claim here; standard ones finalize the claim written before broadcast. */
+  claim: { type: "insert"; input: ClaimInput } | { type: "finalize"; id: bigint };
+  signature: string;
+  asset: PaymentAsset;
+  walletAccountId: bigint;
+  receivedAmount: bigint;
+  creditedMicrounits: bigint;
+  holdTtlSeconds: number;
+  metadata: Record<string, unknown>;
+}
+
+class ReplayDetected extends Error {}
+
+/**
+ * Claim, consume the quote, credit the wallet and hold the cap: one database transaction,
+ * so a payment is either fully settled and reserved for its request, or nothing happened.
+ * Every step is guarded by a unique index or a conditional update, never by process memory.
+ */
+export async function creditAndHold(database: Database, input: CreditAndHoldInput): Promise<CreditOutcome> {
+  try {
+    return await database.transaction(async (transaction): Promise<CreditOutcome> => {
+      const amounts = { receivedAmount: input.receivedAmount, creditedMicrounits: input.creditedMicrounits };
+      const claimed =
+        input.claim.type === "insert"
+          ? await insertSettledClaim(transaction, { ...input.claim.input, ...amounts })
+          : await markClaimSettled(transaction, input.claim.id, amounts);
+      if (!claimed) throw new ReplayDetected();
+      // Standard claims consumed the quote when they were written, before broadcast.
+      const quoteFree =
+        input.claim.type === "finalize" || (await consumeQuote(transaction, input.quote.id, input.signature));
+      const credited = await creditWallet(transaction, {
+        walletAccountId: input.walletAccountId,
+        asset: input.asset,
+        creditedMicrounits: input.creditedMicrounits,
+        idempotencyKey: paymentIdempotencyKey(input.quote.network, input.signature),
+        metadata: input.metadata,
+      });
+      if (!credited) throw new ReplayDetected();
+      if (!quoteFree) return { type: "quote_taken" };
+      const hold = await placeHold(
+        transaction,
+        input.walletAccountId,
+        input.quote.capMicrounits,
+        input.holdTtlSeconds,
+      );
+      // The credit just added covers the cap, so this cannot fail short of a broken invariant.
+      if (hold.type !== "held") throw new Error("x402: the wallet could not hold a cap it was just credited");
+      return hold;
+    });
+  } catch (error) {
+    if (error instanceof ReplayDetected) return { type: "replayed" };
+    throw error;
+  }
+}

@@ -1,0 +1,149 @@
+import { eq } from "drizzle-orm";
+import type { AppContext } from "../app-context";
+import type { Executor } from "../db/client";
+import { usageRecords } from "../db/schema";
+import { GatewayError, toGatewayError } from "../errors/gateway-error";
+import { getAccountBalance } from "../ledger/accounts";
+import { releaseHold } from "../ledger/holds";
+import { log } from "../log";
+import { serveReserved } from "../proxy/serve-reserved";
+import { x402CorsHeaders } from "./cors";
+import { candidatesWithinCap, type PricedRequest, unservableReason } from "./price-request";
+import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./receipt";
+import type { Settlement } from "./settlement";
+
+/**
+ * Serves a settled request through the prepaid path, with the payer's wallet account in
+ * the place of a token's: the cap is already held there, the actual usage is charged when
+ * the response ends, and what is left of the payment stays as the wallet's balance.
+ *
+ * A request that cannot be served after its payment settled releases the hold and charges
+ * nothing, so the whole payment remains credited to the wallet; the error says so.
+ */
+export async function servePaid(
+  app: AppContext,
+  request: Request,
+  priced: PricedRequest,
+  settlement: Settlement,
+  requestId: string,
+): Promise<Response> {
+  const database = app.database.db;
+  let response: Response;
+  try {
+    const unservable = unservableReason(priced, settlement.quote.capMicrounits);
+    if (unservable) throw unservable;
+    response = await serveReserved(app, request, {
+      requestId,
+      accountId: settlement.walletAccountId,
+      inference: priced.inference,
+      model: priced.model,
+      candidates: candidatesWithinCap(priced, settlement.quote.capMicrounits),
+      reservation: {
+        holdId: settlement.holdId,
+        availableAfter: settlement.availableAfter,
+        boundedMaxTokens: undefined,
+      },
+      maxOutputTokens: priced.maxOutputTokens,
+    });
+  } catch (error) {
+    await releaseHold(database, settlement.holdId);
+    throw await creditedError(database, toGatewayError(error), settlement);
+  }
+
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(x402CorsHeaders)) headers.set(name, value);
+  headers.set("x-should-retry", "false");
+  const streamed =
+    (headers.get("content-type") ?? "").includes("text/event-stream") && response.body !== null;
+  if (streamed && response.body) {
+    // Headers leave before the usage is known: the header states the cap as the charge, and
+    // the final receipt follows as an SSE comment, which every SSE client ignores.
+    headers.set(
+      "payment-response",
+      encodeReceipt(receiptFor(settlement, settlement.quote.capMicrounits, settlement.availableAfter, false)),
+    );
+    const body = response.body.pipeThrough(
+      finalReceiptComment(() => finalReceipt(database, settlement, requestId)),
+    );
+    return new Response(body, { status: response.status, headers });
+  }
+  headers.set("payment-response", encodeReceipt(await finalReceipt(database, settlement, requestId)));
+  return new Response(response.body, { status: response.status, headers });
+}
+
+async function finalReceipt(
+  database: Executor,
+  settlement: Settlement,
+  requestId: string,
+): Promise<PaymentReceipt> {
+  const rows = await database
+    .select({ cost: usageRecords.costMicrounits })
+    .from(usageRecords)
+    .where(eq(usageRecords.requestId, requestId));
+  const balance = await getAccountBalance(database, settlement.walletAccountId);
+  return receiptFor(settlement, rows[0]?.cost ?? 0n, balance.available, true);
+}
+
+function receiptFor(
+  settlement: Settlement,
+  charged: bigint,
+  walletBalance: bigint,
+  final: boolean,
+): PaymentReceipt {
+  return buildReceipt({
+    quoteId: settlement.quote.id,
+    scheme: settlement.scheme === "balance" ? "balance" : "exact",
+    network: settlement.network,
+    asset: settlement.asset,
+    payer: settlement.payerWallet,
+    transaction: settlement.transaction,
+    receivedAmount: settlement.receivedAmount,
+    capMicrounits: settlement.quote.capMicrounits,
+    creditedMicrounits: settlement.creditedMicrounits,
+    chargedMicrounits: charged,
+    walletBalanceMicrounits: walletBalance,
+    chargeFinal: final,
+  });
+}
+
+const encoder = new TextEncoder();
+
+function finalReceiptComment(
+  receipt: () => Promise<PaymentReceipt>,
+): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream({
+    async flush(controller) {
+      try {
+        controller.enqueue(encoder.encode(`: PAYMENT-RESPONSE ${encodeReceipt(await receipt())}\n\n`));
+      } catch (error) {
+        log.warn("x402: final stream receipt failed", { error });
+      }
+    },
+  });
+}
+
+/** The serving error, plus what the caller needs to know: its payment stayed credited. */
+async function creditedError(
+  database: Executor,
+  error: GatewayError,
+  settlement: Settlement,
+): Promise<GatewayError> {
+  const balance = await getAccountBalance(database, settlement.walletAccountId);
+  const notice =
+    settlement.scheme === "balance"
+      ? "nothing was charged to the wallet balance"
+      : `the payment of ${settlement.creditedMicrounits} microunits was credited to the wallet balance of ${settlement.payerWallet}; spend it with scheme "balance"`;
+  const receipt = receiptFor(settlement, 0n, balance.available, true);
+  return new GatewayError(error.type, `${error.message} (${notice})`, {
+    status: error.status,
+    cause: error,
+    ...(error.param ? { param: error.param } : {}),
+    headers: { ...error.headers, "payment-response": encodeReceipt(receipt), "x-should-retry": "false" },
+    details: {
+      ...error.details,
+      payer_wallet: settlement.payerWallet,
+      credited_microunits: Number(settlement.creditedMicrounits),
+      wallet_balance_microunits: Number(balance.available),
+    },
+  });
+}

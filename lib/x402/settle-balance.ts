@@ -1,0 +1,76 @@
+import { verifyBalanceProof } from "../chains/solana/balance-proof";
+import { getAccountBalance } from "../ledger/accounts";
+import { placeHold } from "../ledger/holds";
+import type { PaymentProof } from "./payment-header";
+import { consumeQuote } from "./quote-store";
+import type { SettleContext, Settlement } from "./settlement";
+import { findWalletAccountId } from "./wallet-ledger";
+import { balanceBelowCap, x402BadRequest, x402Messages } from "./x402-errors";
+
+type BalanceProof = Extract<PaymentProof, { type: "balance" }>;
+
+class QuoteAlreadySettled extends Error {}
+class BelowCap extends Error {
+  constructor(readonly available: bigint) {
+    super("below cap");
+  }
+}
+
+/**
+ * Spends surplus credit: no chain involved. The wallet proves control by signing
+ * `usepod-x402-spend:<quote_id>`, so the proof is good for this one quote only; the checks
+ * run in the reference service's order and with its messages.
+ */
+export async function settleBalance(context: SettleContext, proof: BalanceProof): Promise<Settlement> {
+  const { quote, services } = context;
+  const database = context.app.database.db;
+  if (proof.payerWallet === undefined) throw x402BadRequest(x402Messages.balanceNeedsWallet);
+  if (proof.proof === undefined) throw x402BadRequest(x402Messages.balanceNeedsProof);
+  if (proof.network !== undefined && proof.network !== quote.network) {
+    throw x402BadRequest(`x402 quote is payable on ${quote.network}, not ${proof.network}`);
+  }
+  const checked = await verifyBalanceProof({
+    quoteId: quote.id,
+    payerWallet: proof.payerWallet,
+    proof: proof.proof,
+  });
+  if (checked.type === "invalid") throw x402BadRequest(checked.message);
+  if (services.now() > quote.expiresAt) throw x402BadRequest(x402Messages.quoteExpired);
+  if (quote.consumedAt !== null) throw x402BadRequest(x402Messages.quoteSettled);
+
+  const walletId = await findWalletAccountId(database, proof.payerWallet);
+  if (walletId === undefined) throw balanceBelowCap(quote.capMicrounits, 0n);
+  const payerWallet = proof.payerWallet;
+  try {
+    const hold = await database.transaction(async (transaction) => {
+      if (!(await consumeQuote(transaction, quote.id, `balance:${payerWallet}`)))
+        throw new QuoteAlreadySettled();
+      const held = await placeHold(
+        transaction,
+        walletId,
+        quote.capMicrounits,
+        context.app.env.HOLD_TTL_SECONDS,
+      );
+      if (held.type !== "held")
+        throw new BelowCap((await getAccountBalance(transaction, walletId)).available);
+      return held;
+    });
+    return {
+      scheme: "balance",
+      quote,
+      asset: "USDC",
+      network: quote.network,
+      payerWallet,
+      transaction: "",
+      receivedAmount: 0n,
+      creditedMicrounits: 0n,
+      walletAccountId: walletId,
+      holdId: hold.holdId,
+      availableAfter: hold.availableAfter,
+    };
+  } catch (error) {
+    if (error instanceof QuoteAlreadySettled) throw x402BadRequest(x402Messages.quoteSettled);
+    if (error instanceof BelowCap) throw balanceBelowCap(quote.capMicrounits, error.available);
+    throw error;
+  }
+}

@@ -1,0 +1,281 @@
+import { type Address, address, type Signature } from "@solana/kit";
+import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { WSOL_MINT } from "../chains/solana/constants";
+import { decodeBase64Transaction } from "../chains/solana/decode-transaction";
+import { type BroadcastResult, waitForConfirmation } from "../chains/solana/transaction-broadcast";
+import { computeTransactionFee } from "../chains/solana/transaction-fee";
+import { verifyNativePayment } from "../chains/solana/verify-native-payment";
+import { GatewayError } from "../errors/gateway-error";
+import { creditAndHold } from "./credit-and-hold";
+import { budgetDay, refundSponsoredFee, reserveSponsoredFee } from "./fee-budget";
+import {
+  deletePendingClaim,
+  findClaim,
+  insertPendingClaim,
+  markClaimFailed,
+  type PaymentAsset,
+  type PaymentClaim,
+} from "./payment-claims";
+import type { PaymentProof } from "./payment-header";
+import { standardRequirements } from "./payment-required";
+import { unservableReason } from "./price-request";
+import { lamportsToMicrounits } from "./quote-amounts";
+import { consumeQuote, releaseQuote } from "./quote-store";
+import type { SettleContext, Settlement } from "./settlement";
+import { walletAccountId } from "./wallet-ledger";
+import { sponsoredBudgetExhausted, x402BadRequest, x402Messages } from "./x402-errors";
+
+type StandardProof = Extract<PaymentProof, { type: "standard" }>;
+
+interface Rail {
+  asset: PaymentAsset;
+  mint: Address;
+  amount: bigint;
+}
+
+/** A co-signed transaction may land a little after its quote expired: it was signed before. */
+const LANDING_GRACE_SECONDS = 180;
+
+class ClaimTaken extends Error {}
+class QuoteTaken extends Error {}
+class BudgetExhausted extends Error {}
+
+/**
+ * Settles a standard x402 `exact` payment: our checks and @x402/svm's verification run
+ * before the fee payer signs; the claim (with the co-signed bytes and the fee reserved from
+ * the daily budget) is written before broadcast; then the transaction is sent, confirmed and
+ * its balance delta into pay_to read back from the chain like any other payment.
+ *
+ * The fee payer's signature is deterministic, so a re-sent payload maps to the same
+ * signature and converges on the claim already written: it is polled, never sent again.
+ */
+export async function settleStandard(context: SettleContext, proof: StandardProof): Promise<Settlement> {
+  const { services, quote, priced } = context;
+  const cosigner = services.cosigner;
+  if (!cosigner || quote.feePayer === null) {
+    throw x402BadRequest("this gateway does not co-sign x402 payments; pay with a self-broadcast transfer");
+  }
+  if (quote.feePayer !== cosigner.feePayer) {
+    throw x402BadRequest("x402 quote names a fee payer this gateway no longer uses; request a new quote");
+  }
+  if (proof.network !== quote.network) {
+    throw x402BadRequest(`x402 quote is payable on ${quote.network}, not ${proof.network}`);
+  }
+  const rail = railOf(proof.asset, context);
+  // Nothing has moved yet: refuse before co-signing when no source can serve within the cap.
+  const unservable = unservableReason(priced, quote.capMicrounits);
+  if (unservable) throw unservable;
+  const requirements = toRequirements(standardRequirements(quote, rail, services.quoteTtlSeconds));
+
+  const cosigned = await cosigner.cosignAndPredictSignature(proof.transaction, requirements);
+  if (cosigned.type === "rejected") {
+    throw x402BadRequest(
+      `x402 payment transaction refused before co-signing (${cosigned.reason}): ${cosigned.message}`,
+      {
+        reason: cosigned.reason,
+      },
+    );
+  }
+  const payer = cosigned.payer;
+  const existing = await findClaim(context.app.database.db, quote.network, cosigned.signature);
+  if (existing) return converge(context, existing, { rail, payer, signature: cosigned.signature });
+
+  if (services.now() > quote.expiresAt) throw x402BadRequest(x402Messages.quoteExpired);
+  if (quote.consumedAt !== null) throw x402BadRequest(x402Messages.quoteSettled);
+  const verified = await cosigner.verify(
+    {
+      x402Version: 2,
+      accepted: requirements,
+      payload: { transaction: proof.transaction },
+    } satisfies PaymentPayload,
+    requirements,
+  );
+  if (!verified.isValid) {
+    const detail = verified.invalidMessage ? `: ${verified.invalidMessage}` : "";
+    throw x402BadRequest(`x402 payment rejected (${verified.invalidReason ?? "invalid"})${detail}`, {
+      reason: verified.invalidReason,
+    });
+  }
+
+  const fee = computeTransactionFee(decodeBase64Transaction(cosigned.signedTransaction).message);
+  const day = budgetDay(services.now());
+  let claim: PaymentClaim;
+  try {
+    claim = await context.app.database.db.transaction(async (transaction) => {
+      const inserted = await insertPendingClaim(transaction, {
+        network: quote.network,
+        signature: cosigned.signature,
+        quoteId: quote.id,
+        scheme: "standard",
+        asset: rail.asset,
+        payerWallet: payer,
+        signedTransaction: cosigned.signedTransaction,
+        sponsoredFeeLamports: fee,
+      });
+      if (!inserted) throw new ClaimTaken();
+      if (!(await consumeQuote(transaction, quote.id, cosigned.signature))) throw new QuoteTaken();
+      const reserved = await reserveSponsoredFee(transaction, {
+        day,
+        lamports: fee,
+        dailyBudgetLamports: services.sponsoredFeeDailyBudgetLamports,
+      });
+      if (!reserved) throw new BudgetExhausted();
+      return inserted;
+    });
+  } catch (error) {
+    if (error instanceof QuoteTaken) throw x402BadRequest(x402Messages.quoteSettled);
+    if (error instanceof BudgetExhausted) throw sponsoredBudgetExhausted();
+    if (!(error instanceof ClaimTaken)) throw error;
+    // Another request (here or in another process) claimed these exact bytes a moment ago.
+    const raced = await findClaim(context.app.database.db, quote.network, cosigned.signature);
+    if (!raced) throw x402BadRequest(x402Messages.signatureUsed);
+    return converge(context, raced, { rail, payer, signature: cosigned.signature });
+  }
+  const result = await cosigner.broadcastAndConfirm(cosigned.signedTransaction);
+  return conclude(context, claim, result, { rail, payer, signature: cosigned.signature });
+}
+
+interface Paying {
+  rail: Rail;
+  payer: Address;
+  signature: Signature;
+}
+
+/** The same transaction again: wait on the claim already written instead of sending anything. */
+async function converge(context: SettleContext, claim: PaymentClaim, paying: Paying): Promise<Settlement> {
+  if (claim.quoteId !== context.quote.id) throw x402BadRequest(x402Messages.signatureUsed);
+  if (claim.status === "settled") {
+    throw x402BadRequest(
+      `x402 payment already settled: transaction ${claim.signature} was broadcast once and settled quote ${claim.quoteId}`,
+    );
+  }
+  if (claim.status === "failed")
+    throw x402BadRequest("x402 payment transaction failed on-chain; nothing was transferred");
+  const signed = claim.signedTransaction;
+  if (signed === null) throw x402BadRequest(x402Messages.signatureUsed);
+  const result = await waitForConfirmation(context.services.rpc, paying.signature, {
+    blockhash: decodeBase64Transaction(signed).message.lifetimeToken,
+  });
+  return conclude(context, claim, result, paying);
+}
+
+/** Acts on the chain's answer for a claimed transaction; only `confirmed` goes on to serve. */
+async function conclude(
+  context: SettleContext,
+  claim: PaymentClaim,
+  result: BroadcastResult,
+  paying: Paying,
+): Promise<Settlement> {
+  const { quote, services } = context;
+  const database = context.app.database.db;
+  const releaseClaim = async () => {
+    if (await deletePendingClaim(database, claim.id)) {
+      await releaseQuote(database, quote.id, claim.signature);
+      await refundSponsoredFee(database, {
+        day: budgetDay(claim.createdAt),
+        lamports: claim.sponsoredFeeLamports ?? 0n,
+      });
+    }
+  };
+  switch (result.type) {
+    case "confirmed":
+      break;
+    case "failed":
+      await markClaimFailed(database, claim.id);
+      await releaseQuote(database, quote.id, claim.signature);
+      throw x402BadRequest(
+        `x402 payment transaction failed on-chain; nothing was transferred: ${result.error}`,
+      );
+    case "rejected":
+      await releaseClaim();
+      throw x402BadRequest(`x402 payment transaction was not accepted by the network: ${result.message}`);
+    case "expired":
+      await releaseClaim();
+      throw x402BadRequest("x402 payment transaction expired before it landed; build a new one");
+    case "pending":
+      throw x402BadRequest(
+        `x402 settlement pending: transaction ${result.signature} is not yet confirmed; re-send the same PAYMENT-SIGNATURE to settle it`,
+      );
+    default: {
+      const unreachable: never = result;
+      return unreachable;
+    }
+  }
+
+  // Trust the chain, not the instruction: read what pay_to actually received.
+  const onChain = await verifyNativePayment(services.rpc, {
+    asset: "USDC",
+    usdcMint: paying.rail.mint,
+    signature: paying.signature,
+    payTo: address(quote.payTo),
+    payerWallet: paying.payer,
+    minAmount: paying.rail.amount,
+    notBefore: quote.createdAt,
+    notAfter: quote.expiresAt,
+    graceSeconds: LANDING_GRACE_SECONDS,
+  });
+  if (onChain.type !== "verified") {
+    await markClaimFailed(database, claim.id);
+    throw new GatewayError("internal_error", "x402 payment landed but could not be verified on-chain", {
+      details: { transaction: paying.signature },
+    });
+  }
+  const credited =
+    paying.rail.asset === "USDC"
+      ? onChain.received
+      : lamportsToMicrounits(onChain.received, quote.microUsdPerSol ?? 0n);
+  const walletId = await walletAccountId(database, paying.payer);
+  const outcome = await creditAndHold(database, {
+    quote,
+    claim: { type: "finalize", id: claim.id },
+    signature: paying.signature,
+    asset: paying.rail.asset,
+    walletAccountId: walletId,
+    receivedAmount: onChain.received,
+    creditedMicrounits: credited,
+    holdTtlSeconds: context.app.env.HOLD_TTL_SECONDS,
+    metadata: {
+      quote_id: quote.id,
+      scheme: "standard",
+      network: quote.network,
+      asset: paying.rail.asset,
+      mint: paying.rail.mint,
+      signature: paying.signature,
+      payer_wallet: paying.payer,
+      received: onChain.received.toString(),
+      ...(paying.rail.asset === "SOL" ? { micro_usd_per_sol: String(quote.microUsdPerSol) } : {}),
+    },
+  });
+  if (outcome.type !== "held") {
+    throw x402BadRequest(
+      `x402 payment already settled: transaction ${paying.signature} was broadcast once and settled quote ${quote.id}`,
+    );
+  }
+  return {
+    scheme: "standard",
+    quote,
+    asset: paying.rail.asset,
+    network: quote.network,
+    payerWallet: paying.payer,
+    transaction: paying.signature,
+    receivedAmount: onChain.received,
+    creditedMicrounits: credited,
+    walletAccountId: walletId,
+    holdId: outcome.holdId,
+    availableAfter: outcome.availableAfter,
+  };
+}
+
+function railOf(asset: string, context: SettleContext): Rail {
+  const { quote, services } = context;
+  if (asset === services.usdcMint)
+    return { asset: "USDC", mint: services.usdcMint, amount: quote.standardMicrounits };
+  if (asset === WSOL_MINT && quote.standardLamports !== null) {
+    return { asset: "SOL", mint: WSOL_MINT, amount: quote.standardLamports };
+  }
+  throw x402BadRequest(`x402 asset ${asset} is not offered by this quote`);
+}
+
+function toRequirements(entry: ReturnType<typeof standardRequirements>): PaymentRequirements {
+  return { ...entry, network: entry.network as Network };
+}
