@@ -10,34 +10,34 @@ export const metadata: Metadata = {
 
 const features: Array<{ title: string; text: string; href: string; status: PageStatus }> = [
   {
-    title: "Drop-in API",
-    text: "OpenAI Chat Completions and Anthropic Messages, streaming included. Keep your SDK; change the base URL.",
+    title: "Drop-in API, any model",
+    text: "OpenAI Chat Completions and Anthropic Messages, streaming and tools included. Every model from either format: the gateway translates.",
     href: "/docs/using/drop-in-api",
     status: "available",
   },
   {
     title: "Prepaid balance, exact billing",
     text: "Each request holds its worst case, captures what the model used and releases the rest. No negative balances.",
-    href: "/docs/introduction/how-it-works",
-    status: "available",
-  },
-  {
-    title: "Errors your SDK understands",
-    text: "Every failure comes back in your dialect's envelope with a closed type and a request id.",
-    href: "/docs/api/errors",
+    href: "/docs/using/balance-and-billing",
     status: "available",
   },
   {
     title: "Spend controls",
     text: "Cap the price per million input and output tokens per request; never get billed above it.",
     href: "/docs/using/spend-controls",
-    status: "in-progress",
+    status: "available",
   },
   {
     title: "Routing and pinning",
-    text: "Marketplace first, centralized fallback, or pin the providers you trust, in order.",
+    text: "Marketplace first, centralized fallback, health demotion, or pin the providers you trust, in order.",
     href: "/docs/marketplace/routing",
-    status: "in-progress",
+    status: "available",
+  },
+  {
+    title: "Sell spare capacity",
+    text: "Resell an upstream key as a key relay and earn 80% of every request it serves, capped at the centralized price.",
+    href: "/docs/providers/key-relays",
+    status: "available",
   },
   {
     title: "x402 pay-per-request",

@@ -120,7 +120,10 @@ describe("machine-readable outputs", () => {
 
   it("quotes the real page count on the page for agents", () => {
     const forAgents = bySlug.get("resources/for-agents");
-    expect(forAgents?.body).toContain(`"page_count": ${pages.length},`);
+    // Adding a page? Update the example pages.json on resources/for-agents to the new count.
+    expect(forAgents?.body, "page_count in the for-agents example").toContain(
+      `"page_count": ${pages.length},`,
+    );
   });
 });
 
