@@ -23,7 +23,10 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-const migrationsFolder = resolve(import.meta.dirname, "../../drizzle");
+/** Next bundles this module without `import.meta.dirname`; the app always runs from the repo root then. */
+function migrationsFolder(): string {
+  return import.meta.dirname ? resolve(import.meta.dirname, "../../drizzle") : resolve(process.cwd(), "drizzle");
+}
 
 export interface OpenDatabaseOptions {
   /** A Postgres URL; without it the embedded PGlite is used. */
@@ -45,7 +48,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return {
       db,
       kind: "postgres",
-      migrate: () => migratePostgres(drizzlePostgres(client), { migrationsFolder }),
+      migrate: () => migratePostgres(drizzlePostgres(client), { migrationsFolder: migrationsFolder() }),
       close: () => client.end({ timeout: 5 }),
     };
   }
@@ -62,7 +65,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return {
     db,
     kind: "pglite",
-    migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder }),
+    migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: migrationsFolder() }),
     close: () => client.close(),
   };
 }
