@@ -49,6 +49,9 @@ export async function startX402Chain(): Promise<X402Chain> {
   // The gateway pre-creates its token accounts: standard payments may not create them.
   await solana.createAta(payTo.address, solana.usdcMint);
   await solana.createAta(payTo.address, solana.wsolMint);
+  // A system account below the rent-exempt minimum cannot receive a tiny SOL payment, so
+  // pay_to holds some SOL (on mainnet too: fund it with ~0.001 SOL before quoting SOL).
+  await solana.airdrop(payTo.address, 10_000_000n);
   await solana.airdrop(fee.signer.address, 1_000_000_000n);
   let price = "150.00";
   const server: Server = createServer((_request, response) => {

@@ -74,9 +74,14 @@ export async function payNative(input: {
   usdcMint: Address;
   /** Sends without preflight, so a failing transfer lands (fee paid, nothing moved). */
   skipPreflight?: boolean;
+  /** Returns as soon as the transaction is sent (default: waits for confirmation). */
+  confirm?: boolean;
 }): Promise<Signature> {
   const instruction = await transferInstruction(input);
-  return sendAndConfirm(input.rpc, input.wallet, [instruction], input.skipPreflight ?? false);
+  return sendAndConfirm(input.rpc, input.wallet, [instruction], {
+    skipPreflight: input.skipPreflight ?? false,
+    confirm: input.confirm ?? true,
+  });
 }
 
 export async function transferInstruction(input: {
@@ -114,7 +119,7 @@ export async function sendAndConfirm(
   rpc: Rpc<SolanaRpcApi>,
   feePayer: KeyPairSigner,
   instructions: Instruction[],
-  skipPreflight = false,
+  options: { skipPreflight?: boolean; confirm?: boolean } = {},
 ): Promise<Signature> {
   const { value: lifetime } = await rpc.getLatestBlockhash().send();
   const message = pipe(
@@ -125,8 +130,12 @@ export async function sendAndConfirm(
   );
   const transaction = await signTransactionMessageWithSigners(message);
   const signature = await rpc
-    .sendTransaction(getBase64EncodedWireTransaction(transaction), { encoding: "base64", skipPreflight })
+    .sendTransaction(getBase64EncodedWireTransaction(transaction), {
+      encoding: "base64",
+      skipPreflight: options.skipPreflight ?? false,
+    })
     .send();
+  if (options.confirm === false) return signature;
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     const status = value[0];
