@@ -3,14 +3,16 @@ import {
   address,
   appendTransactionMessageInstructions,
   createTransactionMessage,
+  type GetLatestBlockhashApi,
+  type GetSignatureStatusesApi,
   getBase58Decoder,
   getBase64EncodedWireTransaction,
   type Instruction,
   type KeyPairSigner,
   pipe,
   type Rpc,
+  type SendTransactionApi,
   type Signature,
-  type SolanaRpcApi,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signBytes,
@@ -29,6 +31,9 @@ import {
  * byte-identical request with PAYMENT-SIGNATURE. Tests use its pieces separately to build
  * the attacks (underpay, replay, someone else's transfer, and so on).
  */
+
+/** The three RPC methods a self-broadcasting payer needs. */
+export type PayingRpc = Rpc<GetLatestBlockhashApi & SendTransactionApi & GetSignatureStatusesApi>;
 
 export interface NativeEntry {
   asset: "USDC" | "SOL";
@@ -66,7 +71,7 @@ export function encodePaymentSignature(payload: Record<string, unknown>): string
 
 /** Transfers `amount` (USDC microunits or lamports) from `wallet` to `payTo` and waits for confirmation. */
 export async function payNative(input: {
-  rpc: Rpc<SolanaRpcApi>;
+  rpc: PayingRpc;
   wallet: KeyPairSigner;
   asset: "USDC" | "SOL";
   payTo: string;
@@ -116,7 +121,7 @@ export async function transferInstruction(input: {
 }
 
 export async function sendAndConfirm(
-  rpc: Rpc<SolanaRpcApi>,
+  rpc: PayingRpc,
   feePayer: KeyPairSigner,
   instructions: Instruction[],
   options: { skipPreflight?: boolean; confirm?: boolean } = {},
@@ -162,7 +167,7 @@ export async function balanceProof(wallet: KeyPairSigner, quoteId: string): Prom
  */
 export async function fetchWithSelfBroadcast(
   send: (headers: Record<string, string>) => Promise<Response>,
-  options: { rpc: Rpc<SolanaRpcApi>; wallet: KeyPairSigner; asset: "USDC" | "SOL"; usdcMint: Address },
+  options: { rpc: PayingRpc; wallet: KeyPairSigner; asset: "USDC" | "SOL"; usdcMint: Address },
 ): Promise<{ response: Response; quote: Quote; signature: Signature }> {
   const first = await send({});
   if (first.status !== 402) throw new Error(`expected a 402 quote, got ${first.status}`);
