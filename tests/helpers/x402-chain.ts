@@ -86,7 +86,8 @@ export async function startX402Chain(): Promise<X402Chain> {
     },
     async fundedWallet(funds = {}) {
       const { signer } = await keyPairWithSecret();
-      await solana.airdrop(signer.address, funds.lamports ?? 100_000_000n);
+      const lamports = funds.lamports ?? 100_000_000n;
+      if (lamports > 0n) await solana.airdrop(signer.address, lamports);
       if (funds.usdc) await solana.mintUsdc(signer.address, funds.usdc);
       if (funds.wrappedLamports) await solana.wrapSol(signer.address, funds.wrappedLamports);
       return signer;
