@@ -12,6 +12,7 @@ import { handleMarketplaceModels } from "../handlers/marketplace-models";
 import { handleModels } from "../handlers/models";
 import { handleProviders } from "../handlers/providers";
 import { handleRegister } from "../handlers/register";
+import { handleTransactions } from "../handlers/transactions";
 import { handleX402Inference } from "../handlers/x402-inference";
 import { handleX402WalletBalance } from "../handlers/x402-wallet-balance";
 import { handleTokenInference } from "../proxy/handle-token-inference";
@@ -81,6 +82,11 @@ export const apiRoutes: ApiRoute[] = [
     method: "GET",
     pattern: new RegExp(`^/proxy/${token}/balance/?$`),
     handler: (app, request, [value = ""]) => handleBalance(app, request, value),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/proxy/${token}/transactions/?$`),
+    handler: (app, request, [value = ""]) => handleTransactions(app, request, value),
   },
   {
     method: "GET",

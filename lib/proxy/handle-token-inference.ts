@@ -4,7 +4,6 @@ import { GatewayError } from "../errors/gateway-error";
 import { parseJsonText, readBodyText } from "../http/read-body";
 import { errorResponse } from "../http/responses";
 import { newId } from "../ids";
-import { getAccountBalance } from "../ledger/accounts";
 import { resolveModel } from "../routing/resolve-model";
 import { parseRoutingHeaders, routeRequest } from "../routing/route-request";
 import { translatableCandidates } from "../routing/translatable-candidates";
@@ -20,7 +19,8 @@ import { releaseHold } from "./settle-request";
  * validate, match the request to its sources (marketplace, key relays, centralized) under
  * the caller's mode, pins and ceilings, hold the worst case, dispatch with failover in
  * whatever dialect each source speaks, relay in the caller's dialect, and bill the usage.
- * Every rejection happens before the hold, so bad input moves no money.
+ * Every rejection happens before the hold, so bad input moves no money; a token without a
+ * positive balance is refused (402) by the hold itself, before any upstream call.
  */
 export async function handleTokenInference(
   app: AppContext,
@@ -32,12 +32,6 @@ export async function handleTokenInference(
   const idHeaders = { "x-request-id": requestId };
   try {
     const record = await authenticateToken(app.database.db, token);
-    const balance = await getAccountBalance(app.database.db, record.accountId);
-    if (balance.available <= 0n) {
-      throw new GatewayError("insufficient_balance", "insufficient balance: fund this token to continue", {
-        details: { available_microunits: Number(balance.available) },
-      });
-    }
     const routing = parseRoutingHeaders(request.headers);
     const rawBody = await readBodyText(request, app.env.MAX_BODY_BYTES);
     const inference = parseInferenceRequest(dialect, parseJsonText(rawBody), rawBody);

@@ -66,6 +66,13 @@ describe("GET /proxy/<token>/transactions", () => {
     expect(secondPage.body.transactions.map((entry) => entry.kind)).toEqual(["admin_credit"]);
   });
 
+  it("is served by server.ts as well as the route file", async () => {
+    const token = await gateway.createFundedToken(7n);
+    const response = await fetch(`${gateway.baseUrl}/proxy/${token}/transactions`);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as Listing).transactions).toHaveLength(1);
+  });
+
   it("rejects bad paging and unknown tokens", async () => {
     const token = await gateway.createFundedToken(1n);
     expect((await list(token, "?limit=0")).status).toBe(400);
