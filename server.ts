@@ -84,6 +84,8 @@ if (isMain) {
   const env = loadEnv();
   const app = await createAppContext({ env });
   const gateway = await startGatewayServer({ app });
+  if (app.env.POD_SIMULATOR)
+    log.warn("POD_SIMULATOR is on: replies from provider 'simulator' are simulated, not real inference");
   log.info("pod gateway listening", {
     url: gateway.url,
     database: app.database.kind,

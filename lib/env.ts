@@ -91,6 +91,11 @@ const envSchema = z.object({
     .int()
     .positive()
     .default(4 * 1024 * 1024),
+  /** Dev only: an in-process simulated upstream so the whole flow can be tried offline. */
+  POD_SIMULATOR: z
+    .enum(["true", "false", "1", "0"])
+    .default("false")
+    .transform((value) => value === "true" || value === "1"),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 

@@ -36,4 +36,6 @@ export const pinnableCentralizedNames = [
   "surplus",
   "c0mpute",
   "uomi",
+  // The dev simulator (POD_SIMULATOR=true) can be pinned too.
+  "simulator",
 ] as const;

@@ -10,12 +10,14 @@ export async function handleHealth(app: AppContext): Promise<Response> {
   } catch {
     database = "error";
   }
-  const upstreams = Object.fromEntries(
-    [...app.upstreams.values()].map((upstream) => [
-      upstream.name,
-      { configured: true, dialect: upstream.dialect },
-    ]),
-  );
+  const upstreams: Record<string, { configured: boolean; dialect: string; simulated?: boolean }> =
+    Object.fromEntries(
+      [...app.upstreams.values()].map((upstream) => [
+        upstream.name,
+        { configured: true, dialect: upstream.dialect },
+      ]),
+    );
+  if (app.env.POD_SIMULATOR) upstreams.simulator = { configured: true, dialect: "openai", simulated: true };
   const status = database === "ok" ? "ok" : "degraded";
   return jsonResponse(
     {

@@ -1,9 +1,10 @@
 import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
 import { dispatchHttp } from "../providers/http-dispatch";
+import { dispatchSimulator, simulatorProviderName } from "../providers/simulator";
 import type { Candidate } from "./candidate";
 
-/** Every configured centralized provider that lists the model, cheapest first. */
+/** Every configured centralized provider that lists the model, cheapest first; the dev simulator last. */
 export function centralizedCandidates(app: AppContext, model: CatalogModel): Candidate[] {
   const candidates: Candidate[] = [];
   for (const price of app.catalog.pricesFor(model)) {
@@ -16,6 +17,18 @@ export function centralizedCandidates(app: AppContext, model: CatalogModel): Can
       upstreamModelId: price.upstreamModelId,
       price,
       dispatch: (body, options) => dispatchHttp(upstream, body, options),
+    });
+  }
+  const cheapest = app.catalog.pricesFor(model)[0];
+  if (app.env.POD_SIMULATOR && cheapest) {
+    candidates.push({
+      route: "centralized",
+      providerId: simulatorProviderName,
+      dialect: "openai",
+      upstreamModelId: model.id,
+      // Billed like the cheapest real source, so the simulator shows exactly what billing does.
+      price: cheapest,
+      dispatch: (body, options) => dispatchSimulator(body, options),
     });
   }
   return candidates;
