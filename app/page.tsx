@@ -1,11 +1,13 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { docsAlternates } from "@/components/docs/metadata";
 import { SiteHeader } from "@/components/docs/site-header";
 import { StatusBadge } from "@/components/docs/status-badge";
 import type { PageStatus } from "@/lib/docs/source";
 
 export const metadata: Metadata = {
-  alternates: { canonical: "/" },
+  // Next replaces the layout's alternates rather than merging them, so repeat the machine files.
+  alternates: { ...docsAlternates(), canonical: "/" },
 };
 
 const features: Array<{ title: string; text: string; href: string; status: PageStatus }> = [
@@ -43,7 +45,7 @@ const features: Array<{ title: string; text: string; href: string; status: PageS
     title: "x402 pay-per-request",
     text: "No account, no key: quote, pay USDC or SOL on Solana, get the completion.",
     href: "/docs/using/x402-payments",
-    status: "in-progress",
+    status: "available",
   },
 ];
 
@@ -71,9 +73,8 @@ export default function HomePage() {
               One base URL. <em>Every model.</em> Pay per token.
             </h1>
             <p className="hero__lead">
-              Pod Gateway speaks the OpenAI and Anthropic APIs. Point your SDK or coding agent at it and your
-              requests are served by the best-priced provider, billed to the microdollar from a prepaid
-              balance.
+              Pod Gateway speaks the OpenAI and Anthropic APIs. Point your SDK or coding agent at it and each
+              request is served by the best-priced provider, billed to the microdollar from a prepaid balance.
             </p>
             <div className="cta-row">
               <Link className="button button--primary" href="/docs/using/quickstart">

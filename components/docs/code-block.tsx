@@ -21,12 +21,14 @@ export function CodeBlock({ children, ...props }: ComponentProps<"pre"> & { "dat
 
   return (
     <div className="code-block">
-      {language !== undefined && language !== "text" ? (
-        <span className="code-block__lang">{language}</span>
-      ) : null}
-      <button type="button" className="code-block__copy" onClick={copy} aria-label="Copy code">
-        {copied ? "Copied" : "Copy"}
-      </button>
+      <div className="code-block__bar">
+        <span className="code-block__lang">
+          {language !== undefined && language !== "text" ? language : ""}
+        </span>
+        <button type="button" className="code-block__copy" onClick={copy} aria-label="Copy code">
+          {copied ? "Copied" : "Copy"}
+        </button>
+      </div>
       <pre ref={preRef} {...props}>
         {children}
       </pre>

@@ -14,6 +14,7 @@ import { describeRun, runSnippet } from "./run-snippet";
 
 const harnessPath = path.resolve(import.meta.dirname, "../helpers/gateway.ts");
 const hasHarness = existsSync(harnessPath);
+const x402QuoteEnv = { X402_PAY_TO: "GXfqVnZENHzvim8rNN8TPwqxWXQe8EBbxhcEMYE8Z7BS", SOL_PRICE_USD: "150" };
 /** Comfortably more than any example spends. */
 const fundingMicrounits = 20_000_000n;
 
@@ -24,7 +25,7 @@ interface Harness {
 }
 
 interface HarnessModule {
-  startTestGateway(): Promise<Harness>;
+  startTestGateway(options?: { env?: Record<string, string> }): Promise<Harness>;
   testAdminToken?: string;
 }
 
@@ -38,7 +39,8 @@ describe.skipIf(!hasHarness)("docs examples run against a test gateway", () => {
 
   beforeAll(async () => {
     const module = (await import(/* @vite-ignore */ harnessPath)) as HarnessModule;
-    harness = await module.startTestGateway();
+    // x402 quotes need a receiving wallet and a SOL price; no chain is touched to quote.
+    harness = await module.startTestGateway({ env: x402QuoteEnv });
     adminToken = module.testAdminToken;
   }, 120_000);
 
