@@ -1,0 +1,118 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+
+/**
+ * Builds the app when the build is missing or older than the docs sources, and runs
+ * `next start` on a free loopback port for the page tests.
+ */
+
+export const repoRoot = path.resolve(import.meta.dirname, "../..");
+
+/** Sources whose change makes a docs build stale. */
+const docsSources = [
+  "content",
+  "components",
+  "app",
+  "lib/docs",
+  "public",
+  "contentlayer.config.ts",
+  "next.config.ts",
+  "package-lock.json",
+];
+
+function newestMtime(target: string): number {
+  if (!existsSync(target)) return 0;
+  const stats = statSync(target);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  return readdirSync(target, { withFileTypes: true }).reduce(
+    (newest, entry) => Math.max(newest, newestMtime(path.join(target, entry.name))),
+    stats.mtimeMs,
+  );
+}
+
+/** True when `.next` holds a production build at least as new as every docs source. */
+export function buildIsFresh(): boolean {
+  const buildId = path.join(repoRoot, ".next", "BUILD_ID");
+  const contentIndex = path.join(repoRoot, ".contentlayer", "generated", "Doc", "_index.json");
+  if (!existsSync(buildId) || !existsSync(contentIndex)) return false;
+  const builtAt = statSync(buildId).mtimeMs;
+  return docsSources.every((source) => newestMtime(path.join(repoRoot, source)) <= builtAt);
+}
+
+/** `npm run build` (contentlayer2, then next build) unless the current build is fresh. */
+export function ensureBuild(): void {
+  if (buildIsFresh()) return;
+  execFileSync("npm", ["run", "build"], {
+    cwd: repoRoot,
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(),
+      );
+    });
+  });
+}
+
+export interface RunningNext {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `next start` and waits until it answers. DOCS_URL is left unset: URLs follow the Host header. */
+export async function startNext(): Promise<RunningNext> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" };
+  delete env.DOCS_URL;
+  delete env.PUBLIC_BASE_URL;
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`next start exited early:\n${output}`);
+    try {
+      const response = await fetch(`${baseUrl}/llms.txt`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill();
+      throw new Error(`next start did not answer within 60 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return {
+    baseUrl,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) {
+          resolve();
+          return;
+        }
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
