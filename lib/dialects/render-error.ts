@@ -27,15 +27,3 @@ export function renderErrorBody(dialect: Dialect, error: GatewayError): Record<s
     },
   };
 }
-
-const encoder = new TextEncoder();
-
-/** An error sent in-band after the first byte of a stream; both SDKs raise it as an APIError. */
-export function renderStreamError(dialect: Dialect, type: string, message: string): Uint8Array {
-  if (dialect === "anthropic") {
-    return encoder.encode(
-      `event: error\ndata: ${JSON.stringify({ type: "error", error: { type, message } })}\n\n`,
-    );
-  }
-  return encoder.encode(`data: ${JSON.stringify({ error: { message, type, code: type } })}\n\n`);
-}

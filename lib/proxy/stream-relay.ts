@@ -1,5 +1,5 @@
 import type { Dialect } from "../dialects/dialect";
-import { renderStreamError } from "../dialects/render-error";
+import { encodeStreamError } from "../dialects/translate";
 import { log } from "../log";
 import { SseFrameSplitter } from "../sse/frame-splitter";
 import { StreamUsageTap } from "../usage/stream-usage-tap";
@@ -71,7 +71,7 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
         }
         if (!tap.sawTerminal && !tap.upstreamError) {
           controller.enqueue(
-            renderStreamError(
+            encodeStreamError(
               options.callerDialect,
               "upstream_error",
               "upstream stream ended before completion",
@@ -86,7 +86,7 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
         if (ended) return;
         log.warn("upstream stream failed mid-way", { error });
         controller.enqueue(
-          renderStreamError(
+          encodeStreamError(
             options.callerDialect,
             "upstream_error",
             "upstream stream failed: the response is incomplete",

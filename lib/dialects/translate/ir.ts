@@ -77,17 +77,13 @@ export interface ChatRequest {
 export type FinishReason = "stop" | "stop-sequence" | "length" | "tool-calls" | "content-filter" | "pause";
 
 /**
- * Token usage with the cache split made explicit. `inputTokens` EXCLUDES cached and
- * cache-written tokens (Anthropic's convention); OpenAI's prompt_tokens is the sum of all three.
+ * Token usage with the cache split made explicit: the same shape billing uses. `inputTokens`
+ * EXCLUDES cached and cache-written tokens (Anthropic's convention); OpenAI's prompt_tokens is
+ * the sum of all three.
  */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-}
+import type { Usage } from "../../pricing/cost";
 
-export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+export { emptyUsage, type Usage } from "../../pricing/cost";
 
 export interface ChatResponse {
   id: string | undefined;
