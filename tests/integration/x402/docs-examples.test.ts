@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { Address } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractCodeBlocks } from "../../docs/extract-snippets";
 import { keyPairWithSecret } from "../../helpers/x402-chain";
@@ -30,7 +31,12 @@ function run(command: string, args: string[], env: Record<string, string>) {
       command,
       args,
       {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
+        env: {
+          NODE_ENV: "test",
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: process.env.HOME ?? "/tmp",
+          ...env,
+        },
         timeout: 60_000,
       },
       (error, stdout, stderr) => {
@@ -46,7 +52,7 @@ function run(command: string, args: string[], env: Record<string, string>) {
 
 let x402: X402TestGateway;
 let env: Record<string, string>;
-let wallet: string;
+let wallet: Address;
 
 beforeAll(async () => {
   x402 = await startX402TestGateway();
