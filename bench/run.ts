@@ -19,19 +19,26 @@ const streamBody = JSON.stringify({
 });
 const children: ChildProcess[] = [];
 
-async function spawnJson<T>(
-  script: string,
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<T> {
+async function spawnJson<T>(script: string, args: string[]): Promise<{ info: T; child: ChildProcess }> {
   const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env,
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+    env: process.env,
   });
   children.push(child);
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  for await (const line of lines) return JSON.parse(line) as T;
+  for await (const line of lines) return { info: JSON.parse(line) as T, child };
   throw new Error(`${script} exited without output`);
+}
+
+/** The child's user+system CPU time in microseconds. */
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once("message", (usage) => {
+      const { user, system } = usage as NodeJS.CpuUsage;
+      resolve(user + system);
+    });
+    child.send("cpu");
+  });
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -109,17 +116,22 @@ async function throughput(
 const fmt = (value: number) => value.toFixed(3);
 
 async function main() {
-  const upstream = await spawnJson<{ port: number }>("bench/instant-upstream.ts", []);
+  const { info: upstream } = await spawnJson<{ port: number }>("bench/instant-upstream.ts", []);
   const upstreamBase = `http://127.0.0.1:${upstream.port}/v1`;
-  const gateway = await spawnJson<{ url: string; token: string; database: string }>(
-    "bench/gateway-entry.ts",
-    [upstreamBase],
-  );
+  const { info: gateway, child: gatewayProcess } = await spawnJson<{
+    url: string;
+    token: string;
+    database: string;
+  }>("bench/gateway-entry.ts", [upstreamBase]);
   const direct = `${upstreamBase}/chat/completions`;
   const viaGateway = `${gateway.url}/proxy/${gateway.token}/v1/chat/completions`;
   const count = Number(process.env.BENCH_COUNT ?? 2000);
 
+  const cpuBefore = await cpuOf(gatewayProcess);
   const plain = await pairedSequential(direct, viaGateway, body, count);
+  // Warm-up pairs count too: 200 + count requests went through the gateway.
+  const cpuMicros = (await cpuOf(gatewayProcess)) - cpuBefore;
+  const gatewayCpuMs = cpuMicros / 1000 / (count + 200);
   const streamed = await pairedSequential(direct, viaGateway, streamBody, Math.floor(count / 2));
   const directThroughput = await throughput(direct, body);
   const gatewayThroughput = await throughput(viaGateway, body);
@@ -143,6 +155,7 @@ async function main() {
     `| throughput (req/s), c=50 | ${directThroughput.rps.toFixed(0)} | ${gatewayThroughput.rps.toFixed(0)} | ratio ${(gatewayThroughput.rps / directThroughput.rps).toFixed(2)} |`,
     `| latency p99 (ms), c=50 | ${directThroughput.p99} | ${gatewayThroughput.p99} | |`,
     `| errors + non-2xx, c=50 | ${directThroughput.errors} | ${gatewayThroughput.errors} | |`,
+    `| gateway process CPU per non-streamed request (ms) | | ${fmt(gatewayCpuMs)} | |`,
     "",
     "Targets: under 1 ms added p99 at concurrency 1; gateway throughput at least half of direct.",
     "",
