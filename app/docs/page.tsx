@@ -36,7 +36,10 @@ export default function DocsIndexPage() {
             <ul>
               {section.pages.map((page) => (
                 <li key={page.slug}>
-                  <Link href={`/docs/${page.slug}`}>{page.title}</Link> <StatusBadge status={page.status} />
+                  <Link href={`/docs/${page.slug}`} className="section-card__page">
+                    {page.title}
+                  </Link>{" "}
+                  <StatusBadge status={page.status} />
                 </li>
               ))}
             </ul>
