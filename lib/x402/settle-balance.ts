@@ -2,6 +2,7 @@ import { verifyBalanceProof } from "../chains/solana/balance-proof";
 import { getAccountBalance } from "../ledger/accounts";
 import { placeHold } from "../ledger/holds";
 import type { PaymentProof } from "./payment-header";
+import { unservableReason } from "./price-request";
 import { consumeQuote } from "./quote-store";
 import type { SettleContext, Settlement } from "./settlement";
 import { findWalletAccountId } from "./wallet-ledger";
@@ -37,6 +38,9 @@ export async function settleBalance(context: SettleContext, proof: BalanceProof)
   if (checked.type === "invalid") throw x402BadRequest(checked.message);
   if (services.now() > quote.expiresAt) throw x402BadRequest(x402Messages.quoteExpired);
   if (quote.consumedAt !== null) throw x402BadRequest(x402Messages.quoteSettled);
+  // Nothing is spent yet: refuse now rather than consume the quote for a request no source can serve.
+  const unservable = unservableReason(context.priced, quote.capMicrounits);
+  if (unservable) throw unservable;
 
   const walletId = await findWalletAccountId(database, proof.payerWallet);
   if (walletId === undefined) throw balanceBelowCap(quote.capMicrounits, 0n);
