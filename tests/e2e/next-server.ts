@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -41,14 +41,26 @@ export function buildIsFresh(): boolean {
   return docsSources.every((source) => newestMtime(path.join(repoRoot, source)) <= builtAt);
 }
 
-/** `npm run build` (contentlayer2, then next build) unless the current build is fresh. */
+/**
+ * `npm run build` (contentlayer2, then next build) unless the current build is fresh. In a
+ * shared working tree someone else may be building: Next refuses a second build, so wait
+ * for theirs and look again.
+ */
 export function ensureBuild(): void {
-  if (buildIsFresh()) return;
-  execFileSync("npm", ["run", "build"], {
-    cwd: repoRoot,
-    stdio: "inherit",
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-  });
+  for (let attempt = 1; attempt <= 6; attempt += 1) {
+    if (buildIsFresh()) return;
+    const result = spawnSync("npm", ["run", "build"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    const output = `${result.stdout}${result.stderr}`;
+    if (result.status === 0) return;
+    if (!output.includes("Another next build process is already running") || attempt === 6) {
+      throw new Error(`npm run build failed (exit ${result.status}):\n${output.slice(-4000)}`);
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30_000);
+  }
 }
 
 async function freePort(): Promise<number> {
