@@ -16,7 +16,7 @@ import { handleTransactions } from "../handlers/transactions";
 import { handleX402Inference } from "../handlers/x402-inference";
 import { handleX402WalletBalance } from "../handlers/x402-wallet-balance";
 import { handleTokenInference } from "../proxy/handle-token-inference";
-import { x402PreflightResponse } from "../x402/cors";
+import { preflightResponse, withCors } from "./cors";
 import { errorResponse } from "./responses";
 
 export type ApiHandler = (app: AppContext, request: Request, params: string[]) => Promise<Response>;
@@ -52,11 +52,6 @@ export const apiRoutes: ApiRoute[] = [
     method: "POST",
     pattern: /^\/proxy\/x402\/v1\/messages\/?$/,
     handler: (app, request) => handleX402Inference(app, request, "anthropic"),
-  },
-  {
-    method: "OPTIONS",
-    pattern: /^\/proxy\/x402\/v1\/(?:chat\/completions|messages)\/?$/,
-    handler: async () => x402PreflightResponse(),
   },
   {
     method: "GET",
@@ -168,6 +163,11 @@ export function matchApiRoute(
 
 /** Dispatches an API request; unknown paths answer in JSON in the dialect the path implies. */
 export async function routeApiRequest(app: AppContext, request: Request): Promise<Response> {
+  if (request.method === "OPTIONS") return preflightResponse(request);
+  return withCors(await dispatchApiRequest(app, request));
+}
+
+async function dispatchApiRequest(app: AppContext, request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
   const match = matchApiRoute(request.method, pathname);
   const dialect = pathname.endsWith("/messages") ? "anthropic" : "openai";

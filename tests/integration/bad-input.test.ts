@@ -100,3 +100,25 @@ describe("bad input gets a clear 4xx in the caller's dialect and moves no money"
     expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
   });
 });
+
+describe("CORS for browser clients", () => {
+  it("answers a preflight and exposes the gateway's headers", async () => {
+    const preflight = await fetch(openaiPath(), {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type",
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-headers")).toBe("authorization, content-type");
+    const response = await post(
+      openaiPath(),
+      JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
+    );
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("access-control-expose-headers")).toContain("x-balance-remaining");
+  });
+});

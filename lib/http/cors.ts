@@ -1,0 +1,65 @@
+/**
+ * Browser clients (dashboards, x402 wallets in a page) call the API cross-origin. The API
+ * holds no cookies, so any origin may call it; the headers a client needs are exposed.
+ */
+const exposedHeaders = [
+  "PAYMENT-REQUIRED",
+  "PAYMENT-RESPONSE",
+  "x-balance-remaining",
+  "x-pod-route",
+  "x-pod-provider-id",
+  "x-request-id",
+  "request-id",
+  "x-should-retry",
+  "retry-after",
+].join(", ");
+
+/** Allowed when the preflight names no headers; a browser normally lists the ones it will send. */
+const defaultAllowedHeaders = [
+  "content-type",
+  "authorization",
+  "x-api-key",
+  "anthropic-version",
+  "anthropic-beta",
+  "payment-signature",
+  "x-payment",
+  "access-control-expose-headers",
+  "x-pod-max-price-input",
+  "x-pod-max-price-output",
+  "x-pod-routing-mode",
+  "x-pod-providers",
+].join(", ");
+
+export function preflightResponse(request: Request): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      "access-control-allow-origin": "*",
+      "access-control-expose-headers": exposedHeaders,
+      "access-control-allow-methods": "GET, POST, PUT, DELETE, OPTIONS",
+      // A wildcard would not cover Authorization, so the requested headers are echoed.
+      "access-control-allow-headers":
+        request.headers.get("access-control-request-headers") ?? defaultAllowedHeaders,
+      "access-control-max-age": "86400",
+    },
+  });
+}
+
+function addCorsHeaders(headers: Headers): void {
+  headers.set("access-control-allow-origin", "*");
+  // A handler that exposes its own list (x402's) keeps it, so route files and server.ts agree.
+  if (!headers.has("access-control-expose-headers"))
+    headers.set("access-control-expose-headers", exposedHeaders);
+}
+
+/** Adds the CORS headers to a response (a fresh Response when the original's headers are immutable). */
+export function withCors(response: Response): Response {
+  try {
+    addCorsHeaders(response.headers);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    addCorsHeaders(copy.headers);
+    return copy;
+  }
+}
