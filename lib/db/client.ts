@@ -25,7 +25,9 @@ export interface DatabaseHandle {
 
 /** Next bundles this module without `import.meta.dirname`; the app always runs from the repo root then. */
 function migrationsFolder(): string {
-  return import.meta.dirname ? resolve(import.meta.dirname, "../../drizzle") : resolve(process.cwd(), "drizzle");
+  return import.meta.dirname
+    ? resolve(import.meta.dirname, "../../drizzle")
+    : resolve(process.cwd(), "drizzle");
 }
 
 export interface OpenDatabaseOptions {
