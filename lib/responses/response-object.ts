@@ -1,0 +1,41 @@
+import { newItemId } from "./new-item-id";
+import type { OutputItem, ResponseEcho, ResponseObject, ResponseStatus, ResponsesUsage } from "./wire-types";
+
+/** The identity of one response, fixed before the first byte so every stream event agrees on it. */
+export interface ResponseShell {
+  id: string;
+  createdAt: number;
+  echo: ResponseEcho;
+}
+
+export function newResponseShell(echo: ResponseEcho): ResponseShell {
+  return { id: newItemId("resp"), createdAt: Math.floor(Date.now() / 1000), echo };
+}
+
+export interface ResponseState {
+  status: ResponseStatus;
+  output: OutputItem[];
+  usage: ResponsesUsage | null;
+  error?: ResponseObject["error"];
+  incompleteDetails?: ResponseObject["incomplete_details"];
+}
+
+/** A full Response object: the shell, the request's echo and the state so far. */
+export function responseObject(shell: ResponseShell, state: ResponseState): ResponseObject {
+  return {
+    id: shell.id,
+    object: "response",
+    created_at: shell.createdAt,
+    status: state.status,
+    error: state.error ?? null,
+    incomplete_details: state.incompleteDetails ?? null,
+    ...shell.echo,
+    output: state.output,
+    previous_response_id: null,
+    // Nothing is kept, whatever the caller asked for.
+    store: false,
+    background: false,
+    truncation: "disabled",
+    usage: state.usage,
+  };
+}
