@@ -198,6 +198,45 @@ describe("the Responses API through the official openai SDK", () => {
     expect(upstream?.parallel_tool_calls).toBe(false);
   });
 
+  it("reports an upstream cut mid-stream as error + response.failed, and settles the hold", async () => {
+    const token = await gateway.createFundedToken(1_000_000n);
+    const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        input: "cut [fake:tokens=10] [fake:cut=2]",
+        stream: true,
+      }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const events = [...text.matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    expect(events.slice(-2)).toEqual(["error", "response.failed"]);
+    expect(events).not.toContain("response.completed");
+    await expect.poll(() => gateway.balanceOf(token).then((balance) => balance.held)).toBe(0n);
+  });
+
+  it("aborting mid-stream aborts the upstream and releases the hold", async () => {
+    const token = await gateway.createFundedToken(1_000_000n);
+    const aborted = gateway.openai.abortedRequests;
+    const controller = new AbortController();
+    const stream = await client(token).responses.create(
+      { model: "gpt-4o-mini", input: "long [fake:tokens=200] [fake:slow=10]", stream: true },
+      { signal: controller.signal },
+    );
+    let deltas = 0;
+    for await (const event of stream) {
+      if (event.type === "response.output_text.delta") deltas += 1;
+      if (deltas === 3) controller.abort();
+    }
+    expect(deltas).toBe(3);
+    await expect.poll(() => gateway.openai.abortedRequests, { timeout: 5000 }).toBeGreaterThan(aborted);
+    await expect.poll(async () => (await gateway.balanceOf(token)).held, { timeout: 5000 }).toBe(0n);
+    const fullCost = BigInt(Math.ceil((200 * 600_000) / 1_000_000));
+    expect(await spent(token, 1_000_000n)).toBeLessThan(fullCost);
+  });
+
   it("refuses previous_response_id with a 400, before any upstream call", async () => {
     const token = await gateway.createFundedToken(1_000_000n);
     const calls = gateway.openai.requests.length;
