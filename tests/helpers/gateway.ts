@@ -1,6 +1,7 @@
 import { type AppContext, createAppContext } from "../../lib/app-context";
 import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";
+import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { InMemoryMarketplaceRegistry } from "../../lib/marketplace/in-memory-registry";
 import { type HealthThresholds, HealthTracker } from "../../lib/routing/health-tracker";
 import { configureRouting } from "../../lib/routing/routing-state";
@@ -130,6 +131,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       return getAccountBalance(app.database.db, record.accountId);
     },
     async close() {
+      // Every suite ends by proving the books: entries, balances and holds agree.
+      const problems = await verifyLedger(app.database.db);
       await gateway.close();
       await Promise.all([
         openai.close(),
@@ -138,6 +141,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
         ...Object.values(extraUpstreams).map((fake) => fake.close()),
       ]);
       await database.drop();
+      if (problems.length > 0) throw new Error(`ledger check failed: ${JSON.stringify(problems)}`);
     },
   };
 }

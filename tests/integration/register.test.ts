@@ -114,3 +114,20 @@ describe("POST /v1/admin/credits", () => {
     expect(replay).toMatchObject({ credited: false, duplicate: true, usdc_balance: 1000 });
   });
 });
+
+describe("admin API without ADMIN_TOKEN", () => {
+  it("is disabled", async () => {
+    const bare = await startTestGateway({ env: { ADMIN_TOKEN: "" } });
+    try {
+      const response = await fetch(`${bare.baseUrl}/v1/admin/credits`, {
+        method: "POST",
+        headers: { authorization: "Bearer ", "content-type": "application/json" },
+        body: JSON.stringify({ api_token: "x", amount_microunits: 1, reason: "r" }),
+      });
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain("disabled");
+    } finally {
+      await bare.close();
+    }
+  });
+});
