@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as responsesRoute from "../../app/proxy/[token]/v1/responses/route";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 
 let gateway: TestGateway;
@@ -285,5 +286,27 @@ describe("the Responses API through the official openai SDK", () => {
     expect(tool.output).toEqual([
       expect.objectContaining({ type: "function_call", name: "get_weather", arguments: '{"city":"Paris"}' }),
     ]);
+  });
+
+  it("answers the same through the app/ route file as through server.ts", async () => {
+    const token = await gateway.createFundedToken(1_000_000n);
+    const init = {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-4o-mini", input: "parity [fake:tokens=3]" }),
+    };
+    const path = `/proxy/${token}/v1/responses`;
+    const fromServer = await fetch(`${gateway.baseUrl}${path}`, init);
+    const fromRoute = await responsesRoute.POST(new Request(`${gateway.baseUrl}${path}`, init), {
+      params: Promise.resolve({ token }),
+    });
+    expect(fromRoute.status).toBe(200);
+    const [server, route] = (await Promise.all([fromServer.json(), fromRoute.json()])) as Array<{
+      output: Array<{ content?: unknown }>;
+      usage: unknown;
+    }>;
+    expect(route?.output[0]?.content).toEqual(server?.output[0]?.content);
+    expect(route?.usage).toEqual(server?.usage);
+    expect(fromRoute.headers.get("x-pod-route")).toBe(fromServer.headers.get("x-pod-route"));
   });
 });
