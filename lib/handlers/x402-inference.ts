@@ -9,6 +9,7 @@ import { issueQuote } from "../x402/issue-quote";
 import { loadBoundQuote } from "../x402/load-bound-quote";
 import { type PaymentProof, readPaymentProof } from "../x402/payment-header";
 import { priceRequest } from "../x402/price-request";
+import { scheduleReconciliation } from "../x402/reconcile-claims";
 import { servePaid } from "../x402/serve-paid";
 import { settleBalance } from "../x402/settle-balance";
 import { settleNative } from "../x402/settle-native";

@@ -10,7 +10,9 @@ export type CreditOutcome =
   /** This signature already settled a payment (here or in another process): nothing moved. */
   | { type: "replayed" }
   /** Credited, but the quote had already been settled by another payment: do not serve. */
-  | { type: "quote_taken" };
+  | { type: "quote_taken" }
+  /** Credited without a hold (`hold: false`): a payment recovered after its request was gone. */
+  | { type: "credited" };
 
 export interface CreditAndHoldInput {
   quote: StoredQuote;
@@ -23,6 +25,8 @@ export interface CreditAndHoldInput {
   creditedMicrounits: bigint;
   holdTtlSeconds: number;
   metadata: Record<string, unknown>;
+  /** Hold the cap for a request about to be served (default); false only credits. */
+  hold?: boolean;
 }
 
 class ReplayDetected extends Error {}
@@ -53,6 +57,7 @@ export async function creditAndHold(database: Database, input: CreditAndHoldInpu
       });
       if (!credited) throw new ReplayDetected();
       if (!quoteFree) return { type: "quote_taken" };
+      if (input.hold === false) return { type: "credited" };
       const hold = await placeHold(
         transaction,
         input.walletAccountId,

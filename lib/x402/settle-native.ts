@@ -111,7 +111,7 @@ export async function settleNative(context: SettleContext, proof: NativeProof): 
     },
   });
   if (outcome.type === "replayed") throw x402BadRequest(x402Messages.signatureUsed);
-  if (outcome.type === "quote_taken") {
+  if (outcome.type !== "held") {
     throw new GatewayError(
       "conflict",
       `x402 quote was already settled by another payment; this payment (${credited} microunits) was credited to the wallet balance of ${proof.payerWallet}`,

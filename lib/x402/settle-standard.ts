@@ -1,40 +1,23 @@
-import { type Address, address, type Signature } from "@solana/kit";
+import type { Signature } from "@solana/kit";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { WSOL_MINT } from "../chains/solana/constants";
 import { decodeBase64Transaction } from "../chains/solana/decode-transaction";
 import { type BroadcastResult, waitForConfirmation } from "../chains/solana/transaction-broadcast";
 import { computeTransactionFee } from "../chains/solana/transaction-fee";
-import { verifyNativePayment } from "../chains/solana/verify-native-payment";
 import { GatewayError } from "../errors/gateway-error";
-import { creditAndHold } from "./credit-and-hold";
-import { budgetDay, refundSponsoredFee, reserveSponsoredFee } from "./fee-budget";
-import {
-  deletePendingClaim,
-  findClaim,
-  insertPendingClaim,
-  markClaimFailed,
-  type PaymentAsset,
-  type PaymentClaim,
-} from "./payment-claims";
+import { abandonPendingClaim, failPendingClaim } from "./abandon-claim";
+import { creditLandedClaim } from "./credit-landed-claim";
+import { budgetDay, reserveSponsoredFee } from "./fee-budget";
+import { findClaim, insertPendingClaim, type PaymentClaim } from "./payment-claims";
 import type { PaymentProof } from "./payment-header";
 import { standardRequirements } from "./payment-required";
 import { unservableReason } from "./price-request";
-import { lamportsToMicrounits } from "./quote-amounts";
-import { consumeQuote, releaseQuote } from "./quote-store";
+import { consumeQuote } from "./quote-store";
 import type { SettleContext, Settlement } from "./settlement";
+import { type StandardRail, standardRailOf } from "./standard-rail";
 import { walletAccountId } from "./wallet-ledger";
 import { sponsoredBudgetExhausted, x402BadRequest, x402Messages } from "./x402-errors";
 
 type StandardProof = Extract<PaymentProof, { type: "standard" }>;
-
-interface Rail {
-  asset: PaymentAsset;
-  mint: Address;
-  amount: bigint;
-}
-
-/** A co-signed transaction may land a little after its quote expired: it was signed before. */
-const LANDING_GRACE_SECONDS = 180;
 
 class ClaimTaken extends Error {}
 class QuoteTaken extends Error {}
@@ -61,7 +44,8 @@ export async function settleStandard(context: SettleContext, proof: StandardProo
   if (proof.network !== quote.network) {
     throw x402BadRequest(`x402 quote is payable on ${quote.network}, not ${proof.network}`);
   }
-  const rail = railOf(proof.asset, context);
+  const rail = standardRailOf(proof.asset, quote, services.usdcMint);
+  if (!rail) throw x402BadRequest(`x402 asset ${proof.asset} is not offered by this quote`);
   // Nothing has moved yet: refuse before co-signing when no source can serve within the cap.
   const unservable = unservableReason(priced, quote.capMicrounits);
   if (unservable) throw unservable;
@@ -76,9 +60,8 @@ export async function settleStandard(context: SettleContext, proof: StandardProo
       },
     );
   }
-  const payer = cosigned.payer;
   const existing = await findClaim(context.app.database.db, quote.network, cosigned.signature);
-  if (existing) return converge(context, existing, { rail, payer, signature: cosigned.signature });
+  if (existing) return converge(context, existing, { rail, signature: cosigned.signature });
 
   if (services.now() > quote.expiresAt) throw x402BadRequest(x402Messages.quoteExpired);
   if (quote.consumedAt !== null) throw x402BadRequest(x402Messages.quoteSettled);
@@ -108,7 +91,7 @@ export async function settleStandard(context: SettleContext, proof: StandardProo
         quoteId: quote.id,
         scheme: "standard",
         asset: rail.asset,
-        payerWallet: payer,
+        payerWallet: cosigned.payer,
         signedTransaction: cosigned.signedTransaction,
         sponsoredFeeLamports: fee,
       });
@@ -129,15 +112,14 @@ export async function settleStandard(context: SettleContext, proof: StandardProo
     // Another request (here or in another process) claimed these exact bytes a moment ago.
     const raced = await findClaim(context.app.database.db, quote.network, cosigned.signature);
     if (!raced) throw x402BadRequest(x402Messages.signatureUsed);
-    return converge(context, raced, { rail, payer, signature: cosigned.signature });
+    return converge(context, raced, { rail, signature: cosigned.signature });
   }
   const result = await cosigner.broadcastAndConfirm(cosigned.signedTransaction);
-  return conclude(context, claim, result, { rail, payer, signature: cosigned.signature });
+  return conclude(context, claim, result, { rail, signature: cosigned.signature });
 }
 
 interface Paying {
-  rail: Rail;
-  payer: Address;
+  rail: StandardRail;
   signature: Signature;
 }
 
@@ -168,29 +150,19 @@ async function conclude(
 ): Promise<Settlement> {
   const { quote, services } = context;
   const database = context.app.database.db;
-  const releaseClaim = async () => {
-    if (await deletePendingClaim(database, claim.id)) {
-      await releaseQuote(database, quote.id, claim.signature);
-      await refundSponsoredFee(database, {
-        day: budgetDay(claim.createdAt),
-        lamports: claim.sponsoredFeeLamports ?? 0n,
-      });
-    }
-  };
   switch (result.type) {
     case "confirmed":
       break;
     case "failed":
-      await markClaimFailed(database, claim.id);
-      await releaseQuote(database, quote.id, claim.signature);
+      await failPendingClaim(database, claim);
       throw x402BadRequest(
         `x402 payment transaction failed on-chain; nothing was transferred: ${result.error}`,
       );
     case "rejected":
-      await releaseClaim();
+      await abandonPendingClaim(database, claim);
       throw x402BadRequest(`x402 payment transaction was not accepted by the network: ${result.message}`);
     case "expired":
-      await releaseClaim();
+      await abandonPendingClaim(database, claim);
       throw x402BadRequest("x402 payment transaction expired before it landed; build a new one");
     case "pending":
       throw x402BadRequest(
@@ -202,51 +174,23 @@ async function conclude(
     }
   }
 
-  // Trust the chain, not the instruction: read what pay_to actually received.
-  const onChain = await verifyNativePayment(services.rpc, {
-    asset: "USDC",
-    usdcMint: paying.rail.mint,
-    signature: paying.signature,
-    payTo: address(quote.payTo),
-    payerWallet: paying.payer,
-    minAmount: paying.rail.amount,
-    notBefore: quote.createdAt,
-    notAfter: quote.expiresAt,
-    graceSeconds: LANDING_GRACE_SECONDS,
+  const walletId = await walletAccountId(database, claim.payerWallet);
+  const landed = await creditLandedClaim({
+    database,
+    services,
+    quote,
+    claim,
+    rail: paying.rail,
+    walletAccountId: walletId,
+    holdTtlSeconds: context.app.env.HOLD_TTL_SECONDS,
+    hold: true,
   });
-  if (onChain.type !== "verified") {
-    await markClaimFailed(database, claim.id);
+  if (landed.type === "unverified") {
     throw new GatewayError("internal_error", "x402 payment landed but could not be verified on-chain", {
-      details: { transaction: paying.signature },
+      details: { transaction: paying.signature, reason: landed.message },
     });
   }
-  const credited =
-    paying.rail.asset === "USDC"
-      ? onChain.received
-      : lamportsToMicrounits(onChain.received, quote.microUsdPerSol ?? 0n);
-  const walletId = await walletAccountId(database, paying.payer);
-  const outcome = await creditAndHold(database, {
-    quote,
-    claim: { type: "finalize", id: claim.id },
-    signature: paying.signature,
-    asset: paying.rail.asset,
-    walletAccountId: walletId,
-    receivedAmount: onChain.received,
-    creditedMicrounits: credited,
-    holdTtlSeconds: context.app.env.HOLD_TTL_SECONDS,
-    metadata: {
-      quote_id: quote.id,
-      scheme: "standard",
-      network: quote.network,
-      asset: paying.rail.asset,
-      mint: paying.rail.mint,
-      signature: paying.signature,
-      payer_wallet: paying.payer,
-      received: onChain.received.toString(),
-      ...(paying.rail.asset === "SOL" ? { micro_usd_per_sol: String(quote.microUsdPerSol) } : {}),
-    },
-  });
-  if (outcome.type !== "held") {
+  if (landed.outcome.type !== "held") {
     throw x402BadRequest(
       `x402 payment already settled: transaction ${paying.signature} was broadcast once and settled quote ${quote.id}`,
     );
@@ -256,24 +200,14 @@ async function conclude(
     quote,
     asset: paying.rail.asset,
     network: quote.network,
-    payerWallet: paying.payer,
+    payerWallet: claim.payerWallet,
     transaction: paying.signature,
-    receivedAmount: onChain.received,
-    creditedMicrounits: credited,
+    receivedAmount: landed.received,
+    creditedMicrounits: landed.credited,
     walletAccountId: walletId,
-    holdId: outcome.holdId,
-    availableAfter: outcome.availableAfter,
+    holdId: landed.outcome.holdId,
+    availableAfter: landed.outcome.availableAfter,
   };
-}
-
-function railOf(asset: string, context: SettleContext): Rail {
-  const { quote, services } = context;
-  if (asset === services.usdcMint)
-    return { asset: "USDC", mint: services.usdcMint, amount: quote.standardMicrounits };
-  if (asset === WSOL_MINT && quote.standardLamports !== null) {
-    return { asset: "SOL", mint: WSOL_MINT, amount: quote.standardLamports };
-  }
-  throw x402BadRequest(`x402 asset ${asset} is not offered by this quote`);
 }
 
 function toRequirements(entry: ReturnType<typeof standardRequirements>): PaymentRequirements {

@@ -1,0 +1,88 @@
+import { signature as toSignature } from "@solana/kit";
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { AppContext } from "../app-context";
+import { decodeBase64Transaction } from "../chains/solana/decode-transaction";
+import { waitForConfirmation } from "../chains/solana/transaction-broadcast";
+import { x402Payments } from "../db/schema";
+import { log } from "../log";
+import { abandonPendingClaim, failPendingClaim } from "./abandon-claim";
+import { creditLandedClaim } from "./credit-landed-claim";
+import { findQuote } from "./quote-store";
+import { standardRailOf } from "./standard-rail";
+import { walletAccountId } from "./wallet-ledger";
+import type { X402Services } from "./x402-services";
+
+/** A claim pending this long has no request waiting on it any more (requests wait 30 s). */
+export const STALE_CLAIM_SECONDS = 120;
+
+/**
+ * Finishes co-signed payments that a request left pending: a process that died between
+ * broadcast and credit, or a confirmation slower than the request could wait. A transaction
+ * that landed is credited to its payer's wallet (there is no request left to serve, so the
+ * whole payment becomes credit); one that can never land releases its claim and quote.
+ * Returns how many claims reached a final state.
+ */
+export async function reconcilePendingClaims(
+  app: AppContext,
+  services: X402Services,
+  options: { olderThanSeconds?: number; limit?: number } = {},
+): Promise<number> {
+  const database = app.database.db;
+  const olderThan = options.olderThanSeconds ?? STALE_CLAIM_SECONDS;
+  const claims = await database
+    .select()
+    .from(x402Payments)
+    .where(
+      and(
+        eq(x402Payments.status, "pending"),
+        lt(x402Payments.createdAt, sql`now() - make_interval(secs => ${olderThan})`),
+      ),
+    )
+    .limit(options.limit ?? 20);
+  let finished = 0;
+  for (const claim of claims) {
+    const quote = await findQuote(database, claim.quoteId);
+    const rail = quote ? standardRailOf(claim.asset, quote, services.usdcMint) : undefined;
+    if (!quote || !rail || claim.signedTransaction === null) continue;
+    const result = await waitForConfirmation(services.rpc, toSignature(claim.signature), {
+      blockhash: decodeBase64Transaction(claim.signedTransaction).message.lifetimeToken,
+      timeoutMs: 0,
+    });
+    if (result.type === "pending") continue;
+    if (result.type === "expired") await abandonPendingClaim(database, claim);
+    else if (result.type === "failed") await failPendingClaim(database, claim);
+    else {
+      await creditLandedClaim({
+        database,
+        services,
+        quote,
+        claim,
+        rail,
+        walletAccountId: await walletAccountId(database, claim.payerWallet),
+        holdTtlSeconds: app.env.HOLD_TTL_SECONDS,
+        hold: false,
+      });
+      log.info("x402: credited a co-signed payment left pending", {
+        signature: claim.signature,
+        payer_wallet: claim.payerWallet,
+      });
+    }
+    finished += 1;
+  }
+  return finished;
+}
+
+const lastRuns = new WeakMap<AppContext, number>();
+
+/**
+ * Runs a reconciliation in the background at most once a minute per app. Called from the
+ * quote path, which is frequent and never carries money, so no paid request waits on it.
+ */
+export function scheduleReconciliation(app: AppContext, services: X402Services): void {
+  const now = Date.now();
+  if ((lastRuns.get(app) ?? 0) > now - 60_000) return;
+  lastRuns.set(app, now);
+  reconcilePendingClaims(app, services).catch((error: unknown) => {
+    log.warn("x402: reconciling pending claims failed", { error });
+  });
+}
