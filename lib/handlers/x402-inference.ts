@@ -43,6 +43,8 @@ export async function handleX402Inference(
         priced,
         `${publicBaseUrl(app, request)}${priced.path}`,
       );
+      // Co-signed payments a crash or a slow confirmation left pending are finished off the paid path.
+      scheduleReconciliation(app, services);
       throw new GatewayError(
         "payment_required",
         "Payment required: pay one of the PAYMENT-REQUIRED options, then retry the same request with a PAYMENT-SIGNATURE header.",
