@@ -72,6 +72,19 @@ export async function reconcilePendingClaims(
   return finished;
 }
 
+/**
+ * Deletes quotes that expired over a day ago and that no on-chain payment references (those
+ * stay, as the record of what the payment bought). A deleted quote can no longer be settled,
+ * which an expired one could not be either.
+ */
+export async function pruneExpiredQuotes(app: AppContext): Promise<void> {
+  await app.database.db.execute(
+    sql`DELETE FROM x402_quotes AS q
+        WHERE q.expires_at < now() - interval '1 day'
+          AND NOT EXISTS (SELECT 1 FROM x402_payments AS p WHERE p.quote_id = q.id)`,
+  );
+}
+
 const lastRuns = new WeakMap<AppContext, number>();
 
 /**
@@ -82,7 +95,9 @@ export function scheduleReconciliation(app: AppContext, services: X402Services):
   const now = Date.now();
   if ((lastRuns.get(app) ?? 0) > now - 60_000) return;
   lastRuns.set(app, now);
-  reconcilePendingClaims(app, services).catch((error: unknown) => {
-    log.warn("x402: reconciling pending claims failed", { error });
-  });
+  reconcilePendingClaims(app, services)
+    .then(() => pruneExpiredQuotes(app))
+    .catch((error: unknown) => {
+      log.warn("x402: reconciling pending claims failed", { error });
+    });
 }

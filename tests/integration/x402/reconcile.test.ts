@@ -8,7 +8,7 @@ import { budgetDay, reserveSponsoredFee, sponsoredFeesSpent } from "../../../lib
 import { findClaim, insertPendingClaim } from "../../../lib/x402/payment-claims";
 import { standardRequirements } from "../../../lib/x402/payment-required";
 import { consumeQuote, findQuote } from "../../../lib/x402/quote-store";
-import { reconcilePendingClaims } from "../../../lib/x402/reconcile-claims";
+import { pruneExpiredQuotes, reconcilePendingClaims } from "../../../lib/x402/reconcile-claims";
 import { configureX402, x402ServicesOf } from "../../../lib/x402/x402-services";
 import { chatBody, startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
 import { decodeQuote } from "../../helpers/x402-self-broadcast-client";
@@ -141,5 +141,23 @@ describe("co-signed payments left pending are finished later", () => {
     expect(await x402.chain.solana.getTokenBalance(wallet.address, x402.chain.solana.usdcMint)).toBe(
       1_000_000n,
     );
+  });
+
+  it("prunes quotes expired over a day ago unless a payment references them", async () => {
+    const database = x402.gateway.app.database.db;
+    const stale = decodeQuote(await x402.post("openai", chatBody("stale quote")));
+    const fresh = decodeQuote(await x402.post("openai", chatBody("fresh quote")));
+    const paid = await database.execute(sql`SELECT quote_id FROM x402_payments LIMIT 1`);
+    const paidQuoteId = (Array.isArray(paid) ? paid : (paid as { rows: unknown[] }).rows)[0] as {
+      quote_id: string;
+    };
+    await database.execute(
+      sql`UPDATE x402_quotes SET expires_at = now() - interval '2 days'
+          WHERE id IN (${stale.quote_id}, ${paidQuoteId.quote_id})`,
+    );
+    await pruneExpiredQuotes(x402.gateway.app);
+    expect(await findQuote(database, stale.quote_id)).toBeUndefined();
+    expect(await findQuote(database, fresh.quote_id)).toBeDefined();
+    expect(await findQuote(database, paidQuoteId.quote_id)).toBeDefined();
   });
 });
