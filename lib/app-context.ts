@@ -5,6 +5,7 @@ import type { CentralizedUpstreamName, Env } from "./env";
 import { loadEnv } from "./env";
 import { releaseExpiredHolds } from "./ledger/holds";
 import { log, setLogLevel } from "./log";
+import { startMaintenance } from "./maintenance";
 import { type CentralizedUpstream, configuredUpstreams } from "./providers/centralized-upstreams";
 import { createMemoryRateLimiter, type RateLimiter } from "./rate-limit/fixed-window";
 import { connectSharedRateLimiter } from "./rate-limit/shared-limiter";
@@ -22,7 +23,7 @@ export interface AppContext {
 export interface CreateAppContextOptions {
   /** Extra or overriding settings (tests). */
   env?: Env;
-  /** Skip the background hold sweeper (tests drive it by hand). */
+  /** Skip the background upkeep: hold sweeper, x402 reconciliation (tests drive them by hand). */
   sweeper?: boolean;
 }
 
@@ -35,31 +36,26 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   const released = await releaseExpiredHolds(database.db);
   if (released > 0) log.warn("released holds left by an earlier process", { released });
 
-  let sweeper: NodeJS.Timeout | undefined;
-  if (options.sweeper !== false) {
-    sweeper = setInterval(() => {
-      releaseExpiredHolds(database.db).catch((error: unknown) => log.error("hold sweeper failed", { error }));
-    }, 60_000);
-    sweeper.unref();
-  }
-
   const localLimiter = createMemoryRateLimiter(env.REGISTER_RATE_LIMIT_PER_MINUTE, 60_000);
   const shared = env.REDIS_URL
     ? await connectSharedRateLimiter(env.REDIS_URL, env.REGISTER_RATE_LIMIT_PER_MINUTE, 60_000, localLimiter)
     : undefined;
 
-  return {
+  let stopMaintenance: (() => void) | undefined;
+  const app: AppContext = {
     env,
     database,
     catalog: buildCatalogIndex(catalogModels),
     upstreams: configuredUpstreams(env),
     registerLimiter: shared?.limiter ?? localLimiter,
     async close() {
-      if (sweeper) clearInterval(sweeper);
+      stopMaintenance?.();
       await shared?.close();
       await database.close();
     },
   };
+  if (options.sweeper !== false) stopMaintenance = startMaintenance(app);
+  return app;
 }
 
 const globalKey = Symbol.for("pod-gateway.app-context");

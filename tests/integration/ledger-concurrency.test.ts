@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../lib/db/client";
 import { placeHold, releaseExpiredHolds } from "../../lib/ledger/holds";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
+import { runMaintenance } from "../../lib/maintenance";
 import { findToken } from "../../lib/tokens/find-token";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 
@@ -104,5 +105,15 @@ describe("ledger under concurrency", () => {
     expect(released).toBeGreaterThanOrEqual(1);
     expect(await gateway.balanceOf(token)).toEqual({ balance: 5_000n, held: 0n, available: 5_000n });
     expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
+  });
+
+  it("the maintenance loop runs the same sweep", async () => {
+    const token = await gateway.createFundedToken(2_000n);
+    const record = await findToken(gateway.app.database.db, token);
+    if (!record) throw new Error("token missing");
+    expect((await placeHold(gateway.app.database.db, record.accountId, 1_500n, 0)).type).toBe("held");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await runMaintenance(gateway.app);
+    expect(await gateway.balanceOf(token)).toEqual({ balance: 2_000n, held: 0n, available: 2_000n });
   });
 });
