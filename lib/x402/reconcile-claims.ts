@@ -89,7 +89,8 @@ const lastRuns = new WeakMap<AppContext, number>();
 
 /**
  * Runs a reconciliation in the background at most once a minute per app. Called from the
- * quote path, which is frequent and never carries money, so no paid request waits on it.
+ * quote path (frequent, never carries money, so no paid request waits on it) and from the
+ * process's maintenance loop, so pending payments finish even without quote traffic.
  */
 export function scheduleReconciliation(app: AppContext, services: X402Services): void {
   const now = Date.now();
