@@ -14,6 +14,12 @@ const exposedHeaders = [
   "retry-after",
 ].join(", ");
 
+/** What every API response carries; handlers that answer before the router adds them use it too. */
+export const corsHeaders: Readonly<Record<string, string>> = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": exposedHeaders,
+};
+
 /** Allowed when the preflight names no headers; a browser normally lists the ones it will send. */
 const defaultAllowedHeaders = [
   "content-type",

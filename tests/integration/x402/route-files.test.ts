@@ -59,8 +59,19 @@ describe("app/proxy/x402 route files answer like server.ts", () => {
   });
 
   it("answers preflights and the wallet balance", async () => {
-    expect((await chatRoute.OPTIONS()).status).toBe(204);
-    expect((await messagesRoute.OPTIONS()).status).toBe(204);
+    const preflight = () =>
+      new Request(`${x402.gateway.baseUrl}/proxy/x402/v1/messages`, {
+        method: "OPTIONS",
+        headers: { "access-control-request-headers": "payment-signature, content-type" },
+      });
+    const viaServer = await fetch(preflight());
+    for (const viaRoute of [await chatRoute.OPTIONS(preflight()), await messagesRoute.OPTIONS(preflight())]) {
+      expect(viaRoute.status).toBe(204);
+      expect(viaRoute.headers.get("access-control-allow-headers")).toBe("payment-signature, content-type");
+      expect(viaRoute.headers.get("access-control-expose-headers")).toBe(
+        viaServer.headers.get("access-control-expose-headers"),
+      );
+    }
     const wallet = x402.chain.payTo.address;
     const path = `/proxy/x402/balance/${wallet}`;
     const fromRoute = await viaRouteFile(balanceRoute.GET as RouteHandler, path, {}, { wallet });

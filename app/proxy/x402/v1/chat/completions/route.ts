@@ -6,4 +6,4 @@ import { x402PreflightResponse } from "@/lib/x402/cors";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 export const POST = nextRoute((app, request) => handleX402Inference(app, request, "openai"));
-export const OPTIONS = async () => x402PreflightResponse();
+export const OPTIONS = async (request: Request) => x402PreflightResponse(request);
