@@ -68,6 +68,15 @@ const envSchema = z.object({
   /** x402: overrides the USDC mint of SOLANA_NETWORK (Circle's mint by default). */
   X402_USDC_MINT: optionalString,
   /** x402: how long a quote stays payable. */
+  /**
+   * Require a self-broadcast payment to carry `proof` (payer_wallet's signature over the quote
+   * id). Off by default for clients of the reference service; on, a watcher cannot spend a
+   * transfer it saw on-chain for its own quote.
+   */
+  X402_REQUIRE_PAYER_PROOF: z
+    .enum(["true", "false", "1", "0"])
+    .default("false")
+    .transform((value) => value === "true" || value === "1"),
   X402_QUOTE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** x402 SOL rail: the live SOL/USD feed (Coinbase spot by default). */
   SOL_PRICE_URL: optionalUrl,

@@ -41,6 +41,11 @@ export async function settleNative(context: SettleContext, proof: NativeProof): 
     throw x402BadRequest(x402Messages.signatureUsed);
   const presentDeadline = quote.expiresAt.getTime() + NATIVE_PRESENT_GRACE_SECONDS * 1000;
   if (services.now().getTime() > presentDeadline) throw x402BadRequest(x402Messages.quoteExpired);
+  if (proof.proof === undefined && context.app.env.X402_REQUIRE_PAYER_PROOF) {
+    throw x402BadRequest(
+      `self-broadcast payments require proof: sign "usepod-x402-spend:${quote.id}" with payer_wallet and send it as proof`,
+    );
+  }
   if (proof.proof !== undefined) {
     const checked = await verifyBalanceProof({
       quoteId: quote.id,
