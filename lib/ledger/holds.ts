@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import type { Database, Executor } from "../db/client";
 import { queryRows } from "../db/client";
 import { newId } from "../ids";
-import { type LedgerEntryInput, postTransaction } from "./post-transaction";
 
 export type PlaceHoldResult =
   | { type: "held"; holdId: string; availableAfter: bigint }
@@ -35,59 +34,6 @@ export async function placeHold(
   const row = rows[0];
   if (!row) return { type: "insufficient" };
   return { type: "held", holdId, availableAfter: BigInt(row.available) };
-}
-
-export interface SettleHoldInput {
-  holdId: string;
-  accountId: bigint;
-  /** What the request cost; the charge never exceeds what the hold (or the balance) covers. */
-  cost: bigint;
-  kind: string;
-  idempotencyKey: string;
-  metadata?: Record<string, unknown>;
-  /** Who receives the charge; must return entries summing to `charge`. */
-  distribute: (charge: bigint) => LedgerEntryInput[];
-  /** Extra writes that belong in the same transaction (usage records). */
-  alsoWrite?: (executor: Executor, charge: bigint) => Promise<void>;
-}
-
-export interface SettleHoldResult {
-  charged: bigint;
-  /** Available balance after the charge: what is not held by other in-flight requests. */
-  availableAfter: bigint;
-}
-
-/** Releases a hold and posts the actual charge in one database transaction. */
-export async function settleHold(database: Database, input: SettleHoldInput): Promise<SettleHoldResult> {
-  return database.transaction(async (transaction) => {
-    const released = await queryRows<{ amount: string | bigint }>(
-      transaction,
-      sql`DELETE FROM holds WHERE id = ${input.holdId} RETURNING amount`,
-    );
-    const heldAmount = released[0] ? BigInt(released[0].amount) : null;
-    const accountRows = await queryRows<{ balance: string | bigint; held: string | bigint }>(
-      transaction,
-      heldAmount === null
-        ? sql`SELECT balance, held FROM accounts WHERE id = ${input.accountId} FOR UPDATE`
-        : sql`UPDATE accounts SET held = held - ${heldAmount} WHERE id = ${input.accountId} RETURNING balance, held`,
-    );
-    const account = accountRows[0];
-    if (!account) throw new Error(`account ${input.accountId} not found while settling`);
-    const available = BigInt(account.balance) - BigInt(account.held);
-    // A swept hold (crash, very long stream) can only charge what is still free.
-    const ceiling = heldAmount ?? (available > 0n ? available : 0n);
-    const charge = input.cost < ceiling ? input.cost : ceiling;
-    if (charge > 0n) {
-      await postTransaction(transaction, {
-        kind: input.kind,
-        idempotencyKey: input.idempotencyKey,
-        metadata: { ...input.metadata, cost: input.cost.toString(), charged: charge.toString() },
-        entries: [{ accountId: input.accountId, amount: -charge }, ...input.distribute(charge)],
-      });
-    }
-    if (input.alsoWrite) await input.alsoWrite(transaction, charge);
-    return { charged: charge, availableAfter: available - charge };
-  });
 }
 
 /** Releases a hold without charging (the request failed before the upstream billed anything). */

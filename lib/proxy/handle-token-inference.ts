@@ -4,6 +4,7 @@ import { GatewayError } from "../errors/gateway-error";
 import { parseJsonText, readBodyText } from "../http/read-body";
 import { errorResponse } from "../http/responses";
 import { newId } from "../ids";
+import { releaseHold } from "../ledger/holds";
 import { resolveModel } from "../routing/resolve-model";
 import { parseRoutingHeaders, routeRequest } from "../routing/route-request";
 import { translatableCandidates } from "../routing/translatable-candidates";
@@ -12,7 +13,6 @@ import { highestPrice } from "./highest-price";
 import { estimateInputTokens, parseInferenceRequest } from "./inference-request";
 import { reserveForRequest } from "./reserve";
 import { serveReserved } from "./serve-reserved";
-import { releaseHold } from "./settle-request";
 
 /**
  * POST /proxy/<token>/v1/chat/completions and /proxy/<token>/v1/messages: authenticate,

@@ -1,7 +1,6 @@
 import type { AppContext } from "../app-context";
 import type { Executor } from "../db/client";
 import { type AccountKind, ensureAccount, systemAccounts } from "../ledger/accounts";
-import { releaseHold } from "../ledger/holds";
 import { settleInference } from "../ledger/settle-inference";
 import { costOfUsage, type Usage } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
@@ -78,5 +77,3 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
     },
   });
 }
-
-export { releaseHold };
