@@ -6,6 +6,7 @@ const exposedHeaders = [
   "PAYMENT-REQUIRED",
   "PAYMENT-RESPONSE",
   "x-balance-remaining",
+  "x-pod-cost-microunits",
   "x-pod-route",
   "x-pod-provider-id",
   "x-request-id",

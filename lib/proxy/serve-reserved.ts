@@ -187,6 +187,8 @@ export async function serveReserved(
     headers: {
       "content-type": body === text ? contentType : "application/json",
       ...proxyHeaders(reserved, candidate, settled.availableAfter),
+      // Known only once usage is in, so streams report it in GET /proxy/<token>/transactions instead.
+      "x-pod-cost-microunits": settled.charged.toString(),
     },
   });
 }

@@ -39,6 +39,7 @@ describe("official openai SDK against the gateway", () => {
     expect(balance.balance).toBe(1_000_000n - expected);
     expect(balance.held).toBe(0n);
     expect(response.headers.get("x-balance-remaining")).toBe(String(1_000_000n - expected));
+    expect(response.headers.get("x-pod-cost-microunits")).toBe(String(expected));
   });
 
   it("streams to the end without an unrequested usage chunk, and still bills", async () => {
