@@ -13,7 +13,7 @@ const env = loadEnv({
   ADMIN_TOKEN: "bench-admin",
   OPENAI_API_KEY: "sk-bench",
   OPENAI_BASE_URL: upstreamUrl,
-  POD_DATA_DIR: process.env.DATABASE_URL ? "./.data" : "memory://",
+  POD_DATA_DIR: process.env.DATABASE_URL ? "./.data" : (process.env.POD_DATA_DIR ?? "memory://"),
 });
 const app = await createAppContext({ env, sweeper: false });
 const gateway = await startGatewayServer({ app, withNext: false });
