@@ -2,6 +2,7 @@ import type { AppContext } from "../app-context";
 import { GatewayError } from "../errors/gateway-error";
 import { handleAdminCredit } from "../handlers/admin-credits";
 import { handleBalance } from "../handlers/balance";
+import { handleCountTokens } from "../handlers/count-tokens";
 import { handleHealth } from "../handlers/health";
 import { handleHostEnroll } from "../handlers/host-enroll";
 import { handleDeleteListing, handleListListings, handlePutListing } from "../handlers/host-listings";
@@ -68,6 +69,11 @@ export const apiRoutes: ApiRoute[] = [
     method: "POST",
     pattern: new RegExp(`^/proxy/${token}/v1/messages/?$`),
     handler: (app, request, [value = ""]) => handleTokenInference(app, request, value, "anthropic"),
+  },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/proxy/${token}/v1/messages/count_tokens/?$`),
+    handler: (app, request, [value = ""]) => handleCountTokens(app, request, value),
   },
   {
     method: "POST",

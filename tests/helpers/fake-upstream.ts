@@ -121,6 +121,11 @@ export async function startFakeUpstream(
         response.once("close", () => {
           if (!response.writableFinished) state.abortedRequests += 1;
         });
+        if (dialect === "anthropic" && request.url === "/v1/messages/count_tokens") {
+          response.writeHead(200, { "content-type": "application/json" });
+          response.end(JSON.stringify({ input_tokens: promptTokensOf(body) }));
+          return;
+        }
         const expected = dialect === "openai" ? "/v1/chat/completions" : "/v1/messages";
         if (request.url !== expected) return sendError(dialect, response, 404);
         const maxTokens = (body.max_tokens ?? body.max_completion_tokens) as number | undefined;
