@@ -158,6 +158,7 @@ export async function serveReserved(
         translate === undefined && inference.dialect === "openai" && !inference.includeUsage,
       ...(translate ? { translate } : {}),
       abortUpstream: success.abort,
+      idleTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
       onEnd: async (tap, outcome) => {
         await settle(tap.usage ?? estimatedUsage(inference, tap.deltaCount), outcome);
       },

@@ -14,6 +14,8 @@ export interface RelayStreamOptions {
   /** Converts upstream frames to the caller's dialect when they differ. */
   translate?: TransformStream<Uint8Array, Uint8Array>;
   abortUpstream(): void;
+  /** An upstream silent this long mid-stream is given up on (aborted, error in-band, usage so far billed). */
+  idleTimeoutMs: number;
   /** Runs exactly once, after the last byte is queued and before the response ends. */
   onEnd(tap: StreamUsageTap, outcome: RequestOutcome): Promise<void>;
 }
@@ -45,6 +47,10 @@ function tapTransform(
   });
 }
 
+class UpstreamIdleError extends Error {
+  override readonly name = "UpstreamIdleError";
+}
+
 export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Array> {
   const tap = new StreamUsageTap(options.upstreamDialect);
   let source = options.upstream.pipeThrough(tapTransform(tap, options.suppressInjectedUsage));
@@ -63,8 +69,13 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
 
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let idleTimer: NodeJS.Timeout | undefined;
       try {
-        const { done, value } = await reader.read();
+        const idle = new Promise<never>((_resolve, reject) => {
+          idleTimer = setTimeout(() => reject(new UpstreamIdleError()), options.idleTimeoutMs);
+        });
+        const { done, value } = await Promise.race([reader.read(), idle]);
+        clearTimeout(idleTimer);
         if (!done) {
           controller.enqueue(value);
           return;
@@ -83,13 +94,22 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
         }
         controller.close();
       } catch (error) {
+        clearTimeout(idleTimer);
         if (ended) return;
         log.warn("upstream stream failed mid-way", { error });
+        const idle = error instanceof UpstreamIdleError;
+        if (idle) {
+          // A stalled upstream would otherwise hold the socket and the hold until the sweeper runs.
+          options.abortUpstream();
+          reader.cancel().catch(() => undefined);
+        }
         controller.enqueue(
           encodeStreamError(
             options.callerDialect,
-            "upstream_error",
-            "upstream stream failed: the response is incomplete",
+            idle ? "upstream_timeout" : "upstream_error",
+            idle
+              ? `upstream sent nothing for ${options.idleTimeoutMs} ms: the response is incomplete`
+              : "upstream stream failed: the response is incomplete",
           ),
         );
         await finish("upstream_error");

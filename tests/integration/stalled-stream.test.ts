@@ -1,0 +1,39 @@
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../helpers/gateway";
+
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ env: { UPSTREAM_TIMEOUT_MS: "400" } });
+});
+afterAll(async () => {
+  await gateway.close();
+});
+
+describe("an upstream that stalls mid-stream", () => {
+  it("is aborted after UPSTREAM_TIMEOUT_MS of silence: in-band error, usage so far billed, hold settled", async () => {
+    const token = await gateway.createFundedToken(1_000_000n);
+    const client = new OpenAI({
+      baseURL: `${gateway.baseUrl}/proxy/${token}/v1`,
+      apiKey: "pod",
+      maxRetries: 0,
+    });
+    const stream = await client.chat.completions.create({
+      model: "gpt-4o-mini",
+      messages: [{ role: "user", content: "stall [fake:tokens=10] [fake:slow=1500]" }],
+      stream: true,
+    });
+    const error = await (async () => {
+      for await (const _chunk of stream) {
+        // drain until the gateway gives up
+      }
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(String((error as Error).message)).toContain("upstream sent nothing");
+    await expect.poll(() => gateway.openai.abortedRequests, { timeout: 5_000 }).toBeGreaterThan(0);
+    const balance = await gateway.balanceOf(token);
+    expect(balance.held).toBe(0n);
+    expect(balance.balance).toBeLessThan(1_000_000n);
+  });
+});
