@@ -7,8 +7,8 @@ import { releaseExpiredHolds } from "./ledger/holds";
 import { log, setLogLevel } from "./log";
 import { startMaintenance } from "./maintenance";
 import { type CentralizedUpstream, configuredUpstreams } from "./providers/centralized-upstreams";
-import { createMemoryRateLimiter, type RateLimiter } from "./rate-limit/fixed-window";
-import { connectSharedRateLimiter } from "./rate-limit/shared-limiter";
+import type { RateLimiter } from "./rate-limit/fixed-window";
+import { createLimiterFactory } from "./rate-limit/shared-limiter";
 
 /** Everything a handler needs, built once per process from validated env. */
 export interface AppContext {
@@ -17,6 +17,8 @@ export interface AppContext {
   catalog: CatalogIndex;
   upstreams: Map<CentralizedUpstreamName, CentralizedUpstream>;
   registerLimiter: RateLimiter;
+  /** Paid x402 attempts per client address: each one can cost RPC calls and simulations. */
+  x402PaymentLimiter: RateLimiter;
   close(): Promise<void>;
 }
 
@@ -36,10 +38,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   const released = await releaseExpiredHolds(database.db);
   if (released > 0) log.warn("released holds left by an earlier process", { released });
 
-  const localLimiter = createMemoryRateLimiter(env.REGISTER_RATE_LIMIT_PER_MINUTE, 60_000);
-  const shared = env.REDIS_URL
-    ? await connectSharedRateLimiter(env.REDIS_URL, env.REGISTER_RATE_LIMIT_PER_MINUTE, 60_000, localLimiter)
-    : undefined;
+  const limiters = await createLimiterFactory(env.REDIS_URL);
 
   let stopMaintenance: (() => void) | undefined;
   const app: AppContext = {
@@ -47,10 +46,11 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     database,
     catalog: buildCatalogIndex(catalogModels),
     upstreams: configuredUpstreams(env),
-    registerLimiter: shared?.limiter ?? localLimiter,
+    registerLimiter: limiters.perMinute(env.REGISTER_RATE_LIMIT_PER_MINUTE, "register"),
+    x402PaymentLimiter: limiters.perMinute(env.X402_PAYMENT_RATE_LIMIT_PER_MINUTE, "x402-payment"),
     async close() {
       stopMaintenance?.();
-      await shared?.close();
+      await limiters.close();
       await database.close();
     },
   };

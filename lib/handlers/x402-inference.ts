@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import type { Dialect } from "../dialects/dialect";
 import { GatewayError } from "../errors/gateway-error";
+import { clientIp } from "../http/client-ip";
 import { errorResponse } from "../http/responses";
 import { newId } from "../ids";
 import { x402CorsHeaders } from "../x402/cors";
@@ -51,6 +52,17 @@ export async function handleX402Inference(
         {
           headers: { "payment-required": encodeJsonHeader(document), "cache-control": "no-store" },
           details: { quote_id: document.quote_id, payment_required: document },
+        },
+      );
+    }
+    const limit = await app.x402PaymentLimiter.hit(clientIp(request));
+    if (!limit.allowed) {
+      throw new GatewayError(
+        "rate_limited",
+        "rate limited: too many x402 payment attempts from this address",
+        {
+          headers: { "retry-after": String(limit.retryAfterSeconds) },
+          details: { retry_after_seconds: limit.retryAfterSeconds },
         },
       );
     }

@@ -1,36 +1,40 @@
 import { log } from "../log";
-import type { RateLimiter } from "./fixed-window";
-import { connectRedisCounter } from "./redis-counter";
+import { createMemoryRateLimiter, type RateLimiter } from "./fixed-window";
+import { connectRedisCounter, type RedisCounterConnection } from "./redis-counter";
 import { createRedisRateLimiter } from "./redis-window";
 
-export interface SharedLimiter {
-  limiter: RateLimiter;
+/** Builds the per-minute limiters of one process, shared across replicas when Redis is configured. */
+export interface LimiterFactory {
+  perMinute(limit: number, name: string): RateLimiter;
   close(): Promise<void>;
 }
 
 /**
- * Connects the Redis-backed limiter that replicas share. If Redis becomes unreachable the
- * limit falls back to this process's own window rather than refusing every caller.
+ * With REDIS_URL every replica counts in the same Redis window; if Redis becomes unreachable
+ * a limit falls back to this process's own window rather than refusing every caller.
  */
-export async function connectSharedRateLimiter(
-  url: string,
-  limit: number,
-  windowMs: number,
-  fallback: RateLimiter,
-): Promise<SharedLimiter> {
-  const connection = await connectRedisCounter(url);
-  const shared = createRedisRateLimiter(connection.counter, limit, windowMs);
+export async function createLimiterFactory(redisUrl: string | undefined): Promise<LimiterFactory> {
+  const connection: RedisCounterConnection | undefined = redisUrl
+    ? await connectRedisCounter(redisUrl)
+    : undefined;
   return {
-    limiter: {
-      async hit(key) {
-        try {
-          return await shared.hit(key);
-        } catch (error) {
-          log.warn("shared rate limit unavailable, using the local window", { error });
-          return fallback.hit(key);
-        }
-      },
+    perMinute(limit, name) {
+      const local = createMemoryRateLimiter(limit, 60_000);
+      if (!connection) return local;
+      const shared = createRedisRateLimiter(connection.counter, limit, 60_000, `pod:rl:${name}`);
+      return {
+        async hit(key) {
+          try {
+            return await shared.hit(key);
+          } catch (error) {
+            log.warn("shared rate limit unavailable, using the local window", { error });
+            return local.hit(key);
+          }
+        },
+      };
     },
-    close: () => connection.close(),
+    close: async () => {
+      await connection?.close();
+    },
   };
 }

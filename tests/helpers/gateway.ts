@@ -77,6 +77,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ANTHROPIC_API_KEY: "sk-test-anthropic",
     ANTHROPIC_BASE_URL: anthropic.baseUrl,
     REGISTER_RATE_LIMIT_PER_MINUTE: "1000",
+    X402_PAYMENT_RATE_LIMIT_PER_MINUTE: "1000",
     POD_ENCRYPTION_KEY: testEncryptionKey,
     ...extraEnv,
     ...options.env,
