@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { accounts } from "../db/schema";
 
@@ -43,5 +43,3 @@ export async function getAccountBalance(executor: Executor, accountId: bigint): 
   if (!row) return { balance: 0n, held: 0n, available: 0n };
   return { balance: row.balance, held: row.held, available: row.balance - row.held };
 }
-
-export const availableExpression = sql`${accounts.balance} - ${accounts.held}`;
