@@ -95,6 +95,8 @@ const envSchema = z.object({
     .default("false")
     .transform((value) => value === "true" || value === "1"),
   REGISTER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** count_tokens calls per token per minute: they are free to the caller but use an upstream key. */
+  COUNT_TOKENS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   HOLD_TTL_SECONDS: z.coerce.number().int().positive().default(900),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   MAX_BODY_BYTES: z.coerce

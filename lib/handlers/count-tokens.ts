@@ -3,9 +3,15 @@ import { badRequest, GatewayError } from "../errors/gateway-error";
 import { parseJsonText, readBodyText } from "../http/read-body";
 import { errorResponse, jsonResponse } from "../http/responses";
 import { newId } from "../ids";
+import { getAccountBalance } from "../ledger/accounts";
 import { log } from "../log";
+import { dispatchWithFailover } from "../proxy/dispatch-with-failover";
+import { centralizedCandidates } from "../routing/centralized-candidates";
 import { resolveModel } from "../routing/resolve-model";
 import { authenticateToken } from "../tokens/authenticate-token";
+
+/** Claude Code waits on the count before it sends a turn: past this, an estimate is better. */
+const countTimeoutMs = 10_000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -18,45 +24,99 @@ function estimateTokens(body: Record<string, unknown>): number {
 }
 
 /**
+ * Free to the caller but not to the operator (each count uses the Anthropic key), so only a
+ * funded token may ask, and at most COUNT_TOKENS_RATE_LIMIT_PER_MINUTE times a minute.
+ */
+async function admit(app: AppContext, accountId: bigint): Promise<void> {
+  const limit = await app.countTokensLimiter.hit(`count-tokens:${accountId}`);
+  if (!limit.allowed) {
+    throw new GatewayError(
+      "rate_limited",
+      `rate limited: at most ${app.env.COUNT_TOKENS_RATE_LIMIT_PER_MINUTE} count_tokens calls per minute per token`,
+      {
+        headers: { "retry-after": String(limit.retryAfterSeconds) },
+        details: { retry_after_seconds: limit.retryAfterSeconds },
+      },
+    );
+  }
+  const { balance } = await getAccountBalance(app.database.db, accountId);
+  if (balance <= 0n) {
+    throw new GatewayError("insufficient_balance", "insufficient balance: fund this token to count tokens", {
+      details: { available_microunits: 0 },
+    });
+  }
+}
+
+/** The body of a response, or a rejection once `ms` have passed (the upstream is then aborted). */
+async function textWithin(response: Response, ms: number, abort: () => void): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      abort();
+      reject(new Error("upstream body timeout"));
+    }, ms);
+  });
+  try {
+    return await Promise.race([response.text(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The exact count from the first Anthropic upstream that answers, through the same dispatch
+ * (timeouts, failover, error mapping) as inference. Undefined when none can: the caller then
+ * gets an estimate. A request the upstream calls malformed is the caller's 4xx.
+ */
+async function askUpstream(
+  app: AppContext,
+  request: Request,
+  body: Record<string, unknown>,
+  modelId: string,
+): Promise<number | undefined> {
+  const model = resolveModel(app.catalog, modelId);
+  if (!model) throw new GatewayError("model_not_found", `model not found: ${modelId}`, { param: "model" });
+  const candidates = centralizedCandidates(app, model).filter(
+    (candidate) => candidate.dialect === "anthropic",
+  );
+  if (candidates.length === 0) return undefined;
+  try {
+    const success = await dispatchWithFailover(candidates, {
+      signal: request.signal,
+      forwardHeaders: { "anthropic-version": request.headers.get("anthropic-version") ?? "2023-06-01" },
+      headersTimeoutMs: Math.min(app.env.UPSTREAM_TIMEOUT_MS, countTimeoutMs),
+      buildBody: (candidate) => JSON.stringify({ ...body, model: candidate.upstreamModelId }),
+      operation: "count_tokens",
+    });
+    const counted: unknown = JSON.parse(await textWithin(success.response, countTimeoutMs, success.abort));
+    if (isRecord(counted) && typeof counted.input_tokens === "number") return counted.input_tokens;
+    log.warn("count_tokens upstream answered without input_tokens; estimating", {
+      provider: success.candidate.providerId,
+    });
+  } catch (error) {
+    if (error instanceof GatewayError && error.status < 500 && error.type !== "rate_limited") throw error;
+    log.warn("count_tokens upstream failed; estimating", { error });
+  }
+  return undefined;
+}
+
+/**
  * POST /proxy/<token>/v1/messages/count_tokens – Anthropic's token counter, which Claude Code
- * calls to manage its context. Free, like Anthropic's own: asked of a configured Anthropic
- * upstream when there is one, estimated otherwise (marked with `x-pod-estimated: true`).
+ * calls to manage its context. Free, like Anthropic's own, for a funded token: asked of a
+ * configured Anthropic upstream when there is one, estimated otherwise (`x-pod-estimated: true`).
  */
 export async function handleCountTokens(app: AppContext, request: Request, token: string): Promise<Response> {
   const requestId = newId("req");
   try {
-    await authenticateToken(app.database.db, token);
+    const record = await authenticateToken(app.database.db, token);
+    await admit(app, record.accountId);
     const parsed = parseJsonText(await readBodyText(request, app.env.MAX_BODY_BYTES));
     if (!isRecord(parsed)) throw badRequest("request body must be a JSON object");
     if (typeof parsed.model !== "string" || parsed.model === "")
       throw badRequest("model is required", { param: "model" });
     if (!Array.isArray(parsed.messages)) throw badRequest("messages must be an array", { param: "messages" });
-    const model = resolveModel(app.catalog, parsed.model);
-    if (!model)
-      throw new GatewayError("model_not_found", `model not found: ${parsed.model}`, { param: "model" });
-
-    const upstream = app.upstreams.get("anthropic");
-    const price = app.catalog.pricesFor(model).find((candidate) => candidate.provider === "anthropic");
-    if (upstream && price) {
-      try {
-        const response = await fetch(`${upstream.baseUrl}/v1/messages/count_tokens`, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "x-api-key": upstream.apiKey,
-            "anthropic-version": request.headers.get("anthropic-version") ?? "2023-06-01",
-          },
-          body: JSON.stringify({ ...parsed, model: price.upstreamModelId }),
-          signal: AbortSignal.any([request.signal, AbortSignal.timeout(10_000)]),
-        });
-        const counted: unknown = await response.json();
-        if (response.ok && isRecord(counted) && typeof counted.input_tokens === "number") {
-          return jsonResponse({ input_tokens: counted.input_tokens }, 200, { "request-id": requestId });
-        }
-      } catch (error) {
-        log.warn("count_tokens upstream failed; estimating", { error });
-      }
-    }
+    const exact = await askUpstream(app, request, parsed, parsed.model);
+    if (exact !== undefined) return jsonResponse({ input_tokens: exact }, 200, { "request-id": requestId });
     return jsonResponse({ input_tokens: estimateTokens(parsed) }, 200, {
       "request-id": requestId,
       "x-pod-estimated": "true",

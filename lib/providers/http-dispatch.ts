@@ -8,10 +8,15 @@ export interface HttpTarget {
   apiKey: string;
 }
 
-/** Posts a chat body to an OpenAI- or Anthropic-format upstream with that vendor's auth headers. */
+/**
+ * Posts a body to an OpenAI- or Anthropic-format upstream with that vendor's auth headers:
+ * a chat body for a generation, or (Anthropic only) a token-count request.
+ */
 export function dispatchHttp(target: HttpTarget, body: string, options: DispatchOptions): Promise<Response> {
+  const operation = options.operation ?? "generate";
   if (target.dialect === "anthropic") {
-    return fetch(`${target.baseUrl}/v1/messages`, {
+    const path = operation === "count_tokens" ? "/v1/messages/count_tokens" : "/v1/messages";
+    return fetch(`${target.baseUrl}${path}`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -24,6 +29,9 @@ export function dispatchHttp(target: HttpTarget, body: string, options: Dispatch
       body,
       signal: options.signal,
     });
+  }
+  if (operation !== "generate") {
+    return Promise.reject(new Error(`an OpenAI-format upstream cannot serve ${operation}`));
   }
   return fetch(`${target.baseUrl}/chat/completions`, {
     method: "POST",

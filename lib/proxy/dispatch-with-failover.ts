@@ -1,6 +1,6 @@
 import { GatewayError } from "../errors/gateway-error";
 import { log } from "../log";
-import type { Candidate } from "../routing/candidate";
+import type { Candidate, UpstreamOperation } from "../routing/candidate";
 
 export interface DispatchSuccess {
   candidate: Candidate;
@@ -16,6 +16,8 @@ export interface FailoverOptions {
   /** Time allowed until the upstream sends its headers. */
   headersTimeoutMs: number;
   buildBody(candidate: Candidate): string;
+  /** Defaults to a generation; every candidate given must support the operation. */
+  operation?: UpstreamOperation;
   onAttemptFailed?(candidate: Candidate, reason: string, elapsedMs: number): void;
   onAttemptSucceeded?(candidate: Candidate, elapsedMs: number): void;
 }
@@ -59,6 +61,7 @@ export async function dispatchWithFailover(
       const response = await candidate.dispatch(options.buildBody(candidate), {
         signal: controller.signal,
         forwardHeaders: options.forwardHeaders,
+        ...(options.operation ? { operation: options.operation } : {}),
       });
       clearTimeout(timer);
       if (response.ok) {

@@ -7,7 +7,11 @@ export interface DispatchOptions {
   signal: AbortSignal;
   /** Caller headers an upstream of the same dialect should see (anthropic-version, anthropic-beta). */
   forwardHeaders: Record<string, string>;
+  /** What to ask of the upstream: a generation (default) or Anthropic's token count. */
+  operation?: UpstreamOperation;
 }
+
+export type UpstreamOperation = "generate" | "count_tokens";
 
 /** One source that can serve a request, at the price the caller will be charged. */
 export interface Candidate {

@@ -122,6 +122,8 @@ export async function startFakeUpstream(
           if (!response.writableFinished) state.abortedRequests += 1;
         });
         if (dialect === "anthropic" && request.url === "/v1/messages/count_tokens") {
+          const failure = /\[fake:fail=([a-z0-9-]+)(?::(\d+))?\]/.exec(promptText(body));
+          if (failure?.[1] === name) return sendError(dialect, response, Number(failure[2] ?? 500));
           response.writeHead(200, { "content-type": "application/json" });
           response.end(JSON.stringify({ input_tokens: promptTokensOf(body) }));
           return;
