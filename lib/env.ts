@@ -41,9 +41,31 @@ const envSchema = z.object({
   VENICE_API_KEY: optionalString,
   VENICE_BASE_URL: optionalUrl,
   SOLANA_RPC_URL: optionalUrl,
-  SOLANA_DEPOSIT_ADDRESS: optionalString,
-  SOLANA_PROGRAM_ADDRESS: z.string().default("BBAdcqUkg68JXNiPQ1HR1wujfZuayyK3eQTQSYAh6FSW"),
+  /** Owner of the gateway's deposit USDC account. Unset: on-chain deposits (and bonds) are off. */
+  SOLANA_DEPOSIT_ADDRESS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, "a base58 Solana address")
+      .optional(),
+  ),
+  /** Commitment the deposit watcher waits for before crediting. */
+  SOLANA_DEPOSIT_COMMITMENT: z.enum(["confirmed", "finalized"]).default("finalized"),
+  /** RPC URL the dashboard's browser code uses (defaults to SOLANA_RPC_URL). */
+  SOLANA_PUBLIC_RPC_URL: optionalUrl,
   DASHBOARD_URL: optionalUrl,
+  /** Stripe card funding: off unless the secret, webhook secret and publishable key are all set. */
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_PUBLISHABLE_KEY: optionalString,
+  /** Where the Stripe SDK sends API calls (Stripe's own by default; a local fake in tests). */
+  STRIPE_API_BASE: optionalUrl,
+  CARD_MIN_USD: z.coerce.number().int().positive().default(5),
+  CARD_MAX_USD: z.coerce.number().int().positive().default(500),
+  /** pass_on: the payer pays Stripe's fee on top of the credit; absorb: the gateway pays it. */
+  CARD_FEE_MODE: z.enum(["pass_on", "absorb"]).default("pass_on"),
+  /** Stripe's card fee the surcharge covers: basis points plus a fixed amount in cents. */
+  CARD_FEE_PERCENT_BPS: z.coerce.number().int().min(0).max(2000).default(290),
+  CARD_FEE_FIXED_CENTS: z.coerce.number().int().min(0).max(500).default(30),
   /**
    * x402: the Solana cluster quotes name, as its CAIP-2 id (`solana:` + genesis hash prefix).
    * Mainnet by default; devnet/testnet for trials and for the local test chain.

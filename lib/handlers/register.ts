@@ -1,4 +1,5 @@
 import type { AppContext } from "../app-context";
+import { solanaDepositSettings } from "../deposits/deposit-config";
 import { GatewayError } from "../errors/gateway-error";
 import { clientIp } from "../http/client-ip";
 import { errorResponse, jsonResponse } from "../http/responses";
@@ -17,8 +18,10 @@ export async function handleRegister(app: AppContext, request: Request): Promise
     }
     const { token, depositCode } = await registerToken(app.database.db);
     const base = publicBaseUrl(app, request);
-    const depositAddress = app.env.SOLANA_DEPOSIT_ADDRESS ?? app.env.SOLANA_PROGRAM_ADDRESS;
-    const dashboardBase = app.env.DASHBOARD_URL ?? `${base}/dashboard`;
+    const deposits = solanaDepositSettings(app.env);
+    // Only an address the operator controls is ever shown; without one, say deposits are off.
+    const depositAddress = deposits.enabled ? deposits.owner : null;
+    const dashboardBase = (app.env.DASHBOARD_URL ?? `${base}/dashboard`).replace(/\/+$/, "");
     return jsonResponse(
       {
         api_token: token,
@@ -27,10 +30,16 @@ export async function handleRegister(app: AppContext, request: Request): Promise
         status: "pending_deposit",
         proxy_base_url_openai: `${base}/proxy/${token}/v1`,
         proxy_base_url_anthropic: `${base}/proxy/${token}`,
+        onchain_deposits: deposits.enabled
+          ? { enabled: true, usdc_mint: deposits.usdcMint, network: deposits.network, memo: depositCode }
+          : { enabled: false, reason: deposits.reason },
         instructions: {
-          contract_address: app.env.SOLANA_PROGRAM_ADDRESS,
+          // Clients of the reference service send here; ours is a wallet, not a program.
+          contract_address: depositAddress,
           deposit_address: depositAddress,
-          dashboard_url: `${dashboardBase.replace(/\/+$/, "")}/${token}`,
+          memo: depositCode,
+          // A fragment never reaches a server or a Referer; the dashboard drops it after sign-in.
+          dashboard_url: `${dashboardBase}#token=${token}`,
         },
       },
       200,

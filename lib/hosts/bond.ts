@@ -9,6 +9,8 @@ export function bondView(env: Env, depositCode: string) {
     deposit_code: depositCode,
     amount_usdc: Number(bondAmountMicrounits / 1_000_000n),
     amount_microunits: Number(bondAmountMicrounits),
-    destination: env.SOLANA_DEPOSIT_ADDRESS ?? env.SOLANA_PROGRAM_ADDRESS,
+    // null while on-chain deposits are off: the bond then needs an operator's activation.
+    destination: env.SOLANA_DEPOSIT_ADDRESS ?? null,
+    memo: depositCode,
   };
 }

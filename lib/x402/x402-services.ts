@@ -1,6 +1,6 @@
 import { type Address, createSolanaRpc, isAddress, type KeyPairSigner } from "@solana/kit";
 import type { AppContext } from "../app-context";
-import { type SolanaNetwork, usdcMintForNetwork } from "../chains/solana/constants";
+import { defaultSolanaRpcUrl, type SolanaNetwork, usdcMintForNetwork } from "../chains/solana/constants";
 import {
   createDefaultSolPriceSource,
   createFixedSolPriceSource,
@@ -28,12 +28,6 @@ export interface X402Services {
   now(): Date;
 }
 
-const defaultRpcUrls: Record<SolanaNetwork, string> = {
-  "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "https://api.mainnet-beta.solana.com",
-  "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1": "https://api.devnet.solana.com",
-  "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z": "https://api.testnet.solana.com",
-};
-
 async function buildServices(env: Env): Promise<X402Services> {
   const payTo = env.X402_PAY_TO;
   if (!payTo) {
@@ -44,7 +38,7 @@ async function buildServices(env: Env): Promise<X402Services> {
   if (!isAddress(payTo)) throw new Error("X402_PAY_TO is not a Solana address");
   const usdcMint = env.X402_USDC_MINT ?? usdcMintForNetwork(env.SOLANA_NETWORK);
   if (!isAddress(usdcMint)) throw new Error("X402_USDC_MINT is not a Solana address");
-  const rpcUrl = env.SOLANA_RPC_URL ?? defaultRpcUrls[env.SOLANA_NETWORK];
+  const rpcUrl = env.SOLANA_RPC_URL ?? defaultSolanaRpcUrl(env.SOLANA_NETWORK);
   const priceSource = env.SOL_PRICE_USD
     ? createFixedSolPriceSource(parseUsdPrice(env.SOL_PRICE_USD), "SOL_PRICE_USD")
     : createDefaultSolPriceSource(env.SOL_PRICE_URL ? { url: env.SOL_PRICE_URL } : {});

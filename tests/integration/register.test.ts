@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiTokens } from "../../lib/db/schema";
+import { loadEnv } from "../../lib/env";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 
 let gateway: TestGateway;
@@ -22,11 +23,14 @@ describe("POST /v1/register", () => {
     expect(body.api_token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(body.deposit_code).toMatch(/^[0-9a-f]{16}$/);
     expect(body.status).toBe("pending_deposit");
-    expect(typeof body.deposit_address).toBe("string");
+    // No SOLANA_DEPOSIT_ADDRESS here: no address at all, and the response says deposits are off.
+    expect(body.deposit_address).toBeNull();
+    expect(body.onchain_deposits).toMatchObject({ enabled: false, reason: expect.stringContaining("off") });
+    expect(JSON.stringify(body)).not.toContain("BBAdcqUkg68JXNiPQ1HR1wujfZuayyK3eQTQSYAh6FSW");
     expect(body.instructions).toMatchObject({
-      contract_address: expect.any(String),
-      deposit_address: body.deposit_address,
-      dashboard_url: expect.stringContaining(String(body.api_token)),
+      contract_address: null,
+      deposit_address: null,
+      dashboard_url: `${gateway.baseUrl}/dashboard#token=${String(body.api_token)}`,
     });
     const second = (await (await register()).json()) as Record<string, unknown>;
     expect(second.api_token).not.toBe(body.api_token);
@@ -84,6 +88,38 @@ describe("POST /v1/register", () => {
     expect(Number(limited?.headers.get("retry-after"))).toBeGreaterThan(0);
     if (!limited) throw new Error("never limited");
     expect(((await limited.json()) as { error: { type: string } }).error.type).toBe("rate_limited");
+  });
+});
+
+describe("POST /v1/register with a deposit wallet", () => {
+  it("advertises exactly SOLANA_DEPOSIT_ADDRESS, with the code as memo; DASHBOARD_URL signs in by fragment", async () => {
+    const owner = "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU";
+    const withWallet = await startTestGateway({
+      env: { SOLANA_DEPOSIT_ADDRESS: owner, DASHBOARD_URL: "https://pod.example.com/dashboard/" },
+    });
+    try {
+      const body = (await (await fetch(`${withWallet.baseUrl}/v1/register`, { method: "POST" })).json()) as {
+        api_token: string;
+        deposit_code: string;
+        deposit_address: string;
+        onchain_deposits: Record<string, unknown>;
+        instructions: Record<string, unknown>;
+      };
+      expect(body.deposit_address).toBe(owner);
+      expect(body.onchain_deposits).toMatchObject({ enabled: true, memo: body.deposit_code });
+      expect(body.instructions).toEqual({
+        contract_address: owner,
+        deposit_address: owner,
+        memo: body.deposit_code,
+        dashboard_url: `https://pod.example.com/dashboard#token=${body.api_token}`,
+      });
+    } finally {
+      await withWallet.close();
+    }
+  });
+
+  it("refuses to start with a deposit address that is not a Solana address", () => {
+    expect(() => loadEnv({ SOLANA_DEPOSIT_ADDRESS: "0xnot-solana" })).toThrow(/SOLANA_DEPOSIT_ADDRESS/);
   });
 });
 

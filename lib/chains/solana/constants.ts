@@ -42,6 +42,17 @@ export function usdcMintForNetwork(network: SolanaNetwork): Address {
   return network === SOLANA_MAINNET_CAIP2 ? USDC_MAINNET_MINT : USDC_DEVNET_MINT;
 }
 
+const publicRpcUrls: Record<SolanaNetwork, string> = {
+  [SOLANA_MAINNET_CAIP2]: "https://api.mainnet-beta.solana.com",
+  [SOLANA_DEVNET_CAIP2]: "https://api.devnet.solana.com",
+  [SOLANA_TESTNET_CAIP2]: "https://api.testnet.solana.com",
+};
+
+/** The cluster's public RPC endpoint: the fallback when SOLANA_RPC_URL is unset. */
+export function defaultSolanaRpcUrl(network: SolanaNetwork): string {
+  return publicRpcUrls[network];
+}
+
 export const SYSTEM_PROGRAM_ADDRESS = address("11111111111111111111111111111111");
 export const TOKEN_PROGRAM_ADDRESS = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 export const TOKEN_2022_PROGRAM_ADDRESS = address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
