@@ -160,7 +160,7 @@ export async function serveReserved(
       abortUpstream: success.abort,
       idleTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
       onEnd: async (tap, outcome) => {
-        await settle(tap.usage ?? estimatedUsage(inference, tap.deltaCount), outcome);
+        await settle(tap.billableUsage() ?? estimatedUsage(inference, tap.deltaCount), outcome);
       },
     });
     return new Response(body, {

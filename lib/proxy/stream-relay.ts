@@ -1,7 +1,8 @@
 import type { Dialect } from "../dialects/dialect";
 import { encodeStreamError } from "../dialects/translate";
+import { encodeSseFrame } from "../dialects/translate/sse";
 import { log } from "../log";
-import { SseFrameSplitter } from "../sse/frame-splitter";
+import { createSseDecoder } from "../sse/sse-decoder";
 import { StreamUsageTap } from "../usage/stream-usage-tap";
 import type { RequestOutcome } from "./settle-request";
 
@@ -20,32 +21,43 @@ export interface RelayStreamOptions {
   onEnd(tap: StreamUsageTap, outcome: RequestOutcome): Promise<void>;
 }
 
-/** Passes upstream bytes through unchanged while the tap reads usage from a decoded copy. */
+/**
+ * Passes upstream bytes through unchanged while the tap reads usage from the decoded
+ * events. When the injected usage chunk must be dropped, events are re-encoded instead
+ * (comments such as keep-alives included) and that one chunk is left out.
+ */
 function tapTransform(
   tap: StreamUsageTap,
   suppressInjectedUsage: boolean,
 ): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  const splitter = new SseFrameSplitter();
-  const handle = (frames: string[], controller: TransformStreamDefaultController<Uint8Array>) => {
-    for (const frame of frames) {
-      const verdict = tap.inspect(frame);
-      if (suppressInjectedUsage && !verdict.injectedUsageChunk) controller.enqueue(encoder.encode(frame));
-    }
-  };
+  let out: TransformStreamDefaultController<Uint8Array> | undefined;
+  const decoder = createSseDecoder({
+    onEvent(message) {
+      const verdict = tap.inspect(message);
+      if (suppressInjectedUsage && !verdict.injectedUsageChunk)
+        out?.enqueue(
+          encodeSseFrame({ ...(message.event ? { event: message.event } : {}), data: message.data }),
+        );
+    },
+    onComment(comment) {
+      if (suppressInjectedUsage) out?.enqueue(encoder.encode(`: ${comment}\n\n`));
+    },
+  });
   return new TransformStream({
     transform(chunk, controller) {
+      out = controller;
       // Without suppression the original bytes go out as they came, before any parsing.
       if (!suppressInjectedUsage) controller.enqueue(chunk);
-      handle(splitter.push(decoder.decode(chunk, { stream: true })), controller);
+      decoder.push(chunk);
     },
     flush(controller) {
-      const rest = splitter.flush() + decoder.decode();
-      if (rest !== "") handle([rest], controller);
+      out = controller;
+      decoder.end();
     },
   });
 }
+
+const encoder = new TextEncoder();
 
 class UpstreamIdleError extends Error {
   override readonly name = "UpstreamIdleError";

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from "eventsource-parser";
 import { isRecord, safeParseJson } from "../dialects/translate/json-value";
 import { newVendorId } from "../dialects/translate/new-id";
-import { createSseDecoder } from "../dialects/translate/sse";
+import { createSseDecoder } from "../sse/sse-decoder";
 import { type ChatChunk, type ChatUsage, chatChunkSchema } from "./chat-response-schema";
 import { ResponsesEventWriter } from "./event-writer";
 import { mapFinishReason } from "./map-finish-reason";

@@ -1,6 +1,5 @@
 import type { Dialect } from "../dialects/dialect";
 import type { Usage } from "../pricing/cost";
-import { parseSseFrame } from "../sse/frame-splitter";
 import { normalizeUsage } from "./usage-from-body";
 
 export interface FrameVerdict {
@@ -20,13 +19,26 @@ export class StreamUsageTap {
   sawTerminal = false;
   upstreamError: string | undefined;
 
+  /** Anthropic: message_delta reported the output count (message_start's is a placeholder). */
+  #outputReported = false;
+
   constructor(dialect: Dialect) {
     this.dialect = dialect;
   }
 
-  inspect(frame: string): FrameVerdict {
-    const { event, data } = parseSseFrame(frame);
-    if (data === undefined) return { injectedUsageChunk: false };
+  /**
+   * The usage to bill. An Anthropic stream that ended before its message_delta (client
+   * abort, upstream cut, stall) only has message_start's placeholder output count, so the
+   * deltas seen stand in for it, as they do for an OpenAI stream that never sent usage.
+   */
+  billableUsage(): Usage | undefined {
+    const usage = this.usage;
+    if (!usage || this.dialect !== "anthropic" || this.#outputReported) return usage;
+    return { ...usage, outputTokens: Math.max(usage.outputTokens, this.deltaCount) };
+  }
+
+  inspect(message: { event?: string | undefined; data: string }): FrameVerdict {
+    const { event, data } = message;
     return this.dialect === "openai" ? this.#inspectOpenAI(data) : this.#inspectAnthropic(event, data);
   }
 
@@ -63,6 +75,8 @@ export class StreamUsageTap {
         : payload?.usage;
     const update = normalizeUsage("anthropic", raw);
     if (!update) return { injectedUsageChunk: false };
+    if (event === "message_delta" && typeof (raw as Record<string, unknown>).output_tokens === "number")
+      this.#outputReported = true;
     // message_delta repeats or extends the counts of message_start; keep the largest of each.
     const previous = this.usage;
     this.usage = previous

@@ -1,10 +1,10 @@
+import { createSseDecoder } from "../../sse/sse-decoder";
 import { createAnthropicStreamDecoder } from "./anthropic/decode-stream";
 import { createAnthropicStreamEncoder } from "./anthropic/encode-stream";
 import type { Dialect } from "./ir";
 import { createOpenaiStreamDecoder } from "./openai/decode-stream";
 import { createOpenaiStreamEncoder } from "./openai/encode-stream";
 import { rewritePassthroughMessage } from "./passthrough-stream";
-import { createSseDecoder } from "./sse";
 import type { StreamDecoder, StreamEncoder } from "./stream-codec";
 
 export interface StreamTranslatorOptions {

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createSseDecoder } from "../../sse/sse-decoder";
 import { createStreamTranslator, type StreamTranslatorOptions } from "./create-stream-translator";
 import type { Dialect } from "./ir";
-import { createSseDecoder } from "./sse";
 
 /** Test-only helpers: fixture loading, chunked replay, SSE frame parsing, a tiny HTTP server. */
 
