@@ -2,19 +2,20 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectRedisCounter, type RedisCounterConnection } from "../../lib/rate-limit/redis-counter";
 import { createRedisRateLimiter } from "../../lib/rate-limit/redis-window";
+import { testRedis } from "../helpers/services";
 
-// The project machines run Redis on 127.0.0.1:6379; the limiter is only ever used with one.
+const redis = testRedis();
 let connection: RedisCounterConnection;
 const prefix = `pod:test:${randomBytes(4).toString("hex")}`;
 
-beforeAll(async () => {
-  connection = await connectRedisCounter(process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379");
-});
-afterAll(async () => {
-  await connection.close();
-});
+describe.skipIf(redis.url === undefined)("redis rate limiter", () => {
+  beforeAll(async () => {
+    connection = await connectRedisCounter(redis.url ?? "");
+  });
+  afterAll(async () => {
+    await connection.close();
+  });
 
-describe("redis rate limiter", () => {
   it("two replicas share one window: the 11th hit across both is refused with a retry time", async () => {
     const replicaA = createRedisRateLimiter(connection.counter, 10, 60_000, prefix);
     const replicaB = createRedisRateLimiter(connection.counter, 10, 60_000, prefix);
@@ -29,11 +30,11 @@ describe("redis rate limiter", () => {
   });
 });
 
-describe("register limit shared through REDIS_URL", () => {
+describe.skipIf(redis.url === undefined)("register limit shared through REDIS_URL", () => {
   it("two gateway replicas on one Redis enforce one limit per client", async () => {
     const { startTestGateway } = await import("../helpers/gateway");
     const env = {
-      REDIS_URL: "redis://127.0.0.1:6379",
+      REDIS_URL: redis.url ?? "",
       REGISTER_RATE_LIMIT_PER_MINUTE: "4",
       TRUST_PROXY: "true",
     };

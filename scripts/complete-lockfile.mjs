@@ -1,0 +1,73 @@
+// Adds lock entries for other platforms' optional binaries (biome, next/swc, litesvm, anvil, ...)
+// that this machine's registry mirror does not serve. npm records only what it could resolve, and
+// `npm ci` then rejects the lock as out of sync. The added entries carry os/cpu/libc, so npm skips
+// them on every platform they are not for and never fetches them here.
+import { readFileSync, writeFileSync } from "node:fs";
+
+const lockPath = new URL("../package-lock.json", import.meta.url);
+const lock = JSON.parse(readFileSync(lockPath, "utf8"));
+const packages = lock.packages;
+
+const osNames = [
+  "darwin",
+  "linux",
+  "win32",
+  "android",
+  "freebsd",
+  "openbsd",
+  "netbsd",
+  "sunos",
+  "aix",
+  "openharmony",
+];
+const cpuNames = {
+  arm64: "arm64",
+  aarch64: "arm64",
+  x64: "x64",
+  amd64: "x64",
+  ia32: "ia32",
+  arm: "arm",
+  riscv64: "riscv64",
+  ppc64: "ppc64",
+  s390x: "s390x",
+  loong64: "loong64",
+  mips64el: "mips64el",
+};
+
+function platformOf(name) {
+  const parts = name.split("/").pop().split("-");
+  const os =
+    parts.find((part) => osNames.includes(part)) ??
+    (parts.includes("windows") ? "win32" : parts.includes("macos") ? "darwin" : undefined);
+  const cpuPart = parts.find((part) => part in cpuNames);
+  if (!os || !cpuPart) return undefined;
+  const platform = { os: [os], cpu: [cpuNames[cpuPart]] };
+  if (parts.includes("musl")) platform.libc = ["musl"];
+  else if (os === "linux" && (parts.includes("gnu") || parts.includes("glibc"))) platform.libc = ["glibc"];
+  return platform;
+}
+
+const check = process.argv.includes("--check");
+let added = 0;
+for (const [path, entry] of Object.entries(packages)) {
+  for (const [dep, range] of Object.entries(entry.optionalDependencies ?? {})) {
+    const nested = path === "" ? undefined : `${path}/node_modules/${dep}`;
+    if (packages[`node_modules/${dep}`] || (nested && packages[nested])) continue;
+    const platform = platformOf(dep);
+    const version = range.replace(/^[\^~=]/, "");
+    if (!platform || !/^\d+\.\d+\.\d+/.test(version)) continue;
+    packages[`node_modules/${dep}`] = { version, optional: true, ...platform };
+    added += 1;
+  }
+}
+if (check) {
+  if (added > 0) {
+    console.error(
+      `package-lock.json lacks ${added} platform entries: run \`node scripts/complete-lockfile.mjs\``,
+    );
+    process.exit(1);
+  }
+} else {
+  if (added > 0) writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
+  console.log(`complete-lockfile: added ${added} platform entr${added === 1 ? "y" : "ies"}`);
+}
