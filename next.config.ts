@@ -7,7 +7,10 @@ const nextConfig: NextConfig = {
   async rewrites() {
     return {
       // Checked before the dynamic /docs/[section]/[page] route would take "page.md" as a page name.
-      beforeFiles: [{ source: "/docs/:slug(.+)\\.md", destination: "/docs-md/:slug" }],
+      beforeFiles: [
+        { source: "/docs.md", destination: "/docs-md" },
+        { source: "/docs/:slug(.+)\\.md", destination: "/docs-md/:slug" },
+      ],
       afterFiles: [],
       fallback: [],
     };

@@ -3,6 +3,7 @@ import { renderLlmsFull } from "./llms-full";
 import { renderLlmsTxt } from "./llms-txt";
 import { renderPageMarkdown } from "./page-markdown";
 import { buildPagesManifest, renderPagesManifest } from "./pages-manifest";
+import { renderDocsIndexMarkdown, renderSectionMarkdown } from "./section-markdown";
 import type { DocPage } from "./source";
 import { getDocCorpus } from "./source";
 import { normalizeBaseUrl } from "./urls";
@@ -31,7 +32,7 @@ export interface DocsHandlers {
   llmsTxt(request: Request): Promise<Response>;
   llmsFull(request: Request): Promise<Response>;
   pagesJson(request: Request): Promise<Response>;
-  /** `slug` is `<section>/<page>` without `.md`. */
+  /** `slug` is `<section>/<page>`, `<section>` or "" (the docs index), without `.md`. */
   pageMarkdown(request: Request, slug: string): Promise<Response>;
 }
 
@@ -112,14 +113,20 @@ export function createDocsHandlers(options: DocsHandlerOptions = {}): DocsHandle
       );
     },
     async pageMarkdown(request, slug) {
-      const page = corpus().pages.find((candidate) => candidate.slug === slug);
-      if (page === undefined) {
+      const { pages } = corpus();
+      const markdown = (() => {
+        if (slug === "") return renderDocsIndexMarkdown(pages, base(request));
+        if (!slug.includes("/")) return renderSectionMarkdown(pages, slug, base(request));
+        const page = pages.find((candidate) => candidate.slug === slug);
+        return page === undefined ? undefined : renderPageMarkdown(page, base(request));
+      })();
+      if (markdown === undefined) {
         return new Response(`No docs page at /docs/${slug}. The index is at /llms.txt.\n`, {
           status: 404,
           headers: { "Content-Type": docsContentTypes.text, "Cache-Control": "no-store" },
         });
       }
-      return textResponse(renderPageMarkdown(page, base(request)), docsContentTypes.markdown, {
+      return textResponse(markdown, docsContentTypes.markdown, {
         "X-Robots-Tag": "index, follow",
       });
     },

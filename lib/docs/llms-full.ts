@@ -1,17 +1,19 @@
+import { buildNavigation } from "./navigation";
+import { publishedMarkdown } from "./published-markdown";
 import { docsSite } from "./site";
 import type { DocPage } from "./source";
 import { machinePaths, normalizeBaseUrl, pageUrl } from "./urls";
 
-type CorpusPage = Pick<DocPage, "slug" | "title" | "description" | "body">;
+type CorpusPage = Pick<DocPage, "slug" | "section" | "title" | "description" | "order" | "status" | "body">;
 
 /**
- * `/llms-full.txt`: every page's raw Markdown in slug order, each introduced by its title, its
+ * `/llms-full.txt`: every page's Markdown in the navigation's reading order (introduction first), each introduced by its title, its
  * canonical URL and its description, separated by `---` rules, so a crawler gets the whole
  * site in one request and can still cite the page each passage came from.
  */
 export function renderLlmsFull(pages: readonly CorpusPage[], baseUrl: string): string {
   const base = normalizeBaseUrl(baseUrl);
-  const sorted = [...pages].sort((left, right) => left.slug.localeCompare(right.slug));
+  const sorted = buildNavigation(pages).flatMap((section) => section.pages);
   const parts = [
     `# ${docsSite.name} — full content`,
     "",
@@ -31,7 +33,7 @@ export function renderLlmsFull(pages: readonly CorpusPage[], baseUrl: string): s
       `Description: ${page.description}`,
       "",
     );
-    parts.push(page.body.trimEnd(), "", "---", "");
+    parts.push(publishedMarkdown(page.body).trimEnd(), "", "---", "");
   }
   return parts.join("\n");
 }

@@ -1,23 +1,17 @@
-import { compareSectionIds, sectionTitle } from "./sections";
+import { buildNavigation } from "./navigation";
 import { docsSite } from "./site";
 import type { DocPage } from "./source";
 import { machinePaths, markdownUrl, normalizeBaseUrl, pageUrl } from "./urls";
 
-type IndexedPage = Pick<DocPage, "slug" | "section" | "title" | "description">;
+type IndexedPage = Pick<DocPage, "slug" | "section" | "title" | "description" | "order" | "status">;
 
 /**
  * `/llms.txt` (llmstxt.org): a title, a one-line summary, where the raw Markdown lives, then one
- * `## Section` per section with `- [Title](url): description` entries sorted by title, the
- * layout the reference service publishes.
+ * `## Section` per section with `- [Title](url): description` entries in the order the site's
+ * navigation shows them (introduction first), the layout the reference service publishes.
  */
 export function renderLlmsTxt(pages: readonly IndexedPage[], baseUrl: string): string {
   const base = normalizeBaseUrl(baseUrl);
-  const bySection = new Map<string, IndexedPage[]>();
-  for (const page of pages) {
-    const list = bySection.get(page.section) ?? [];
-    list.push(page);
-    bySection.set(page.section, list);
-  }
   const example = pages.find((page) => page.slug === "using/quickstart") ?? pages[0];
   const exampleMarkdown =
     example === undefined ? `${base}/docs/<section>/<page>.md` : markdownUrl(base, example.slug);
@@ -29,12 +23,9 @@ export function renderLlmsTxt(pages: readonly IndexedPage[], baseUrl: string): s
     `Every page below is available as raw Markdown by appending \`.md\` to its URL (e.g. ${exampleMarkdown}). The full corpus in a single file is at ${base}${machinePaths.llmsFull}, and a JSON manifest of every page is at ${base}${machinePaths.pagesManifest}.`,
     "",
   ];
-  for (const section of [...bySection.keys()].sort(compareSectionIds)) {
-    lines.push(`## ${sectionTitle(section)}`, "");
-    const entries = [...(bySection.get(section) ?? [])].sort((left, right) =>
-      left.title.localeCompare(right.title),
-    );
-    for (const page of entries) {
+  for (const section of buildNavigation(pages)) {
+    lines.push(`## ${section.title}`, "");
+    for (const page of section.pages) {
       lines.push(`- [${page.title}](${pageUrl(base, page.slug)}): ${page.description}`);
     }
     lines.push("");

@@ -1,4 +1,5 @@
 import { parseFrontmatter, serializeFrontmatter } from "./frontmatter";
+import { publishedMarkdown } from "./published-markdown";
 import type { DocPage } from "./source";
 import { normalizeBody } from "./source";
 import { pageUrl } from "./urls";
@@ -7,7 +8,7 @@ type MarkdownPage = Pick<DocPage, "slug" | "title" | "description" | "body">;
 
 /**
  * A page as served at `<page>.md`: frontmatter with `title`, `description` and `source` (the
- * canonical HTML URL), a blank line, then the raw body exactly as written.
+ * canonical HTML URL), a blank line, then the body as written less the test runner's fence directives.
  */
 export function renderPageMarkdown(page: MarkdownPage, baseUrl: string): string {
   const frontmatter = serializeFrontmatter([
@@ -15,7 +16,7 @@ export function renderPageMarkdown(page: MarkdownPage, baseUrl: string): string 
     ["description", page.description, "quoted"],
     ["source", pageUrl(baseUrl, page.slug), "bare"],
   ]);
-  return `${frontmatter}\n${normalizeBody(page.body)}`;
+  return `${frontmatter}\n${publishedMarkdown(normalizeBody(page.body))}`;
 }
 
 export interface ServedMarkdown {

@@ -1,3 +1,4 @@
+import { buildNavigation } from "./navigation";
 import { docsSite } from "./site";
 import type { DocPage } from "./source";
 import { machinePaths, markdownUrl, normalizeBaseUrl, pageUrl } from "./urls";
@@ -14,7 +15,7 @@ export interface PagesManifest {
   pages: Array<{ slug: string; title: string; description: string | null; url: string; markdown: string }>;
 }
 
-type ManifestPage = Pick<DocPage, "slug" | "title" | "description">;
+type ManifestPage = Pick<DocPage, "slug" | "section" | "title" | "description" | "order" | "status">;
 
 export function buildPagesManifest(
   pages: readonly ManifestPage[],
@@ -22,8 +23,9 @@ export function buildPagesManifest(
   generatedAt: Date,
 ): PagesManifest {
   const base = normalizeBaseUrl(baseUrl);
-  const entries = [...pages]
-    .sort((left, right) => left.slug.localeCompare(right.slug))
+  // Reading order, like llms.txt and llms-full.txt.
+  const entries = buildNavigation(pages)
+    .flatMap((section) => section.pages)
     .map((page) => ({
       slug: page.slug,
       title: page.title,

@@ -7,6 +7,7 @@ import { renderLlmsFull } from "../../lib/docs/llms-full";
 import { renderLlmsTxt } from "../../lib/docs/llms-txt";
 import { parsePageMarkdown, renderPageMarkdown } from "../../lib/docs/page-markdown";
 import { buildPagesManifest } from "../../lib/docs/pages-manifest";
+import { publishedMarkdown } from "../../lib/docs/published-markdown";
 import { docSections } from "../../lib/docs/sections";
 import { defaultContentDir, loadDocPages, normalizeBody } from "../../lib/docs/source";
 import { errorStatus } from "../../lib/errors/gateway-error";
@@ -82,7 +83,7 @@ describe("machine-readable outputs", () => {
       const url = `${base}/docs/${slug}`;
       expect(llmsTxt).toContain(`- [${page.title}](${url}): ${page.description}`);
       expect(llmsFull).toContain(`# ${page.title}\n\nSource: ${url}\nDescription: ${page.description}\n\n`);
-      expect(llmsFull).toContain(page.body.trim());
+      expect(llmsFull).toContain(publishedMarkdown(page.body).trim());
       expect(manifest.pages).toContainEqual({
         slug,
         title: page.title,
@@ -110,11 +111,11 @@ describe("machine-readable outputs", () => {
         title: page.title,
         description: page.description,
         source: `${base}/docs/${page.slug}`,
-        body: page.body,
+        body: publishedMarkdown(page.body),
       });
-      // The served body is what the author wrote, not a re-rendering.
+      // The served body is what the author wrote (less the runner's fence directives), not a re-rendering.
       const raw = readFileSync(path.join(defaultContentDir(), `${page.slug}.mdx`), "utf8");
-      expect(normalizeBody(raw.replace(/^---\n[\s\S]*?\n---\n/, ""))).toBe(served.body);
+      expect(publishedMarkdown(normalizeBody(raw.replace(/^---\n[\s\S]*?\n---\n/, "")))).toBe(served.body);
     },
   );
 

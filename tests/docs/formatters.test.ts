@@ -6,6 +6,7 @@ import { renderLlmsTxt } from "../../lib/docs/llms-txt";
 import { buildNavigation, neighbours } from "../../lib/docs/navigation";
 import { parsePageMarkdown, renderPageMarkdown } from "../../lib/docs/page-markdown";
 import { buildPagesManifest, renderPagesManifest } from "../../lib/docs/pages-manifest";
+import { publishedMarkdown } from "../../lib/docs/published-markdown";
 import { buildSearchIndex, searchDocs, splitLlmsFull } from "../../lib/docs/search";
 import { type DocPage, DocsSourceError, parseDocPage } from "../../lib/docs/source";
 
@@ -107,11 +108,11 @@ describe("llms.txt", () => {
     expect(text).toContain("https://docs.example.com/api/pages.json");
   });
 
-  it("groups by section in the declared order, unknown sections last, entries by title", () => {
+  it("groups by section in the declared order, unknown sections last, entries as the navigation orders them", () => {
     const headings = text.split("\n").filter((line) => line.startsWith("## "));
     expect(headings).toEqual(["## Using Pod Gateway", "## API reference", "## Zeta"]);
     const using = text.slice(text.indexOf("## Using"), text.indexOf("## API"));
-    expect(using.indexOf("[Funding]")).toBeLessThan(using.indexOf("[Quickstart]"));
+    expect(using.indexOf("[Quickstart]")).toBeLessThan(using.indexOf("[Funding]"));
     expect(text).toContain(
       "- [Quickstart](https://docs.example.com/docs/using/quickstart): About quickstart.",
     );
@@ -129,10 +130,12 @@ describe("llms-full.txt", () => {
     );
   });
 
-  it("concatenates every page in slug order with its source and description", () => {
-    const order = pages.map((entry) => text.indexOf(`# ${entry.title}\n\nSource: `));
+  it("concatenates every page in the navigation's reading order with its source and description", () => {
+    const order = ["Quickstart", "Funding", "Errors", "Extra"].map((title) =>
+      text.indexOf(`# ${title}\n\nSource: `),
+    );
     expect(order.every((position) => position > 0)).toBe(true);
-    expect(text.indexOf("# Errors\n")).toBeLessThan(text.indexOf("# Funding\n"));
+    expect([...order].sort((left, right) => left - right)).toEqual(order);
     expect(text).toContain(
       "# Quickstart\n\nSource: https://docs.example.com/docs/using/quickstart\nDescription: About quickstart.\n\nStart here.",
     );
@@ -164,14 +167,14 @@ describe("pages.json", () => {
     });
   });
 
-  it("lists pages by slug with their HTML and Markdown URLs", () => {
+  it("lists pages in reading order with their HTML and Markdown URLs", () => {
     expect(manifest.pages.map((entry) => entry.slug)).toEqual([
-      "api/errors",
-      "using/funding",
       "using/quickstart",
+      "using/funding",
+      "api/errors",
       "zeta/extra",
     ]);
-    expect(manifest.pages[2]).toEqual({
+    expect(manifest.pages[0]).toEqual({
       slug: "using/quickstart",
       title: "Quickstart",
       description: "About quickstart.",
@@ -243,7 +246,8 @@ describe("search", () => {
 
   it("splits llms-full.txt back into page bodies", () => {
     const split = splitLlmsFull(corpus, manifest.pages);
-    const bodyOf = (slug: string) => pages.find((entry) => entry.slug === slug)?.body.trim();
+    const bodyOf = (slug: string) =>
+      publishedMarkdown(pages.find((entry) => entry.slug === slug)?.body ?? "").trim();
     expect(split.map((entry) => [entry.slug, entry.body])).toEqual(
       manifest.pages.map((entry) => [entry.slug, bodyOf(entry.slug)]),
     );

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { GET as pagesJson } from "../../app/api/pages.json/route";
-import { GET as pageMarkdown } from "../../app/docs-md/[...slug]/route";
+import { GET as pageMarkdown } from "../../app/docs-md/[[...slug]]/route";
 import { GET as llmsTxt } from "../../app/llms.txt/route";
 import { GET as llmsFull } from "../../app/llms-full.txt/route";
 import { createDocsHandlers, resolveDocsBaseUrl } from "../../lib/docs/handlers";
 import { parsePageMarkdown } from "../../lib/docs/page-markdown";
 import type { PagesManifest } from "../../lib/docs/pages-manifest";
+import { publishedMarkdown } from "../../lib/docs/published-markdown";
 import { loadDocPages } from "../../lib/docs/source";
 
 /** The route files, called the way Next calls them, and the base-URL rules behind them. */
@@ -42,7 +43,9 @@ describe("docs machine routes", () => {
     expectMachineHeaders(response, "application/json; charset=utf-8");
     const manifest = (await response.json()) as PagesManifest;
     expect(manifest.page_count).toBe(pages.length);
-    expect(manifest.pages.map((page) => page.slug)).toEqual(pages.map((page) => page.slug));
+    expect([...manifest.pages.map((page) => page.slug)].sort()).toEqual(
+      pages.map((page) => page.slug).sort(),
+    );
     expect(Number.isNaN(Date.parse(manifest.generated_at))).toBe(false);
     expect(manifest.llms_index).toBe(`${origin}/llms.txt`);
   });
@@ -58,10 +61,51 @@ describe("docs machine routes", () => {
         title: page.title,
         description: page.description,
         source: `${origin}/docs/${slug}`,
-        body: page.body,
+        body: publishedMarkdown(page.body),
       });
     },
   );
+
+  it("never shows the snippet runner's fence directives to readers", async () => {
+    const directive = /^\s*(`{3,}|~{3,})[^\n]*\b(norun|expect=\d{3})\b/m;
+    expect(pages.some((page) => directive.test(page.body))).toBe(true);
+    for (const page of pages) {
+      const response = await pageMarkdown(request(`/docs/${page.slug}.md`), markdownContext(page.slug));
+      expect(await response.text()).not.toMatch(directive);
+    }
+    expect(await (await llmsFull(request("/llms-full.txt"))).text()).not.toMatch(directive);
+    expect(publishedMarkdown('```ts title="a.ts" norun\nx\n```\n')).toBe('```ts title="a.ts"\nx\n```\n');
+  });
+
+  it("serves the docs index and each section index as Markdown too", async () => {
+    const index = await pageMarkdown(request("/docs.md"), { params: Promise.resolve({}) });
+    expectMachineHeaders(index, "text/markdown; charset=utf-8");
+    const indexText = await index.text();
+    expect(indexText).toContain(`source: ${origin}/docs\n`);
+    expect(indexText.indexOf("## [Introduction]")).toBeLessThan(indexText.indexOf("## [Using Pod Gateway]"));
+    const sections = [...new Set(pages.map((page) => page.section))];
+    for (const section of sections) {
+      const response = await pageMarkdown(request(`/docs/${section}.md`), markdownContext(section));
+      expectMachineHeaders(response, "text/markdown; charset=utf-8");
+      const text = await response.text();
+      expect(text).toContain(`source: ${origin}/docs/${section}\n`);
+      for (const page of pages.filter((candidate) => candidate.section === section))
+        expect(text).toContain(`(${origin}/docs/${page.slug})`);
+    }
+    const missing = await pageMarkdown(request("/docs/nope.md"), markdownContext("nope"));
+    expect(missing.status).toBe(404);
+  });
+
+  it("orders llms.txt and llms-full.txt as the site's navigation does, introduction first", async () => {
+    const index = await (await llmsTxt(request("/llms.txt"))).text();
+    expect(index.split("\n").find((line) => line.startsWith("## "))).toBe("## Introduction");
+    const corpus = await (await llmsFull(request("/llms-full.txt"))).text();
+    const firstTitle = corpus.split("\n---\n")[1]?.trim().split("\n")[0];
+    const firstIntroduction = pages
+      .filter((page) => page.section === "introduction")
+      .sort((left, right) => (left.order ?? 1e9) - (right.order ?? 1e9))[0];
+    expect(firstTitle).toBe(`# ${firstIntroduction?.title}`);
+  });
 
   it("answers 404 for a page that does not exist, without caching it", async () => {
     const response = await pageMarkdown(request("/docs/nope/missing.md"), markdownContext("nope/missing"));
