@@ -1,8 +1,8 @@
 import type { AppContext } from "./app-context";
 import { releaseExpiredHolds } from "./ledger/holds";
 import { log } from "./log";
+import { configuredRails } from "./x402/rails/payment-rails";
 import { scheduleReconciliation } from "./x402/reconcile-claims";
-import { x402ServicesOf } from "./x402/x402-services";
 
 /**
  * Periodic upkeep every gateway process runs: release holds a crashed process left behind,
@@ -11,7 +11,8 @@ import { x402ServicesOf } from "./x402/x402-services";
 export async function runMaintenance(app: AppContext): Promise<void> {
   const released = await releaseExpiredHolds(app.database.db);
   if (released > 0) log.warn("released expired holds", { released });
-  if (app.env.X402_PAY_TO) scheduleReconciliation(app, await x402ServicesOf(app));
+  const rails = configuredRails(app);
+  if (rails.length > 0) scheduleReconciliation(app, rails);
 }
 
 /** Starts the upkeep loop; the timer never keeps the process alive on its own. */

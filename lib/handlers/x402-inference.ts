@@ -8,15 +8,12 @@ import { x402CorsHeaders } from "../x402/cors";
 import { encodeJsonHeader } from "../x402/header-codec";
 import { issueQuote } from "../x402/issue-quote";
 import { loadBoundQuote } from "../x402/load-bound-quote";
-import { type PaymentProof, readPaymentProof } from "../x402/payment-header";
+import { readPaymentProof } from "../x402/payment-header";
 import { priceRequest } from "../x402/price-request";
+import { paymentRailsOf } from "../x402/rails/payment-rails";
 import { scheduleReconciliation } from "../x402/reconcile-claims";
 import { servePaid } from "../x402/serve-paid";
-import { settleBalance } from "../x402/settle-balance";
-import { settleNative } from "../x402/settle-native";
-import { settleStandard } from "../x402/settle-standard";
-import type { SettleContext, Settlement } from "../x402/settlement";
-import { x402ServicesOf } from "../x402/x402-services";
+import { settlePayment } from "../x402/settle-payment";
 import { publicBaseUrl } from "./public-urls";
 
 /**
@@ -34,18 +31,13 @@ export async function handleX402Inference(
   const requestId = newId("req");
   const headers = { "x-request-id": requestId, ...x402CorsHeaders };
   try {
-    const services = await x402ServicesOf(app);
+    const rails = paymentRailsOf(app);
     const priced = await priceRequest(app, request, dialect);
     const proof = readPaymentProof(request.headers);
     if (!proof) {
-      const document = await issueQuote(
-        app,
-        services,
-        priced,
-        `${publicBaseUrl(app, request)}${priced.path}`,
-      );
+      const document = await issueQuote(app, rails, priced, `${publicBaseUrl(app, request)}${priced.path}`);
       // Co-signed payments a crash or a slow confirmation left pending are finished off the paid path.
-      scheduleReconciliation(app, services);
+      scheduleReconciliation(app, rails);
       throw new GatewayError(
         "payment_required",
         "Payment required: pay one of the PAYMENT-REQUIRED options, then retry the same request with a PAYMENT-SIGNATURE header.",
@@ -67,24 +59,9 @@ export async function handleX402Inference(
       );
     }
     const quote = await loadBoundQuote(app.database.db, proof.quoteId, priced);
-    const settlement = await settle({ app, services, priced, quote }, proof);
+    const settlement = await settlePayment({ app, priced, quote }, rails, proof);
     return await servePaid(app, request, priced, settlement, requestId);
   } catch (error) {
     return errorResponse(dialect, error, headers);
-  }
-}
-
-function settle(context: SettleContext, proof: PaymentProof): Promise<Settlement> {
-  switch (proof.type) {
-    case "native":
-      return settleNative(context, proof);
-    case "standard":
-      return settleStandard(context, proof);
-    case "balance":
-      return settleBalance(context, proof);
-    default: {
-      const unreachable: never = proof;
-      return unreachable;
-    }
   }
 }

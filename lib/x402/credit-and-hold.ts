@@ -2,7 +2,7 @@ import type { Database } from "../db/client";
 import { placeHold } from "../ledger/holds";
 import { type ClaimInput, insertSettledClaim, markClaimSettled, type PaymentAsset } from "./payment-claims";
 import { consumeQuote, type StoredQuote } from "./quote-store";
-import { creditWallet, paymentIdempotencyKey } from "./wallet-ledger";
+import { creditWallet, paymentIdempotencyKey, x402ExternalRef } from "./wallet-ledger";
 
 export type CreditOutcome =
   /** Credited and the quote's cap held on the wallet: serve the request. */
@@ -16,6 +16,8 @@ export type CreditOutcome =
 
 export interface CreditAndHoldInput {
   quote: StoredQuote;
+  /** The network the payment was made on: with the signature, the payment's unique key. */
+  network: string;
   /** Native payments insert their claim here; standard ones finalize the claim written before broadcast. */
   claim: { type: "insert"; input: ClaimInput } | { type: "finalize"; id: bigint };
   signature: string;
@@ -50,9 +52,9 @@ export async function creditAndHold(database: Database, input: CreditAndHoldInpu
         input.claim.type === "finalize" || (await consumeQuote(transaction, input.quote.id, input.signature));
       const credited = await creditWallet(transaction, {
         walletAccountId: input.walletAccountId,
-        asset: input.asset,
+        externalRef: x402ExternalRef(input.network, input.asset),
         creditedMicrounits: input.creditedMicrounits,
-        idempotencyKey: paymentIdempotencyKey(input.quote.network, input.signature),
+        idempotencyKey: paymentIdempotencyKey(input.network, input.signature),
         metadata: input.metadata,
       });
       if (!credited) throw new ReplayDetected();

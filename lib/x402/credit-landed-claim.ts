@@ -5,6 +5,7 @@ import { type CreditOutcome, creditAndHold } from "./credit-and-hold";
 import { markClaimFailed, type PaymentClaim } from "./payment-claims";
 import { lamportsToMicrounits } from "./quote-amounts";
 import type { StoredQuote } from "./quote-store";
+import type { SolanaTerms } from "./solana-terms";
 import type { StandardRail } from "./standard-rail";
 import type { X402Services } from "./x402-services";
 
@@ -24,19 +25,20 @@ export async function creditLandedClaim(input: {
   database: Database;
   services: X402Services;
   quote: StoredQuote;
+  terms: SolanaTerms;
   claim: PaymentClaim;
   rail: StandardRail;
   walletAccountId: bigint;
   holdTtlSeconds: number;
   hold: boolean;
 }): Promise<LandedClaimResult> {
-  const { quote, claim, rail } = input;
+  const { quote, claim, rail, terms } = input;
   const onChain = await verifyNativePayment(input.services.rpc, {
     asset: "USDC",
     // The token-balance path of the verifier serves any mint: USDC or wrapped SOL here.
     usdcMint: rail.mint,
     signature: claim.signature,
-    payTo: address(quote.payTo),
+    payTo: address(terms.payTo),
     payerWallet: claim.payerWallet,
     minAmount: rail.amount,
     notBefore: quote.createdAt,
@@ -50,9 +52,10 @@ export async function creditLandedClaim(input: {
   const credited =
     rail.asset === "USDC"
       ? onChain.received
-      : lamportsToMicrounits(onChain.received, quote.microUsdPerSol ?? 0n);
+      : lamportsToMicrounits(onChain.received, terms.microUsdPerSol ?? 0n);
   const outcome = await creditAndHold(input.database, {
     quote,
+    network: terms.network,
     claim: { type: "finalize", id: claim.id },
     signature: claim.signature,
     asset: rail.asset,
@@ -64,13 +67,13 @@ export async function creditLandedClaim(input: {
     metadata: {
       quote_id: quote.id,
       scheme: "standard",
-      network: quote.network,
+      network: terms.network,
       asset: rail.asset,
       mint: rail.mint,
       signature: claim.signature,
       payer_wallet: claim.payerWallet,
       received: onChain.received.toString(),
-      ...(rail.asset === "SOL" ? { micro_usd_per_sol: String(quote.microUsdPerSol) } : {}),
+      ...(rail.asset === "SOL" ? { micro_usd_per_sol: String(terms.microUsdPerSol) } : {}),
     },
   });
   return {

@@ -1,60 +1,54 @@
 import type { AppContext } from "../app-context";
-import { x402Quotes } from "../db/schema";
 import { newUuid } from "../ids";
-import { log } from "../log";
 import { buildPaymentRequired, type PaymentRequiredDocument } from "./payment-required";
 import { type PricedRequest, worstCaseOf } from "./price-request";
-import { quoteAmounts } from "./quote-amounts";
-import type { X402Services } from "./x402-services";
+import { MINIMUM_CAP_MICROUNITS } from "./quote-amounts";
+import { insertQuote, type NewQuoteOption } from "./quote-store";
+import { networkFamily, type PaymentRail } from "./rails/payment-rail";
 
 /**
  * Prices a request and stores the quote: the cap is the worst case (estimated prompt at the
  * dearest input rate plus `max_tokens` at the dearest output rate) over every source the
- * request may fail over to, under the caller's ceilings, mode and pins; rounded up.
- * The SOL amounts come from the live SOL/USD rate; without one the quote is USDC only.
+ * request may fail over to, under the caller's ceilings, mode and pins; rounded up. Each
+ * rail then says what it asks for that cap (its own units, its own floors), and the options
+ * are stored as rows beside the quote in the order they are offered.
  */
 export async function issueQuote(
   app: AppContext,
-  services: X402Services,
+  rails: readonly PaymentRail[],
   priced: PricedRequest,
   resourceUrl: string,
 ): Promise<PaymentRequiredDocument> {
   if (priced.routing.type === "unroutable") throw priced.routing.error;
   const worstCase = worstCaseOf(priced, priced.routing.candidates);
-  const rate = await services.priceSource.getPrice().then(
-    (price) => price.microUsdPerSol,
-    (error: unknown) => {
-      log.warn("x402: no SOL/USD price, quoting USDC only", { error });
-      return undefined;
-    },
-  );
-  const amounts = quoteAmounts(worstCase, rate);
-  const createdAt = services.now();
-  const [quote] = await app.database.db
-    .insert(x402Quotes)
-    .values({
+  // A cap is never zero: a free quote would make any landed transfer a valid payment.
+  let capMicrounits = worstCase;
+  if (capMicrounits < MINIMUM_CAP_MICROUNITS) capMicrounits = MINIMUM_CAP_MICROUNITS;
+  const offered = await Promise.all(rails.map((rail) => rail.quote(capMicrounits)));
+  const options: NewQuoteOption[] = offered.flat();
+  const createdAt = new Date();
+  const quote = await insertQuote(
+    app.database.db,
+    {
       id: newUuid(),
       method: priced.method,
       path: priced.path,
       bodyHash: priced.bodyHash,
       model: priced.model.id,
-      network: services.network,
-      payTo: services.payTo,
-      capMicrounits: amounts.capMicrounits,
-      capLamports: amounts.sol?.capLamports ?? null,
-      microUsdPerSol: amounts.sol?.microUsdPerSol ?? null,
-      standardMicrounits: amounts.standardMicrounits,
-      standardLamports: amounts.sol?.standardLamports ?? null,
-      feePayer: services.cosigner?.feePayer ?? null,
+      capMicrounits,
       createdAt,
-      expiresAt: new Date(createdAt.getTime() + services.quoteTtlSeconds * 1000),
-    })
-    .returning();
-  if (!quote) throw new Error("x402: the quote was not stored");
-  return buildPaymentRequired({
-    quote,
-    usdcMint: services.usdcMint,
-    resourceUrl,
-    maxTimeoutSeconds: services.quoteTtlSeconds,
-  });
+      expiresAt: new Date(createdAt.getTime() + app.env.X402_QUOTE_TTL_SECONDS * 1000),
+    },
+    options,
+  );
+  const accepts = await Promise.all(
+    rails.map((rail) =>
+      rail.accepts(
+        quote,
+        quote.options.filter((option) => networkFamily(option.network) === rail.family),
+        resourceUrl,
+      ),
+    ),
+  );
+  return buildPaymentRequired(quote, accepts.flat(), resourceUrl);
 }

@@ -80,7 +80,8 @@ describe("readPaymentProof", () => {
       quoteId,
       network: devnet,
       asset: "mint",
-      transaction: "AQID",
+      payload: { transaction: "AQID" },
+      raw: payload,
     });
   });
 
@@ -96,13 +97,13 @@ describe("readPaymentProof", () => {
       messageOf(() =>
         read({
           quote_id: quoteId,
-          network: "eip155:8453",
+          network: "cosmos:cosmoshub-4",
           asset: "USDC",
           payer_wallet: wallet,
           signature: "s",
         }),
       ),
-    ).toBe("bad request: only Solana x402 payments are supported");
+    ).toBe("bad request: only Solana and Base x402 payments are supported");
     expect(
       messageOf(() =>
         read({

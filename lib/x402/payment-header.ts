@@ -1,39 +1,23 @@
-import { isSolanaNetwork } from "../chains/solana/constants";
 import { decodeJsonHeader } from "./header-codec";
+import { type ChainPaymentProof, networkFamily } from "./rails/payment-rail";
 import { x402BadRequest, x402Messages } from "./x402-errors";
 
 /**
  * The three dialects a PAYMENT-SIGNATURE can speak, told apart by shape:
- * - standard x402 v2 (`x402Version` + `accepted` + `payload.transaction`): co-signed by us;
+ * - standard x402 v2 (`x402Version` + `accepted` + `payload`): verified and settled by the
+ *   rail of `accepted.network` (co-signed on Solana, a facilitator on EVM);
  * - `scheme: "balance"`: a spend from the wallet's surplus credit, proven by a signature;
  * - anything with `quote_id` + `signature`: a transfer the payer broadcast itself.
+ * Which chain a proof is for is the rail's business; here only the shape is checked.
  */
 export type PaymentProof =
-  | {
-      type: "native";
-      quoteId: string;
-      network: string;
-      asset: string;
-      payerWallet: string;
-      signature: string;
-      /** Optional wallet signature over the quote id, binding a harvested transfer to its payer. */
-      proof: string | undefined;
-    }
+  | ChainPaymentProof
   | {
       type: "balance";
       quoteId: string;
       network: string | undefined;
       payerWallet: string | undefined;
       proof: string | undefined;
-    }
-  | {
-      type: "standard";
-      quoteId: string | undefined;
-      network: string;
-      /** The mint the client chose (from its echo of our accepts entry). */
-      asset: string;
-      /** Base64 wire transaction, signed by the token owner, fee-payer slot empty. */
-      transaction: string;
     };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -74,12 +58,15 @@ export function parsePaymentProof(decoded: Record<string, unknown>): PaymentProo
   const signature = text(decoded, "signature");
   if (!signature) throw x402BadRequest(x402Messages.missingSignature);
   const network = text(decoded, "network");
-  if (network !== undefined && !isSolanaNetwork(network)) throw x402BadRequest(x402Messages.onlySolana);
+  if (network !== undefined && networkFamily(network) === undefined) {
+    throw x402BadRequest(x402Messages.unsupportedNetwork);
+  }
   const payerWallet = text(decoded, "payer_wallet");
   if (!payerWallet) throw x402BadRequest("PAYMENT-SIGNATURE is missing payer_wallet");
   return {
     type: "native",
     quoteId,
+    // The reference service's self-broadcast clients may leave the network out: Solana then.
     network: network ?? "",
     asset: (text(decoded, "asset") ?? "").toUpperCase(),
     payerWallet,
@@ -96,18 +83,16 @@ function parseStandard(decoded: Record<string, unknown>): PaymentProof {
   const network = text(accepted, "network");
   const scheme = text(accepted, "scheme");
   const asset = text(accepted, "asset");
-  const transaction = text(payload, "transaction");
-  if (!network || !isSolanaNetwork(network)) throw x402BadRequest(x402Messages.onlySolana);
+  if (!network || networkFamily(network) === undefined) throw x402BadRequest(x402Messages.unsupportedNetwork);
   if (scheme !== "exact") throw x402BadRequest("only the x402 exact scheme is supported");
-  if (!asset || !transaction) {
-    throw x402BadRequest("x402 payment payload must carry accepted.asset and payload.transaction");
-  }
+  if (!asset) throw x402BadRequest("x402 payment payload must carry accepted.asset");
   const extra = isRecord(accepted.extra) ? accepted.extra : {};
   return {
     type: "standard",
     quoteId: text(extra, "quote_id") ?? text(accepted, "quote_id"),
     network,
     asset,
-    transaction,
+    payload,
+    raw: decoded,
   };
 }

@@ -1,6 +1,7 @@
 import type { Address } from "@solana/kit";
 import { WSOL_MINT } from "../chains/solana/constants";
 import type { StoredQuote } from "./quote-store";
+import { type SolanaTerms, solanaTermsOf } from "./solana-terms";
 
 /**
  * The PAYMENT-REQUIRED document. Native entries come first, in the shape self-broadcasting
@@ -18,8 +19,9 @@ export const CAP_MODE = "cap-with-surplus-credit";
 export const BALANCE_HINT =
   'wallets with an x402 surplus balance may retry with scheme "balance": sign "usepod-x402-spend:<quote_id>" with the payer wallet and send it as proof';
 
-export interface PaymentRequiredInput {
+export interface SolanaAcceptsInput {
   quote: StoredQuote;
+  terms: SolanaTerms;
   usdcMint: Address;
   resourceUrl: string;
   maxTimeoutSeconds: number;
@@ -50,10 +52,9 @@ export function quoteMemo(quoteId: string): string {
   return `pod-x402:${quoteId}`;
 }
 
-export function buildPaymentRequired(input: PaymentRequiredInput): PaymentRequiredDocument {
-  const { quote } = input;
-  const description = `Pod Gateway inference: ${quote.model}`;
-  const binding = {
+/** What every entry of a quote repeats: the reference service's request binding. */
+export function quoteBinding(quote: StoredQuote): Record<string, unknown> {
+  return {
     x402_version: 2,
     quote_id: quote.id,
     expires_at: quote.expiresAt.toISOString(),
@@ -62,54 +63,74 @@ export function buildPaymentRequired(input: PaymentRequiredInput): PaymentRequir
     body_hash: quote.bodyHash,
     model: quote.model,
   };
+}
+
+export function quoteDescription(quote: StoredQuote): string {
+  return `Pod Gateway inference: ${quote.model}`;
+}
+
+/** The whole document: every rail's entries, in the order the rails were asked. */
+export function buildPaymentRequired(
+  quote: StoredQuote,
+  accepts: PaymentRequirementsEntry[],
+  resourceUrl: string,
+): PaymentRequiredDocument {
+  return {
+    x402_version: 2,
+    x402Version: 2,
+    quote_id: quote.id,
+    error: "Payment required. Retry the same request with a PAYMENT-SIGNATURE header.",
+    resource: { url: resourceUrl, description: quoteDescription(quote), mimeType: "application/json" },
+    accepts,
+    extensions: {},
+  };
+}
+
+/** Solana's entries: native USDC and SOL first, then the co-signed standard USDC and wSOL. */
+export function solanaAccepts(input: SolanaAcceptsInput): PaymentRequirementsEntry[] {
+  const { quote, terms } = input;
+  const binding = quoteBinding(quote);
   const native = (asset: "USDC" | "SOL", amount: bigint): PaymentRequirementsEntry => ({
     ...binding,
     scheme: "exact",
-    network: quote.network,
-    pay_to: quote.payTo,
+    network: terms.network,
+    pay_to: terms.payTo,
     asset,
     amount_microunits: Number(amount),
     mode: CAP_MODE,
     ...(asset === "USDC" ? { balance_hint: BALANCE_HINT } : {}),
     amount: amount.toString(),
-    payTo: quote.payTo,
+    payTo: terms.payTo,
     maxTimeoutSeconds: input.maxTimeoutSeconds,
     extra: { quote_id: quote.id },
   });
   const standard = (mint: Address, amount: bigint, feePayer: string): PaymentRequirementsEntry => ({
     ...binding,
     scheme: "exact",
-    network: quote.network,
-    pay_to: quote.payTo,
+    network: terms.network,
+    pay_to: terms.payTo,
     asset: mint,
     amount_microunits: Number(amount),
     mode: CAP_MODE,
     amount: amount.toString(),
     maxAmountRequired: amount.toString(),
-    payTo: quote.payTo,
+    payTo: terms.payTo,
     maxTimeoutSeconds: input.maxTimeoutSeconds,
     resource: input.resourceUrl,
-    description,
+    description: quoteDescription(quote),
     mimeType: "application/json",
     extra: { feePayer, memo: quoteMemo(quote.id), quote_id: quote.id },
   });
 
-  const accepts: PaymentRequirementsEntry[] = [native("USDC", quote.capMicrounits)];
-  if (quote.capLamports !== null) accepts.push(native("SOL", quote.capLamports));
-  if (quote.feePayer !== null) {
-    accepts.push(standard(input.usdcMint, quote.standardMicrounits, quote.feePayer));
-    if (quote.standardLamports !== null)
-      accepts.push(standard(WSOL_MINT, quote.standardLamports, quote.feePayer));
+  const accepts: PaymentRequirementsEntry[] = [native("USDC", terms.usdcMicrounits)];
+  if (terms.capLamports !== null) accepts.push(native("SOL", terms.capLamports));
+  if (terms.feePayer !== null) {
+    if (terms.standardMicrounits !== null)
+      accepts.push(standard(input.usdcMint, terms.standardMicrounits, terms.feePayer));
+    if (terms.standardLamports !== null)
+      accepts.push(standard(WSOL_MINT, terms.standardLamports, terms.feePayer));
   }
-  return {
-    x402_version: 2,
-    x402Version: 2,
-    quote_id: quote.id,
-    error: "Payment required. Retry the same request with a PAYMENT-SIGNATURE header.",
-    resource: { url: input.resourceUrl, description, mimeType: "application/json" },
-    accepts,
-    extensions: {},
-  };
+  return accepts;
 }
 
 /** The requirements a standard payment is verified against: always rebuilt from our quote, never the client's echo. */
@@ -118,13 +139,14 @@ export function standardRequirements(
   rail: { mint: Address; amount: bigint },
   maxTimeoutSeconds: number,
 ): PaymentRequirementsEntry {
+  const terms = solanaTermsOf(quote);
   return {
     scheme: "exact",
-    network: quote.network,
+    network: terms?.network ?? "",
     asset: rail.mint,
     amount: rail.amount.toString(),
-    payTo: quote.payTo,
+    payTo: terms?.payTo ?? "",
     maxTimeoutSeconds,
-    extra: { feePayer: quote.feePayer, memo: quoteMemo(quote.id) },
+    extra: { feePayer: terms?.feePayer ?? null, memo: quoteMemo(quote.id) },
   };
 }

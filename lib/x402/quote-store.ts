@@ -1,17 +1,51 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
-import { x402Quotes } from "../db/schema";
+import { x402QuoteOptions, x402Quotes } from "../db/schema";
 
-export type StoredQuote = typeof x402Quotes.$inferSelect;
-export type NewQuote = typeof x402Quotes.$inferInsert;
+export type QuoteRow = typeof x402Quotes.$inferSelect;
+export type QuoteOption = typeof x402QuoteOptions.$inferSelect;
+export type NewQuoteOption = Omit<typeof x402QuoteOptions.$inferInsert, "quoteId" | "position">;
 
-export async function insertQuote(executor: Executor, quote: NewQuote): Promise<void> {
-  await executor.insert(x402Quotes).values(quote);
+/** A quote with its payment options, in `accepts` order. */
+export interface StoredQuote extends QuoteRow {
+  options: QuoteOption[];
+}
+
+/** Stores a quote and its options in one transaction: a quote is never visible without them. */
+export async function insertQuote(
+  executor: Executor,
+  quote: typeof x402Quotes.$inferInsert,
+  options: NewQuoteOption[],
+): Promise<StoredQuote> {
+  return executor.transaction(async (transaction) => {
+    const [row] = await transaction.insert(x402Quotes).values(quote).returning();
+    if (!row) throw new Error("x402: the quote was not stored");
+    const stored =
+      options.length === 0
+        ? []
+        : await transaction
+            .insert(x402QuoteOptions)
+            .values(options.map((option, position) => ({ ...option, quoteId: row.id, position })))
+            .returning();
+    return { ...row, options: stored.sort((a, b) => a.position - b.position) };
+  });
 }
 
 export async function findQuote(executor: Executor, id: string): Promise<StoredQuote | undefined> {
   const rows = await executor.select().from(x402Quotes).where(eq(x402Quotes.id, id));
-  return rows[0];
+  const row = rows[0];
+  if (!row) return undefined;
+  const options = await executor
+    .select()
+    .from(x402QuoteOptions)
+    .where(eq(x402QuoteOptions.quoteId, id))
+    .orderBy(asc(x402QuoteOptions.position));
+  return { ...row, options };
+}
+
+/** The networks a quote is payable on, in offer order, each once. */
+export function quoteNetworks(quote: StoredQuote): string[] {
+  return [...new Set(quote.options.map((option) => option.network))];
 }
 
 /**

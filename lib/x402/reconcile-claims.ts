@@ -1,5 +1,5 @@
 import { signature as toSignature } from "@solana/kit";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, like, lt, sql } from "drizzle-orm";
 import type { AppContext } from "../app-context";
 import { decodeBase64Transaction } from "../chains/solana/decode-transaction";
 import { waitForConfirmation } from "../chains/solana/transaction-broadcast";
@@ -8,6 +8,8 @@ import { log } from "../log";
 import { abandonPendingClaim, failPendingClaim } from "./abandon-claim";
 import { creditLandedClaim } from "./credit-landed-claim";
 import { findQuote } from "./quote-store";
+import type { PaymentRail } from "./rails/payment-rail";
+import { solanaTermsOf } from "./solana-terms";
 import { standardRailOf } from "./standard-rail";
 import { walletAccountId } from "./wallet-ledger";
 import type { X402Services } from "./x402-services";
@@ -35,6 +37,7 @@ export async function reconcilePendingClaims(
     .where(
       and(
         eq(x402Payments.status, "pending"),
+        like(x402Payments.network, "solana:%"),
         lt(x402Payments.createdAt, sql`now() - make_interval(secs => ${olderThan})`),
       ),
     )
@@ -42,8 +45,9 @@ export async function reconcilePendingClaims(
   let finished = 0;
   for (const claim of claims) {
     const quote = await findQuote(database, claim.quoteId);
-    const rail = quote ? standardRailOf(claim.asset, quote, services.usdcMint) : undefined;
-    if (!quote || !rail || claim.signedTransaction === null) continue;
+    const terms = quote ? solanaTermsOf(quote) : undefined;
+    const rail = terms ? standardRailOf(claim.asset, terms, services.usdcMint) : undefined;
+    if (!quote || !terms || !rail || claim.signedTransaction === null) continue;
     const result = await waitForConfirmation(services.rpc, toSignature(claim.signature), {
       blockhash: decodeBase64Transaction(claim.signedTransaction).message.lifetimeToken,
       timeoutMs: 0,
@@ -56,6 +60,7 @@ export async function reconcilePendingClaims(
         database,
         services,
         quote,
+        terms,
         claim,
         rail,
         walletAccountId: await walletAccountId(database, claim.payerWallet),
@@ -88,15 +93,16 @@ export async function pruneExpiredQuotes(app: AppContext): Promise<void> {
 const lastRuns = new WeakMap<AppContext, number>();
 
 /**
- * Runs a reconciliation in the background at most once a minute per app. Called from the
- * quote path (frequent, never carries money, so no paid request waits on it) and from the
- * process's maintenance loop, so pending payments finish even without quote traffic.
+ * Runs a reconciliation of every rail in the background at most once a minute per app.
+ * Called from the quote path (frequent, never carries money, so no paid request waits on
+ * it) and from the process's maintenance loop, so pending payments finish even without
+ * quote traffic.
  */
-export function scheduleReconciliation(app: AppContext, services: X402Services): void {
+export function scheduleReconciliation(app: AppContext, rails: readonly PaymentRail[]): void {
   const now = Date.now();
   if ((lastRuns.get(app) ?? 0) > now - 60_000) return;
   lastRuns.set(app, now);
-  reconcilePendingClaims(app, services)
+  Promise.all(rails.map((rail) => rail.reconcile()))
     .then(() => pruneExpiredQuotes(app))
     .catch((error: unknown) => {
       log.warn("x402: reconciling pending claims failed", { error });

@@ -1,10 +1,10 @@
-import { verifyBalanceProof } from "../chains/solana/balance-proof";
 import { getAccountBalance } from "../ledger/accounts";
 import { placeHold } from "../ledger/holds";
 import type { PaymentProof } from "./payment-header";
 import { unservableReason } from "./price-request";
-import { consumeQuote } from "./quote-store";
-import type { SettleContext, Settlement } from "./settlement";
+import { consumeQuote, quoteNetworks } from "./quote-store";
+import { networkFamily, type PaymentRail, type SettleContext } from "./rails/payment-rail";
+import type { Settlement } from "./settlement";
 import { findWalletAccountId } from "./wallet-ledger";
 import { balanceBelowCap, x402BadRequest, x402Messages } from "./x402-errors";
 
@@ -22,29 +22,38 @@ class BelowCap extends Error {
  * `usepod-x402-spend:<quote_id>`, so the proof is good for this one quote only; the checks
  * run in the reference service's order and with its messages.
  */
-export async function settleBalance(context: SettleContext, proof: BalanceProof): Promise<Settlement> {
-  const { quote, services } = context;
+export async function settleBalance(
+  context: SettleContext,
+  rails: readonly PaymentRail[],
+  proof: BalanceProof,
+): Promise<Settlement> {
+  const { quote } = context;
   const database = context.app.database.db;
   if (proof.payerWallet === undefined) throw x402BadRequest(x402Messages.balanceNeedsWallet);
   if (proof.proof === undefined) throw x402BadRequest(x402Messages.balanceNeedsProof);
-  if (proof.network !== undefined && proof.network !== quote.network) {
-    throw x402BadRequest(`x402 quote is payable on ${quote.network}, not ${proof.network}`);
+  const networks = quoteNetworks(quote);
+  if (proof.network !== undefined && !networks.includes(proof.network)) {
+    throw x402BadRequest(`x402 quote is payable on ${networks.join(", ")}, not ${proof.network}`);
   }
-  const checked = await verifyBalanceProof({
-    quoteId: quote.id,
-    payerWallet: proof.payerWallet,
-    proof: proof.proof,
-  });
+  const payerWallet = proof.payerWallet;
+  // The proof is checked by the family that owns the wallet's address form (Ed25519 or EIP-191).
+  const family = proof.network === undefined ? undefined : networkFamily(proof.network);
+  // An address no rail recognises is refused by the first rail, in its own words.
+  const rail =
+    rails.find((candidate) =>
+      family === undefined ? candidate.isWallet(payerWallet) : candidate.family === family,
+    ) ?? rails[0];
+  if (!rail) throw x402BadRequest(x402Messages.unsupportedNetwork);
+  const checked = await rail.verifyWalletProof({ quoteId: quote.id, payerWallet, proof: proof.proof });
   if (checked.type === "invalid") throw x402BadRequest(checked.message);
-  if (services.now() > quote.expiresAt) throw x402BadRequest(x402Messages.quoteExpired);
+  if (new Date() > quote.expiresAt) throw x402BadRequest(x402Messages.quoteExpired);
   if (quote.consumedAt !== null) throw x402BadRequest(x402Messages.quoteSettled);
   // Nothing is spent yet: refuse now rather than consume the quote for a request no source can serve.
   const unservable = unservableReason(context.priced, quote.capMicrounits);
   if (unservable) throw unservable;
 
-  const walletId = await findWalletAccountId(database, proof.payerWallet);
+  const walletId = await findWalletAccountId(database, payerWallet);
   if (walletId === undefined) throw balanceBelowCap(quote.capMicrounits, 0n);
-  const payerWallet = proof.payerWallet;
   try {
     const hold = await database.transaction(async (transaction) => {
       if (!(await consumeQuote(transaction, quote.id, `balance:${payerWallet}`)))
@@ -63,7 +72,11 @@ export async function settleBalance(context: SettleContext, proof: BalanceProof)
       scheme: "balance",
       quote,
       asset: "USDC",
-      network: quote.network,
+      network:
+        proof.network ??
+        networks.find((network) => networkFamily(network) === rail.family) ??
+        networks[0] ??
+        "",
       payerWallet,
       transaction: "",
       receivedAmount: 0n,

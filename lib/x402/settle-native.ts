@@ -4,11 +4,13 @@ import { type VerifyNativePaymentInput, verifyNativePayment } from "../chains/so
 import { GatewayError } from "../errors/gateway-error";
 import { creditAndHold } from "./credit-and-hold";
 import { findClaim, type PaymentAsset } from "./payment-claims";
-import type { PaymentProof } from "./payment-header";
 import { lamportsToMicrounits } from "./quote-amounts";
-import type { SettleContext, Settlement } from "./settlement";
+import type { ChainPaymentProof, SettleContext, VerifiedPayment } from "./rails/payment-rail";
+import type { Settlement } from "./settlement";
+import type { SolanaTerms } from "./solana-terms";
 import { walletAccountId } from "./wallet-ledger";
 import { x402BadRequest, x402Messages } from "./x402-errors";
+import type { X402Services } from "./x402-services";
 
 /**
  * How long after its quote expires a self-broadcast payment may still be presented. The
@@ -17,27 +19,36 @@ import { x402BadRequest, x402Messages } from "./x402-errors";
  */
 export const NATIVE_PRESENT_GRACE_SECONDS = 300;
 
-type NativeProof = Extract<PaymentProof, { type: "native" }>;
+type NativeProof = Extract<ChainPaymentProof, { type: "native" }>;
+
+export interface SolanaSettleContext extends SettleContext {
+  services: X402Services;
+  terms: SolanaTerms;
+}
 
 /**
- * Settles a transfer the payer broadcast itself: read the confirmed transaction, check the
- * balance delta into pay_to, then claim, credit and hold in one database transaction.
+ * Verifies a transfer the payer broadcast itself: read the confirmed transaction and check
+ * the balance delta into pay_to. Settling then claims, credits and holds in one database
+ * transaction.
  */
-export async function settleNative(context: SettleContext, proof: NativeProof): Promise<Settlement> {
-  const { services, quote } = context;
+export async function verifyNative(
+  context: SolanaSettleContext,
+  proof: NativeProof,
+): Promise<VerifiedPayment> {
+  const { services, quote, terms } = context;
   const database = context.app.database.db;
-  if (proof.network !== "" && proof.network !== quote.network) {
-    throw x402BadRequest(`x402 quote is payable on ${quote.network}, not ${proof.network}`);
+  if (proof.network !== "" && proof.network !== terms.network) {
+    throw x402BadRequest(`x402 quote is payable on ${terms.network}, not ${proof.network}`);
   }
   const asset = railOf(proof.asset);
-  const minAmount = asset === "USDC" ? quote.capMicrounits : quote.capLamports;
-  if (minAmount === null || (asset === "SOL" && quote.microUsdPerSol === null)) {
+  const minAmount = asset === "USDC" ? terms.usdcMicrounits : terms.capLamports;
+  if (minAmount === null || (asset === "SOL" && terms.microUsdPerSol === null)) {
     throw x402BadRequest("this x402 quote offers no SOL rail; pay in USDC or request a new quote");
   }
   if (!isAddress(proof.payerWallet)) throw x402BadRequest("payer_wallet is not a valid Solana address");
 
   // Cheap refusals before any RPC: a claimed signature, an expired quote.
-  if (await findClaim(database, quote.network, proof.signature))
+  if (await findClaim(database, terms.network, proof.signature))
     throw x402BadRequest(x402Messages.signatureUsed);
   const presentDeadline = quote.expiresAt.getTime() + NATIVE_PRESENT_GRACE_SECONDS * 1000;
   if (services.now().getTime() > presentDeadline) throw x402BadRequest(x402Messages.quoteExpired);
@@ -57,7 +68,7 @@ export async function settleNative(context: SettleContext, proof: NativeProof): 
 
   const common = {
     signature: proof.signature,
-    payTo: address(quote.payTo),
+    payTo: address(terms.payTo),
     payerWallet: proof.payerWallet,
     minAmount,
     notBefore: quote.createdAt,
@@ -80,17 +91,27 @@ export async function settleNative(context: SettleContext, proof: NativeProof): 
     });
   }
 
-  const credited =
-    asset === "USDC"
-      ? verified.received
-      : lamportsToMicrounits(verified.received, quote.microUsdPerSol ?? 0n);
+  const received = verified.received;
+  return { settle: () => settleVerifiedNative(context, proof, asset, received) };
+}
+
+async function settleVerifiedNative(
+  context: SolanaSettleContext,
+  proof: NativeProof,
+  asset: PaymentAsset,
+  received: bigint,
+): Promise<Settlement> {
+  const { quote, terms } = context;
+  const database = context.app.database.db;
+  const credited = asset === "USDC" ? received : lamportsToMicrounits(received, terms.microUsdPerSol ?? 0n);
   const walletId = await walletAccountId(database, proof.payerWallet);
   const outcome = await creditAndHold(database, {
     quote,
+    network: terms.network,
     claim: {
       type: "insert",
       input: {
-        network: quote.network,
+        network: terms.network,
         signature: proof.signature,
         quoteId: quote.id,
         scheme: "native",
@@ -101,18 +122,18 @@ export async function settleNative(context: SettleContext, proof: NativeProof): 
     signature: proof.signature,
     asset,
     walletAccountId: walletId,
-    receivedAmount: verified.received,
+    receivedAmount: received,
     creditedMicrounits: credited,
     holdTtlSeconds: context.app.env.HOLD_TTL_SECONDS,
     metadata: {
       quote_id: quote.id,
       scheme: "native",
-      network: quote.network,
+      network: terms.network,
       asset,
       signature: proof.signature,
       payer_wallet: proof.payerWallet,
-      received: verified.received.toString(),
-      ...(asset === "SOL" ? { micro_usd_per_sol: String(quote.microUsdPerSol) } : {}),
+      received: received.toString(),
+      ...(asset === "SOL" ? { micro_usd_per_sol: String(terms.microUsdPerSol) } : {}),
     },
   });
   if (outcome.type === "replayed") throw x402BadRequest(x402Messages.signatureUsed);
@@ -130,10 +151,10 @@ export async function settleNative(context: SettleContext, proof: NativeProof): 
     scheme: "native",
     quote,
     asset,
-    network: quote.network,
+    network: terms.network,
     payerWallet: proof.payerWallet,
     transaction: proof.signature,
-    receivedAmount: verified.received,
+    receivedAmount: received,
     creditedMicrounits: credited,
     walletAccountId: walletId,
     holdId: outcome.holdId,

@@ -8,16 +8,17 @@ import { abandonPendingClaim, failPendingClaim } from "./abandon-claim";
 import { creditLandedClaim } from "./credit-landed-claim";
 import { budgetDay, reserveSponsoredFee } from "./fee-budget";
 import { findClaim, insertPendingClaim, type PaymentClaim } from "./payment-claims";
-import type { PaymentProof } from "./payment-header";
 import { standardRequirements } from "./payment-required";
 import { unservableReason } from "./price-request";
 import { consumeQuote } from "./quote-store";
-import type { SettleContext, Settlement } from "./settlement";
+import type { ChainPaymentProof, VerifiedPayment } from "./rails/payment-rail";
+import type { SolanaSettleContext } from "./settle-native";
+import type { Settlement } from "./settlement";
 import { type StandardRail, standardRailOf } from "./standard-rail";
 import { walletAccountId } from "./wallet-ledger";
 import { sponsoredBudgetExhausted, x402BadRequest, x402Messages } from "./x402-errors";
 
-type StandardProof = Extract<PaymentProof, { type: "standard" }>;
+type StandardProof = Extract<ChainPaymentProof, { type: "standard" }>;
 
 class ClaimTaken extends Error {}
 class QuoteTaken extends Error {}
@@ -32,26 +33,31 @@ class BudgetExhausted extends Error {}
  * The fee payer's signature is deterministic, so a re-sent payload maps to the same
  * signature and converges on the claim already written: it is polled, never sent again.
  */
-export async function settleStandard(context: SettleContext, proof: StandardProof): Promise<Settlement> {
-  const { services, quote, priced } = context;
+export async function verifyStandard(
+  context: SolanaSettleContext,
+  proof: StandardProof,
+): Promise<VerifiedPayment> {
+  const { services, quote, priced, terms } = context;
   const cosigner = services.cosigner;
-  if (!cosigner || quote.feePayer === null) {
+  if (!cosigner || terms.feePayer === null) {
     throw x402BadRequest("this gateway does not co-sign x402 payments; pay with a self-broadcast transfer");
   }
-  if (quote.feePayer !== cosigner.feePayer) {
+  if (terms.feePayer !== cosigner.feePayer) {
     throw x402BadRequest("x402 quote names a fee payer this gateway no longer uses; request a new quote");
   }
-  if (proof.network !== quote.network) {
-    throw x402BadRequest(`x402 quote is payable on ${quote.network}, not ${proof.network}`);
+  if (proof.network !== terms.network) {
+    throw x402BadRequest(`x402 quote is payable on ${terms.network}, not ${proof.network}`);
   }
-  const rail = standardRailOf(proof.asset, quote, services.usdcMint);
+  const transaction = typeof proof.payload.transaction === "string" ? proof.payload.transaction.trim() : "";
+  if (transaction === "") throw x402BadRequest("x402 payment payload must carry payload.transaction");
+  const rail = standardRailOf(proof.asset, terms, services.usdcMint);
   if (!rail) throw x402BadRequest(`x402 asset ${proof.asset} is not offered by this quote`);
   // Nothing has moved yet: refuse before co-signing when no source can serve within the cap.
   const unservable = unservableReason(priced, quote.capMicrounits);
   if (unservable) throw unservable;
   const requirements = toRequirements(standardRequirements(quote, rail, services.quoteTtlSeconds));
 
-  const cosigned = await cosigner.cosignAndPredictSignature(proof.transaction, requirements);
+  const cosigned = await cosigner.cosignAndPredictSignature(transaction, requirements);
   if (cosigned.type === "rejected") {
     throw x402BadRequest(
       `x402 payment transaction refused before co-signing (${cosigned.reason}): ${cosigned.message}`,
@@ -60,8 +66,9 @@ export async function settleStandard(context: SettleContext, proof: StandardProo
       },
     );
   }
-  const existing = await findClaim(context.app.database.db, quote.network, cosigned.signature);
-  if (existing) return converge(context, existing, { rail, signature: cosigned.signature });
+  const paying: Paying = { rail, signature: cosigned.signature };
+  const existing = await findClaim(context.app.database.db, terms.network, cosigned.signature);
+  if (existing) return { settle: () => converge(context, existing, paying) };
 
   if (services.now() > quote.expiresAt) throw x402BadRequest(x402Messages.quoteExpired);
   if (quote.consumedAt !== null) throw x402BadRequest(x402Messages.quoteSettled);
@@ -69,7 +76,7 @@ export async function settleStandard(context: SettleContext, proof: StandardProo
     {
       x402Version: 2,
       accepted: requirements,
-      payload: { transaction: proof.transaction },
+      payload: { transaction },
     } satisfies PaymentPayload,
     requirements,
   );
@@ -80,13 +87,26 @@ export async function settleStandard(context: SettleContext, proof: StandardProo
     });
   }
 
+  return { settle: () => claimAndBroadcast(context, cosigned, paying) };
+}
+
+/** Writes the claim (with the fee reserved) before anything is broadcast, then sends and concludes. */
+async function claimAndBroadcast(
+  context: SolanaSettleContext,
+  cosigned: { signature: Signature; signedTransaction: string; payer: string },
+  paying: Paying,
+): Promise<Settlement> {
+  const { services, quote, terms } = context;
+  const cosigner = services.cosigner;
+  if (!cosigner) throw x402BadRequest("this gateway does not co-sign x402 payments");
+  const rail = paying.rail;
   const fee = computeTransactionFee(decodeBase64Transaction(cosigned.signedTransaction).message);
   const day = budgetDay(services.now());
   let claim: PaymentClaim;
   try {
     claim = await context.app.database.db.transaction(async (transaction) => {
       const inserted = await insertPendingClaim(transaction, {
-        network: quote.network,
+        network: terms.network,
         signature: cosigned.signature,
         quoteId: quote.id,
         scheme: "standard",
@@ -110,12 +130,12 @@ export async function settleStandard(context: SettleContext, proof: StandardProo
     if (error instanceof BudgetExhausted) throw sponsoredBudgetExhausted();
     if (!(error instanceof ClaimTaken)) throw error;
     // Another request (here or in another process) claimed these exact bytes a moment ago.
-    const raced = await findClaim(context.app.database.db, quote.network, cosigned.signature);
+    const raced = await findClaim(context.app.database.db, terms.network, cosigned.signature);
     if (!raced) throw x402BadRequest(x402Messages.signatureUsed);
-    return converge(context, raced, { rail, signature: cosigned.signature });
+    return converge(context, raced, paying);
   }
   const result = await cosigner.broadcastAndConfirm(cosigned.signedTransaction);
-  return conclude(context, claim, result, { rail, signature: cosigned.signature });
+  return conclude(context, claim, result, paying);
 }
 
 interface Paying {
@@ -124,7 +144,11 @@ interface Paying {
 }
 
 /** The same transaction again: wait on the claim already written instead of sending anything. */
-async function converge(context: SettleContext, claim: PaymentClaim, paying: Paying): Promise<Settlement> {
+async function converge(
+  context: SolanaSettleContext,
+  claim: PaymentClaim,
+  paying: Paying,
+): Promise<Settlement> {
   if (claim.quoteId !== context.quote.id) throw x402BadRequest(x402Messages.signatureUsed);
   if (claim.status === "settled") {
     throw x402BadRequest(
@@ -143,12 +167,12 @@ async function converge(context: SettleContext, claim: PaymentClaim, paying: Pay
 
 /** Acts on the chain's answer for a claimed transaction; only `confirmed` goes on to serve. */
 async function conclude(
-  context: SettleContext,
+  context: SolanaSettleContext,
   claim: PaymentClaim,
   result: BroadcastResult,
   paying: Paying,
 ): Promise<Settlement> {
-  const { quote, services } = context;
+  const { quote, services, terms } = context;
   const database = context.app.database.db;
   switch (result.type) {
     case "confirmed":
@@ -179,6 +203,7 @@ async function conclude(
     database,
     services,
     quote,
+    terms,
     claim,
     rail: paying.rail,
     walletAccountId: walletId,
@@ -199,7 +224,7 @@ async function conclude(
     scheme: "standard",
     quote,
     asset: paying.rail.asset,
-    network: quote.network,
+    network: terms.network,
     payerWallet: claim.payerWallet,
     transaction: paying.signature,
     receivedAmount: landed.received,

@@ -1,8 +1,7 @@
-import type { AppContext } from "../app-context";
 import type { PaymentAsset } from "./payment-claims";
-import type { PricedRequest } from "./price-request";
 import type { StoredQuote } from "./quote-store";
-import type { X402Services } from "./x402-services";
+
+export type { SettleContext } from "./rails/payment-rail";
 
 /** A payment verified, credited to the payer's wallet, and its cap held there for this request. */
 export interface Settlement {
@@ -11,7 +10,7 @@ export interface Settlement {
   asset: PaymentAsset;
   network: string;
   payerWallet: string;
-  /** The on-chain signature; empty for a balance spend. */
+  /** The on-chain signature or transaction hash; empty for a balance spend. */
   transaction: string;
   /** Atomic units that reached pay_to (lamports on SOL); 0 for a balance spend. */
   receivedAmount: bigint;
@@ -20,11 +19,4 @@ export interface Settlement {
   walletAccountId: bigint;
   holdId: string;
   availableAfter: bigint;
-}
-
-export interface SettleContext {
-  app: AppContext;
-  services: X402Services;
-  priced: PricedRequest;
-  quote: StoredQuote;
 }

@@ -1,7 +1,7 @@
 import type { Address } from "@solana/kit";
 import { WSOL_MINT } from "../chains/solana/constants";
 import type { PaymentAsset } from "./payment-claims";
-import type { StoredQuote } from "./quote-store";
+import type { SolanaTerms } from "./solana-terms";
 
 /** One standard-scheme option of a quote: which mint, and exactly how many base units. */
 export interface StandardRail {
@@ -16,14 +16,14 @@ export interface StandardRail {
  */
 export function standardRailOf(
   assetOrMint: string,
-  quote: StoredQuote,
+  terms: SolanaTerms,
   usdcMint: Address,
 ): StandardRail | undefined {
-  if (assetOrMint === usdcMint || assetOrMint === "USDC") {
-    return { asset: "USDC", mint: usdcMint, amount: quote.standardMicrounits };
+  if ((assetOrMint === usdcMint || assetOrMint === "USDC") && terms.standardMicrounits !== null) {
+    return { asset: "USDC", mint: usdcMint, amount: terms.standardMicrounits };
   }
-  if ((assetOrMint === WSOL_MINT || assetOrMint === "SOL") && quote.standardLamports !== null) {
-    return { asset: "SOL", mint: WSOL_MINT, amount: quote.standardLamports };
+  if ((assetOrMint === WSOL_MINT || assetOrMint === "SOL") && terms.standardLamports !== null) {
+    return { asset: "SOL", mint: WSOL_MINT, amount: terms.standardLamports };
   }
   return undefined;
 }

@@ -12,10 +12,10 @@ import type { PaymentAsset } from "./payment-claims";
  * prepaid token, so the surplus (payment minus actual cost) simply stays as its balance.
  */
 
-export const x402ExternalAccountRefs: Record<PaymentAsset, string> = {
-  USDC: "x402-solana-usdc",
-  SOL: "x402-solana-sol",
-};
+/** The outside-world account a rail's payments come from: `x402-solana-usdc`, `x402-eip155-usdc`, ... */
+export function x402ExternalRef(network: string, asset: PaymentAsset): string {
+  return `x402-${network.split(":", 1)[0]}-${asset.toLowerCase()}`;
+}
 
 export function walletAccountId(executor: Executor, wallet: string): Promise<bigint> {
   return ensureAccount(executor, "wallet", wallet);
@@ -32,7 +32,8 @@ export async function findWalletAccountId(executor: Executor, wallet: string): P
 
 export interface WalletCreditInput {
   walletAccountId: bigint;
-  asset: PaymentAsset;
+  /** The external account the value comes from (`x402ExternalRef`). */
+  externalRef: string;
   creditedMicrounits: bigint;
   /** Unique per payment (`x402:<network>:<signature>`): the ledger's own replay guard. */
   idempotencyKey: string;
@@ -41,7 +42,7 @@ export interface WalletCreditInput {
 
 /** Posts the credit; false when this payment was already credited. Run inside a transaction. */
 export async function creditWallet(executor: Executor, input: WalletCreditInput): Promise<boolean> {
-  const externalId = await ensureAccount(executor, "external", x402ExternalAccountRefs[input.asset]);
+  const externalId = await ensureAccount(executor, "external", input.externalRef);
   const posted = await postTransaction(executor, {
     kind: "x402_payment",
     idempotencyKey: input.idempotencyKey,

@@ -16,7 +16,7 @@ export const x402Messages = {
   quoteSettled: "x402 quote has already been settled; request a new quote",
   notFound: "Solana transaction not found or not yet confirmed",
   signatureUsed: "x402 payment signature has already been used to settle a quote",
-  onlySolana: "only Solana x402 payments are supported",
+  unsupportedNetwork: "only Solana and Base x402 payments are supported",
   balanceNeedsProof: "balance spend requires payload.proof (signed quote id)",
   balanceNeedsWallet: "balance spend requires payer_wallet",
   budgetExhausted:

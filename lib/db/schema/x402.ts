@@ -6,7 +6,9 @@ import {
   date,
   index,
   integer,
+  jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -27,21 +29,11 @@ export const x402Quotes = pgTable(
     /** sha256 hex of `METHOD\nPATH\nBODY`. */
     bodyHash: text("body_hash").notNull(),
     model: text("model").notNull(),
-    /** CAIP-2 id of the chain the quote is payable on. */
-    network: text("network").notNull(),
-    payTo: text("pay_to").notNull(),
-    /** The worst-case cost in USDC microunits: what the native USDC rail asks and what is held. */
+    /**
+     * The worst-case cost in USDC microunits: what is held on the payer's wallet while the
+     * request runs. What each payment option asks is in `x402_quote_options`.
+     */
     capMicrounits: bigint("cap_microunits", { mode: "bigint" }).notNull(),
-    /** The native SOL rail's amount; null when no SOL price was available at quote time. */
-    capLamports: bigint("cap_lamports", { mode: "bigint" }),
-    /** The SOL/USD rate the SOL amounts were derived from (micro-USD per SOL); SOL credits use it too. */
-    microUsdPerSol: bigint("micro_usd_per_sol", { mode: "bigint" }),
-    /** Standard-scheme USDC amount: the cap floored at one cent. */
-    standardMicrounits: bigint("standard_microunits", { mode: "bigint" }).notNull(),
-    /** Standard-scheme wrapped-SOL amount, in lamports. */
-    standardLamports: bigint("standard_lamports", { mode: "bigint" }),
-    /** Fee payer named in the standard entries; null when the quote offered none. */
-    feePayer: text("fee_payer"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     consumedAt: timestamp("consumed_at", { withTimezone: true }),
@@ -49,6 +41,32 @@ export const x402Quotes = pgTable(
     consumedBy: text("consumed_by"),
   },
   (table) => [index("x402_quotes_expires_idx").on(table.expiresAt)],
+);
+
+/**
+ * One payment option of a quote, in the order the `accepts` list offers them. Chain-neutral:
+ * the rail that issued it (`solana-native`, `solana-exact`, `eip155-exact`) reads its own
+ * `details` (a fee payer, the SOL/USD rate, an EIP-712 domain), so a new chain needs rows,
+ * not columns.
+ */
+export const x402QuoteOptions = pgTable(
+  "x402_quote_options",
+  {
+    quoteId: uuid("quote_id")
+      .notNull()
+      .references(() => x402Quotes.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    rail: text("rail").notNull(),
+    /** CAIP-2 id of the chain this option is payable on. */
+    network: text("network").notNull(),
+    /** The ticker (USDC, SOL); the mint or contract, when the rail needs one, is in `details`. */
+    asset: text("asset").notNull(),
+    payTo: text("pay_to").notNull(),
+    /** Atomic units of the asset: USDC microunits, lamports. */
+    amount: bigint("amount", { mode: "bigint" }).notNull(),
+    details: jsonb("details").$type<Record<string, string>>().notNull().default({}),
+  },
+  (table) => [primaryKey({ columns: [table.quoteId, table.position] })],
 );
 
 /**

@@ -120,7 +120,7 @@ describe("co-signed payments left pending are finished later", () => {
     const spentBefore = await sponsoredFeesSpent(database, day);
     await database.transaction(async (transaction) => {
       await insertPendingClaim(transaction, {
-        network: stored.network,
+        network: SOLANA_DEVNET_CAIP2,
         signature: cosigned.signature,
         quoteId: stored.id,
         scheme: "standard",
@@ -135,7 +135,7 @@ describe("co-signed payments left pending are finished later", () => {
     x402.chain.solana.expireBlockhashes();
     await ageClaims();
     expect(await reconcilePendingClaims(x402.gateway.app, services)).toBe(1);
-    expect(await findClaim(database, stored.network, cosigned.signature)).toBeUndefined();
+    expect(await findClaim(database, SOLANA_DEVNET_CAIP2, cosigned.signature)).toBeUndefined();
     expect((await findQuote(database, stored.id))?.consumedAt).toBeNull();
     expect(await sponsoredFeesSpent(database, day)).toBe(spentBefore);
     expect(await x402.chain.solana.getTokenBalance(wallet.address, x402.chain.solana.usdcMint)).toBe(
