@@ -5,6 +5,7 @@ import { loadEnv } from "./lib/env";
 import { isApiPath, routeApiRequest } from "./lib/http/api-routes";
 import { sendWebResponse, toWebRequest } from "./lib/http/node-adapter";
 import { log, redactPath } from "./lib/log";
+import { startOrExit } from "./lib/start-failure";
 
 export interface GatewayServer {
   server: Server;
@@ -81,9 +82,8 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
 
 const isMain = process.argv[1] !== undefined && import.meta.filename === process.argv[1];
 if (isMain) {
-  const env = loadEnv();
-  const app = await createAppContext({ env });
-  const gateway = await startGatewayServer({ app });
+  const app = await startOrExit(() => createAppContext({ env: loadEnv() }));
+  const gateway = await startOrExit(() => startGatewayServer({ app }));
   if (app.env.POD_SIMULATOR)
     log.warn("POD_SIMULATOR is on: replies from provider 'simulator' are simulated, not real inference");
   log.info("pod gateway listening", {

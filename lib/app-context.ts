@@ -1,6 +1,7 @@
 import { buildCatalogIndex, type CatalogIndex, loadCatalogIntoDatabase } from "./catalog/catalog-index";
 import { catalogModels } from "./catalog/models";
 import { type DatabaseHandle, openDatabase } from "./db/client";
+import { asDatabaseStartStep } from "./db/database-unavailable";
 import type { CentralizedUpstreamName, Env } from "./env";
 import { loadEnv } from "./env";
 import { releaseExpiredHolds } from "./ledger/holds";
@@ -34,8 +35,16 @@ export interface CreateAppContextOptions {
 export async function createAppContext(options: CreateAppContextOptions = {}): Promise<AppContext> {
   const env = options.env ?? loadEnv();
   setLogLevel(env.LOG_LEVEL);
-  const database = await openDatabase({ url: env.DATABASE_URL, dataDir: env.POD_DATA_DIR });
-  await database.migrate();
+  const database = await asDatabaseStartStep(env.DATABASE_URL, async () => {
+    const opened = await openDatabase({ url: env.DATABASE_URL, dataDir: env.POD_DATA_DIR });
+    try {
+      await opened.migrate();
+    } catch (error) {
+      await opened.close().catch(() => {});
+      throw error;
+    }
+    return opened;
+  });
   await loadCatalogIntoDatabase(database.db, catalogModels);
   const released = await releaseExpiredHolds(database.db);
   if (released > 0) log.warn("released holds left by an earlier process", { released });

@@ -22,7 +22,11 @@ const envSchema = z.object({
   HOST: z.string().default("127.0.0.1"),
   PUBLIC_BASE_URL: optionalUrl,
   DOCS_URL: optionalUrl,
-  DATABASE_URL: optionalString,
+  /** Validated without echoing the value: it carries the database password. */
+  DATABASE_URL: optionalString.refine(
+    (value) => value === undefined || (/^postgres(?:ql)?:\/\/\S+$/.test(value) && URL.canParse(value)),
+    "must be a postgres:// or postgresql:// URL",
+  ),
   POD_DATA_DIR: z.string().default("./.data"),
   REDIS_URL: optionalString,
   ADMIN_TOKEN: optionalString,

@@ -1,3 +1,5 @@
+import { loggableError, redactUrlPasswords } from "./log-redaction";
+
 type Level = "error" | "warn" | "info" | "debug";
 const order: Record<Level | "silent", number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
@@ -18,8 +20,10 @@ function write(level: Level, message: string, fields: Record<string, unknown>): 
     typeof value === "bigint"
       ? value.toString()
       : value instanceof Error
-        ? { name: value.name, message: value.message }
-        : value,
+        ? loggableError(value)
+        : typeof value === "string"
+          ? redactUrlPasswords(value)
+          : value,
   );
   (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${line}\n`);
 }
