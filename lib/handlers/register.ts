@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import { solanaDepositSettings } from "../deposits/deposit-config";
 import { GatewayError } from "../errors/gateway-error";
+import { dashboardBaseUrl } from "../funding/dashboard-urls";
 import { clientIp } from "../http/client-ip";
 import { errorResponse, jsonResponse } from "../http/responses";
 import { registerToken } from "../tokens/register-token";
@@ -21,7 +22,7 @@ export async function handleRegister(app: AppContext, request: Request): Promise
     const deposits = solanaDepositSettings(app.env);
     // Only an address the operator controls is ever shown; without one, say deposits are off.
     const depositAddress = deposits.enabled ? deposits.owner : null;
-    const dashboardBase = (app.env.DASHBOARD_URL ?? `${base}/dashboard`).replace(/\/+$/, "");
+    const dashboardBase = dashboardBaseUrl(app.env, base);
     return jsonResponse(
       {
         api_token: token,

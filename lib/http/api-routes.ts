@@ -3,6 +3,8 @@ import { GatewayError } from "../errors/gateway-error";
 import { handleAdminCredit } from "../handlers/admin-credits";
 import { handleBalance } from "../handlers/balance";
 import { handleCountTokens } from "../handlers/count-tokens";
+import { handleCardQuote, handleCardSessionStatus, handleFundCard } from "../handlers/fund-card";
+import { handleFundingOptions } from "../handlers/funding-options";
 import { handleHealth } from "../handlers/health";
 import { handleHostEnroll } from "../handlers/host-enroll";
 import { handleDeleteListing, handleListListings, handlePutListing } from "../handlers/host-listings";
@@ -13,6 +15,7 @@ import { handleMarketplaceModels } from "../handlers/marketplace-models";
 import { handleModels } from "../handlers/models";
 import { handleProviders } from "../handlers/providers";
 import { handleRegister } from "../handlers/register";
+import { handleStripeWebhook } from "../handlers/stripe-webhook";
 import { handleTransactions } from "../handlers/transactions";
 import { handleX402Inference } from "../handlers/x402-inference";
 import { handleX402WalletBalance } from "../handlers/x402-wallet-balance";
@@ -94,6 +97,32 @@ export const apiRoutes: ApiRoute[] = [
     method: "GET",
     pattern: new RegExp(`^/proxy/${token}/transactions/?$`),
     handler: (app, request, [value = ""]) => handleTransactions(app, request, value),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/proxy/${token}/funding/?$`),
+    handler: (app, request, [value = ""]) => handleFundingOptions(app, request, value),
+  },
+  {
+    method: "POST",
+    pattern: new RegExp(`^/proxy/${token}/fund/card/?$`),
+    handler: (app, request, [value = ""]) => handleFundCard(app, request, value),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/proxy/${token}/fund/card/quote/?$`),
+    handler: (app, request, [value = ""]) => handleCardQuote(app, request, value),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/proxy/${token}/fund/card/${segment}/?$`),
+    handler: (app, request, [value = "", session = ""]) =>
+      handleCardSessionStatus(app, request, value, session),
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/webhooks\/stripe\/?$/,
+    handler: (app, request) => handleStripeWebhook(app, request),
   },
   {
     method: "GET",

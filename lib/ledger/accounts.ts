@@ -2,12 +2,18 @@ import { and, eq } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { accounts } from "../db/schema";
 
-export type AccountKind = "token" | "wallet" | "provider" | "treasury" | "external";
+export type AccountKind = "token" | "wallet" | "provider" | "treasury" | "external" | "suspense" | "bond";
 
 /** Well-known system accounts. External accounts are the outside world and may go negative. */
 export const systemAccounts = {
   treasury: { kind: "treasury", ref: "treasury" },
   adminCredits: { kind: "external", ref: "admin-credits" },
+  /** Card payments in and refunds/disputes out. */
+  stripe: { kind: "external", ref: "stripe" },
+  /** USDC that arrived at the deposit wallet on Solana. */
+  solanaDeposits: { kind: "external", ref: "solana-usdc-deposits" },
+  /** Deposited USDC nobody is credited with yet, until an operator assigns or refunds it. */
+  depositSuspense: { kind: "suspense", ref: "solana-deposits" },
 } as const satisfies Record<string, { kind: AccountKind; ref: string }>;
 
 /** Returns the id of the (kind, ref) account, creating it on first use. */

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Database } from "../db/client";
+import type { Database, Executor } from "../db/client";
 import { apiTokens } from "../db/schema";
 import { type AccountKind, ensureAccount } from "../ledger/accounts";
 import { type PostTransactionResult, postTransaction } from "../ledger/post-transaction";
@@ -20,24 +20,30 @@ export async function creditToken(
   database: Database,
   input: CreditTokenInput,
 ): Promise<PostTransactionResult> {
+  return database.transaction((transaction) => postTokenCredit(transaction, input));
+}
+
+/** The same credit inside a transaction the caller holds (with its own bookkeeping beside it). */
+export async function postTokenCredit(
+  executor: Executor,
+  input: CreditTokenInput,
+): Promise<PostTransactionResult> {
   if (input.amount <= 0n) throw new RangeError("credit amount must be positive");
-  return database.transaction(async (transaction) => {
-    const sourceId = await ensureAccount(transaction, input.source.kind, input.source.ref);
-    const result = await postTransaction(transaction, {
-      kind: input.kind,
-      ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
-      metadata: input.metadata ?? {},
-      entries: [
-        { accountId: sourceId, amount: -input.amount },
-        { accountId: input.accountId, amount: input.amount },
-      ],
-    });
-    if (result.type === "posted") {
-      await transaction
-        .update(apiTokens)
-        .set({ activatedAt: new Date() })
-        .where(and(eq(apiTokens.id, input.tokenId), isNull(apiTokens.activatedAt)));
-    }
-    return result;
+  const sourceId = await ensureAccount(executor, input.source.kind, input.source.ref);
+  const result = await postTransaction(executor, {
+    kind: input.kind,
+    ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
+    metadata: input.metadata ?? {},
+    entries: [
+      { accountId: sourceId, amount: -input.amount },
+      { accountId: input.accountId, amount: input.amount },
+    ],
   });
+  if (result.type === "posted") {
+    await executor
+      .update(apiTokens)
+      .set({ activatedAt: new Date() })
+      .where(and(eq(apiTokens.id, input.tokenId), isNull(apiTokens.activatedAt)));
+  }
+  return result;
 }

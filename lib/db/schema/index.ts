@@ -1,5 +1,6 @@
 export * from "./accounts";
 export * from "./catalog";
+export * from "./funding";
 export * from "./holds";
 export * from "./hosts";
 export * from "./ledger";

@@ -1,0 +1,262 @@
+import { eq, sql } from "drizzle-orm";
+import type Stripe from "stripe";
+import type { Database, Executor } from "../db/client";
+import { queryRows } from "../db/client";
+import { apiTokens, cardSessions, stripeEvents } from "../db/schema";
+import { ensureAccount, systemAccounts } from "../ledger/accounts";
+import { postTransaction } from "../ledger/post-transaction";
+import { postTokenCredit } from "../tokens/credit-token";
+
+export type StripeEventOutcome = "credited" | "reversed" | "recorded" | "ignored" | "parked" | "duplicate";
+
+export interface StripeEventResult {
+  outcome: StripeEventOutcome;
+  reason?: string;
+  sessionId?: string;
+}
+
+type CardSessionRow = typeof cardSessions.$inferSelect;
+
+/**
+ * Applies one verified Stripe event exactly once. The event row, the ledger posting and the
+ * session's new state commit together, so a retried or concurrent delivery either finds the
+ * event already recorded or the session already credited, never a half-applied one.
+ */
+export async function applyStripeEvent(database: Database, event: Stripe.Event): Promise<StripeEventResult> {
+  return database.transaction(async (transaction) => {
+    const inserted = await transaction
+      .insert(stripeEvents)
+      .values({
+        id: event.id,
+        type: event.type,
+        outcome: "recorded",
+        payload: event.data.object as unknown as Record<string, unknown>,
+      })
+      .onConflictDoNothing()
+      .returning({ id: stripeEvents.id });
+    if (!inserted[0]) return { outcome: "duplicate" };
+    const result = await dispatch(transaction, event);
+    await transaction
+      .update(stripeEvents)
+      .set({ outcome: result.outcome, reason: result.reason ?? null, sessionId: result.sessionId ?? null })
+      .where(eq(stripeEvents.id, event.id));
+    return result;
+  });
+}
+
+async function dispatch(transaction: Executor, event: Stripe.Event): Promise<StripeEventResult> {
+  switch (event.type) {
+    case "checkout.session.completed": {
+      const session = event.data.object;
+      // Delayed methods (bank debits) complete unpaid; async_payment_succeeded follows.
+      if (session.payment_status !== "paid")
+        return {
+          outcome: "recorded",
+          reason: `payment_status ${session.payment_status}`,
+          sessionId: session.id,
+        };
+      return creditSession(transaction, event, session);
+    }
+    case "checkout.session.async_payment_succeeded":
+      return creditSession(transaction, event, event.data.object);
+    case "checkout.session.async_payment_failed":
+      return closeSession(transaction, event.data.object.id, "failed");
+    case "checkout.session.expired":
+      return closeSession(transaction, event.data.object.id, "expired");
+    case "charge.refunded": {
+      const charge = event.data.object;
+      return reverseCredit(transaction, event, {
+        paymentIntentId: idOf(charge.payment_intent),
+        currency: charge.currency,
+        source: "stripe_refund",
+        share: (session) => shareOf(session, BigInt(charge.amount_refunded)),
+        cumulative: true,
+      });
+    }
+    case "charge.dispute.created": {
+      const dispute = event.data.object;
+      return reverseCredit(transaction, event, {
+        paymentIntentId: idOf(dispute.payment_intent),
+        currency: dispute.currency,
+        source: "stripe_dispute",
+        share: (session) => shareOf(session, BigInt(dispute.amount)),
+        cumulative: false,
+      });
+    }
+    default:
+      return { outcome: "ignored", reason: "event type not used" };
+  }
+}
+
+async function lockSession(transaction: Executor, column: "id" | "payment_intent_id", value: string) {
+  const rows = await queryRows<{ id: string }>(
+    transaction,
+    sql`SELECT id FROM card_sessions WHERE ${sql.identifier(column)} = ${value} FOR UPDATE`,
+  );
+  const id = rows[0]?.id;
+  if (!id) return undefined;
+  const [row] = await transaction.select().from(cardSessions).where(eq(cardSessions.id, id));
+  return row;
+}
+
+async function creditSession(
+  transaction: Executor,
+  event: Stripe.Event,
+  session: Stripe.Checkout.Session,
+): Promise<StripeEventResult> {
+  const sessionId = session.id;
+  const row = await lockSession(transaction, "id", sessionId);
+  if (!row) return { outcome: "parked", reason: "unknown_session", sessionId };
+  if (row.status === "credited") return { outcome: "ignored", reason: "already_credited", sessionId };
+  if (session.currency !== row.currency || BigInt(session.amount_total ?? -1) !== row.amountTotal) {
+    return {
+      outcome: "parked",
+      reason: `amount_mismatch: expected ${row.amountTotal} ${row.currency}, got ${session.amount_total} ${session.currency}`,
+      sessionId,
+    };
+  }
+  if (session.metadata?.pod_account_id !== row.accountId.toString())
+    return { outcome: "parked", reason: "account_mismatch", sessionId };
+  const [token] = await transaction
+    .select({ id: apiTokens.id, accountId: apiTokens.accountId })
+    .from(apiTokens)
+    .where(eq(apiTokens.id, row.tokenId));
+  if (!token || token.accountId !== row.accountId)
+    return { outcome: "parked", reason: "unknown_token", sessionId };
+  const paymentIntentId = idOf(session.payment_intent);
+  const posted = await postTokenCredit(transaction, {
+    tokenId: token.id,
+    accountId: token.accountId,
+    amount: row.creditMicrounits,
+    kind: "card_credit",
+    source: systemAccounts.stripe,
+    // One credit per session, whichever of completed / async_payment_succeeded arrives.
+    idempotencyKey: `stripe:checkout:${sessionId}`,
+    metadata: {
+      reason: "card payment",
+      stripe_session_id: sessionId,
+      stripe_event_id: event.id,
+      stripe_payment_intent_id: paymentIntentId,
+      amount_total: Number(row.amountTotal),
+      fee_amount: Number(row.feeAmount),
+      currency: row.currency,
+    },
+  });
+  await transaction
+    .update(cardSessions)
+    .set({ status: "credited", paymentIntentId, creditedAt: new Date() })
+    .where(eq(cardSessions.id, sessionId));
+  return posted.type === "posted"
+    ? { outcome: "credited", sessionId }
+    : { outcome: "ignored", reason: "already_credited", sessionId };
+}
+
+async function closeSession(
+  transaction: Executor,
+  sessionId: string,
+  status: "expired" | "failed",
+): Promise<StripeEventResult> {
+  const updated = await transaction
+    .update(cardSessions)
+    .set({ status })
+    .where(sql`${cardSessions.id} = ${sessionId} AND ${cardSessions.status} = 'open'`)
+    .returning({ id: cardSessions.id });
+  return updated[0]
+    ? { outcome: "recorded", reason: status, sessionId }
+    : { outcome: "ignored", reason: "session unknown or not open", sessionId };
+}
+
+interface Reversal {
+  paymentIntentId: string | null;
+  currency: string;
+  source: "stripe_refund" | "stripe_dispute";
+  /** How much of the credit this event takes back in total. */
+  share: (session: CardSessionRow) => bigint;
+  /** Refund amounts are cumulative per charge; a dispute stands on its own. */
+  cumulative: boolean;
+}
+
+/**
+ * Takes back the credited share of a refund or dispute, up to the token's available
+ * balance; what it cannot cover becomes a receivable, since a balance never goes negative.
+ */
+async function reverseCredit(
+  transaction: Executor,
+  event: Stripe.Event,
+  reversal: Reversal,
+): Promise<StripeEventResult> {
+  if (!reversal.paymentIntentId) return { outcome: "parked", reason: "no_payment_intent" };
+  const row = await lockSession(transaction, "payment_intent_id", reversal.paymentIntentId);
+  if (!row) return { outcome: "parked", reason: "unknown_payment" };
+  const sessionId = row.id;
+  if (row.status !== "credited") return { outcome: "parked", reason: "session_not_credited", sessionId };
+  if (reversal.currency !== row.currency)
+    return { outcome: "parked", reason: "currency_mismatch", sessionId };
+  const share = reversal.share(row);
+  const due = minBigint(
+    reversal.cumulative ? share - row.reversedMicrounits : share,
+    row.creditMicrounits - row.reversedMicrounits,
+  );
+  if (due <= 0n) return { outcome: "recorded", reason: "nothing left to reverse", sessionId };
+
+  const balances = await queryRows<{ balance: string | bigint; held: string | bigint }>(
+    transaction,
+    sql`SELECT balance, held FROM accounts WHERE id = ${row.accountId} FOR UPDATE`,
+  );
+  const account = balances[0];
+  const available = account ? BigInt(account.balance) - BigInt(account.held) : 0n;
+  const taken = minBigint(due, available > 0n ? available : 0n);
+  if (taken > 0n) {
+    const stripeAccount = await ensureAccount(
+      transaction,
+      systemAccounts.stripe.kind,
+      systemAccounts.stripe.ref,
+    );
+    await postTransaction(transaction, {
+      kind: reversal.source === "stripe_refund" ? "card_refund" : "card_dispute",
+      idempotencyKey: `stripe:reversal:${event.id}`,
+      metadata: {
+        reason: reversal.source === "stripe_refund" ? "card payment refunded" : "card payment disputed",
+        stripe_event_id: event.id,
+        stripe_session_id: sessionId,
+        stripe_payment_intent_id: reversal.paymentIntentId,
+        receivable_microunits: Number(due - taken),
+      },
+      entries: [
+        { accountId: row.accountId, amount: -taken },
+        { accountId: stripeAccount, amount: taken },
+      ],
+    });
+  }
+  if (due > taken) {
+    await transaction.execute(
+      sql`INSERT INTO receivables (account_id, amount_microunits, source, reference, session_id)
+          VALUES (${row.accountId}, ${due - taken}, ${reversal.source}, ${event.id}, ${sessionId})`,
+    );
+  }
+  await transaction
+    .update(cardSessions)
+    .set({ reversedMicrounits: row.reversedMicrounits + due })
+    .where(eq(cardSessions.id, sessionId));
+  return {
+    outcome: "reversed",
+    reason: due > taken ? `receivable ${due - taken}` : undefined,
+    sessionId,
+  } as StripeEventResult;
+}
+
+/** The part of the credit a payer-side amount stands for (the fee is paid back pro rata too), rounded up. */
+function shareOf(session: CardSessionRow, amountMinor: bigint): bigint {
+  if (session.amountTotal <= 0n) return 0n;
+  const share = (session.creditMicrounits * amountMinor + session.amountTotal - 1n) / session.amountTotal;
+  return minBigint(share, session.creditMicrounits);
+}
+
+function minBigint(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+function idOf(value: string | { id: string } | null | undefined): string | null {
+  if (!value) return null;
+  return typeof value === "string" ? value : value.id;
+}

@@ -1,0 +1,373 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import Stripe from "stripe";
+import { type FormValue, parseStripeForm } from "./form-body";
+
+/**
+ * A local stand-in for the parts of Stripe the gateway uses, speaking Stripe's wire format:
+ * the Checkout Sessions API the `stripe` SDK calls (form-encoded requests, Stripe's JSON
+ * objects and error envelope), a hosted checkout page a browser can be sent to, and signed
+ * webhook deliveries made with the SDK's own `generateTestHeaderString`.
+ *
+ * Point the gateway at it with STRIPE_API_BASE=<apiBase> and the same webhook secret.
+ */
+
+export const FAKE_STRIPE_API_VERSION = "2026-10-28.endive";
+
+export interface FakeCheckoutSession {
+  id: string;
+  object: "checkout.session";
+  amount_subtotal: number;
+  amount_total: number;
+  currency: string;
+  client_reference_id: string | null;
+  created: number;
+  expires_at: number;
+  livemode: false;
+  metadata: Record<string, string>;
+  mode: string;
+  payment_intent: string | null;
+  payment_status: "paid" | "unpaid" | "no_payment_required";
+  status: "open" | "complete" | "expired";
+  success_url: string | null;
+  cancel_url: string | null;
+  url: string | null;
+  line_items_preview: { name: string; amount: number }[];
+}
+
+export interface WebhookDelivery {
+  status: number;
+  body: string;
+}
+
+export interface FakeStripeEvent {
+  id: string;
+  object: "event";
+  api_version: string;
+  created: number;
+  data: { object: Record<string, unknown> };
+  livemode: false;
+  pending_webhooks: number;
+  request: { id: null; idempotency_key: null };
+  type: string;
+}
+
+export interface FakeStripe {
+  /** For STRIPE_API_BASE. */
+  apiBase: string;
+  sessions: Map<string, FakeCheckoutSession>;
+  /** Every event built so far, oldest first. */
+  events: FakeStripeEvent[];
+  /** API requests the SDK made (method, path, form body). */
+  requests: { method: string; path: string; body: Record<string, FormValue> }[];
+  setWebhookUrl(url: string): void;
+  /** Pays a session as the hosted page does; delivers checkout.session.completed. */
+  complete(sessionId: string, options?: { paymentStatus?: "paid" | "unpaid" }): Promise<WebhookDelivery>;
+  /** Builds and delivers an event of any type, signed with the webhook secret. */
+  sendEvent(type: string, object: Record<string, unknown>): Promise<WebhookDelivery>;
+  /** Delivers a payload as-is: replays, tampered bodies, wrong secrets, old timestamps. */
+  deliver(
+    payload: string,
+    options?: { secret?: string; timestamp?: number; signature?: string },
+  ): Promise<WebhookDelivery>;
+  /** Refunds `amount` (cents, default all) of a completed session's charge; delivers charge.refunded. */
+  refund(sessionId: string, amount?: number): Promise<WebhookDelivery>;
+  /** Opens a dispute for a completed session's charge; delivers charge.dispute.created. */
+  dispute(sessionId: string, amount?: number): Promise<WebhookDelivery>;
+  close(): Promise<void>;
+}
+
+export interface FakeStripeOptions {
+  webhookSecret: string;
+  webhookUrl?: string;
+  port?: number;
+}
+
+const stripeForSigning = new Stripe("sk_test_fake_signing_only");
+
+function newStripeId(prefix: string): string {
+  return `${prefix}_test_${randomBytes(12).toString("base64url")}`;
+}
+
+function now(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+function stripeError(response: ServerResponse, status: number, message: string, param?: string): void {
+  response.writeHead(status, { "content-type": "application/json", "request-id": newStripeId("req") });
+  response.end(
+    JSON.stringify({
+      error: { type: "invalid_request_error", message, ...(param ? { param } : {}) },
+    }),
+  );
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json", "request-id": newStripeId("req") });
+  response.end(JSON.stringify(body));
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+interface LineItemForm {
+  quantity?: string;
+  price_data?: { currency?: string; unit_amount?: string; product_data?: { name?: string } };
+}
+
+export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeStripe> {
+  const sessions = new Map<string, FakeCheckoutSession>();
+  const charges = new Map<string, { id: string; paymentIntent: string; amount: number; refunded: number }>();
+  const events: FakeStripeEvent[] = [];
+  const requests: FakeStripe["requests"] = [];
+  let webhookUrl = options.webhookUrl;
+  let origin = "";
+
+  const createSession = (form: Record<string, FormValue>, response: ServerResponse) => {
+    if (form.mode !== "payment") return stripeError(response, 400, "Only mode=payment is faked.", "mode");
+    const items = (Array.isArray(form.line_items) ? form.line_items : []) as LineItemForm[];
+    if (items.length === 0) return stripeError(response, 400, "line_items is required.", "line_items");
+    let total = 0;
+    let currency = "";
+    const preview: FakeCheckoutSession["line_items_preview"] = [];
+    for (const item of items) {
+      const amount = Number(item.price_data?.unit_amount);
+      const quantity = Number(item.quantity ?? "1");
+      if (!Number.isInteger(amount) || amount < 1 || !Number.isInteger(quantity)) {
+        return stripeError(response, 400, "Invalid integer: unit_amount", "line_items");
+      }
+      currency ||= item.price_data?.currency ?? "";
+      if (item.price_data?.currency !== currency)
+        return stripeError(response, 400, "All line items must share one currency.", "line_items");
+      total += amount * quantity;
+      preview.push({ name: item.price_data?.product_data?.name ?? "item", amount: amount * quantity });
+    }
+    if (typeof form.success_url !== "string")
+      return stripeError(response, 400, "Missing required param: success_url.", "success_url");
+    const id = newStripeId("cs");
+    const session: FakeCheckoutSession = {
+      id,
+      object: "checkout.session",
+      amount_subtotal: total,
+      amount_total: total,
+      currency,
+      client_reference_id: typeof form.client_reference_id === "string" ? form.client_reference_id : null,
+      created: now(),
+      expires_at: now() + 24 * 3600,
+      livemode: false,
+      metadata: (typeof form.metadata === "object" && !Array.isArray(form.metadata)
+        ? form.metadata
+        : {}) as Record<string, string>,
+      mode: "payment",
+      payment_intent: null,
+      payment_status: "unpaid",
+      status: "open",
+      success_url: form.success_url,
+      cancel_url: typeof form.cancel_url === "string" ? form.cancel_url : null,
+      url: `${origin}/c/pay/${id}`,
+      line_items_preview: preview,
+    };
+    sessions.set(id, session);
+    json(response, 200, publicSession(session));
+  };
+
+  const buildEvent = (type: string, object: Record<string, unknown>): FakeStripeEvent => {
+    const event: FakeStripeEvent = {
+      id: newStripeId("evt"),
+      object: "event",
+      api_version: FAKE_STRIPE_API_VERSION,
+      created: now(),
+      data: { object },
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+    };
+    events.push(event);
+    return event;
+  };
+
+  const deliver: FakeStripe["deliver"] = async (payload, deliverOptions = {}) => {
+    if (!webhookUrl) throw new Error("fake stripe: no webhook URL set");
+    const signature =
+      deliverOptions.signature ??
+      stripeForSigning.webhooks.generateTestHeaderString({
+        payload,
+        secret: deliverOptions.secret ?? options.webhookSecret,
+        ...(deliverOptions.timestamp === undefined ? {} : { timestamp: deliverOptions.timestamp }),
+      });
+    const response = await fetch(webhookUrl, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "stripe-signature": signature,
+        "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
+      },
+      body: payload,
+    });
+    return { status: response.status, body: await response.text() };
+  };
+
+  const sendEvent: FakeStripe["sendEvent"] = (type, object) =>
+    deliver(JSON.stringify(buildEvent(type, object), null, 2));
+
+  const complete: FakeStripe["complete"] = async (sessionId, completeOptions = {}) => {
+    const session = sessions.get(sessionId);
+    if (!session) throw new Error(`fake stripe: no session ${sessionId}`);
+    const paymentStatus = completeOptions.paymentStatus ?? "paid";
+    if (!session.payment_intent) {
+      session.payment_intent = newStripeId("pi");
+      charges.set(session.payment_intent, {
+        id: newStripeId("ch"),
+        paymentIntent: session.payment_intent,
+        amount: session.amount_total,
+        refunded: 0,
+      });
+    }
+    session.status = "complete";
+    session.payment_status = paymentStatus;
+    return sendEvent("checkout.session.completed", publicSession(session));
+  };
+
+  const chargeOf = (sessionId: string) => {
+    const session = sessions.get(sessionId);
+    const charge = session?.payment_intent ? charges.get(session.payment_intent) : undefined;
+    if (!session || !charge) throw new Error(`fake stripe: session ${sessionId} has no charge`);
+    return { session, charge };
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) stripeError(response, 500, String(error));
+    });
+  });
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? "/", origin);
+    const path = url.pathname;
+    if (path.startsWith("/v1/")) {
+      const body = parseStripeForm(await readBody(request));
+      requests.push({ method: request.method ?? "", path, body });
+      if (!/^Bearer sk_(test|live)_\S+$/.test(request.headers.authorization ?? "")) {
+        return stripeError(response, 401, "Invalid API Key provided.");
+      }
+      if (request.method === "POST" && path === "/v1/checkout/sessions") return createSession(body, response);
+      const match = /^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/.exec(path);
+      const session = match?.[1] ? sessions.get(match[1]) : undefined;
+      if (match && !session)
+        return stripeError(response, 404, `No such checkout.session: '${match[1]}'`, "id");
+      if (session && request.method === "GET" && !match?.[2])
+        return json(response, 200, publicSession(session));
+      if (session && request.method === "POST" && match?.[2]) {
+        session.status = "expired";
+        session.url = null;
+        return json(response, 200, publicSession(session));
+      }
+      return stripeError(response, 404, `Unrecognized request URL (${request.method}: ${path}).`);
+    }
+    const page = /^\/c\/pay\/([^/]+)(\/complete|\/cancel)?$/.exec(path);
+    const session = page?.[1] ? sessions.get(page[1]) : undefined;
+    if (!page || !session) {
+      response.writeHead(404, { "content-type": "text/plain" });
+      return response.end("not found");
+    }
+    if (request.method === "POST" && page[2] === "/complete") {
+      if (session.status === "open") await complete(session.id);
+      const target = (session.success_url ?? "/").replaceAll("{CHECKOUT_SESSION_ID}", session.id);
+      response.writeHead(303, { location: target });
+      return response.end();
+    }
+    if (page[2] === "/cancel") {
+      response.writeHead(303, { location: session.cancel_url ?? "/" });
+      return response.end();
+    }
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    response.end(checkoutPage(session));
+  };
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    apiBase: origin,
+    sessions,
+    events,
+    requests,
+    setWebhookUrl(url) {
+      webhookUrl = url;
+    },
+    complete,
+    sendEvent,
+    deliver,
+    async refund(sessionId, amount) {
+      const { charge } = chargeOf(sessionId);
+      charge.refunded = Math.min(charge.amount, charge.refunded + (amount ?? charge.amount));
+      return sendEvent("charge.refunded", {
+        id: charge.id,
+        object: "charge",
+        amount: charge.amount,
+        amount_captured: charge.amount,
+        amount_refunded: charge.refunded,
+        currency: "usd",
+        paid: true,
+        payment_intent: charge.paymentIntent,
+        refunded: charge.refunded === charge.amount,
+        status: "succeeded",
+      });
+    },
+    async dispute(sessionId, amount) {
+      const { charge } = chargeOf(sessionId);
+      return sendEvent("charge.dispute.created", {
+        id: newStripeId("dp"),
+        object: "dispute",
+        amount: amount ?? charge.amount,
+        charge: charge.id,
+        currency: "usd",
+        payment_intent: charge.paymentIntent,
+        reason: "fraudulent",
+        status: "needs_response",
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The session as Stripe's API returns it (the preview list is the fake's own bookkeeping). */
+function publicSession(session: FakeCheckoutSession): Record<string, unknown> {
+  const { line_items_preview: _preview, ...rest } = session;
+  return rest;
+}
+
+/** The hosted checkout stand-in: what the payer sees, and a Pay button that completes it. */
+function checkoutPage(session: FakeCheckoutSession): string {
+  const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+  const rows = session.line_items_preview
+    .map((item) => `<tr><td>${escapeHtml(item.name)}</td><td>${money(item.amount)}</td></tr>`)
+    .join("");
+  const state =
+    session.status === "open"
+      ? `<form method="post" action="/c/pay/${session.id}/complete"><button type="submit">Pay ${money(session.amount_total)}</button></form>
+         <p><a href="/c/pay/${session.id}/cancel">Cancel and go back</a></p>`
+      : `<p>This checkout session is ${session.status}.</p>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Checkout (local Stripe fake)</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 28rem; margin: 2rem auto; padding: 0 1rem">
+<p><strong>Local Stripe fake</strong>: no card is charged.</p>
+<h1>Pay ${money(session.amount_total)}</h1>
+<table>${rows}<tr><th>Total</th><th>${money(session.amount_total)}</th></tr></table>
+${state}
+</body></html>`;
+}
