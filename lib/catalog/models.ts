@@ -18,6 +18,8 @@ export interface CatalogModel {
   /** Other spellings clients send for this model (vendor prefixes, dated snapshots). */
   aliases: string[];
   prices: CatalogPrice[];
+  /** Served without the provider's content filtering; clients of the reference feed filter on it. */
+  uncensored?: boolean;
 }
 
 const price = (

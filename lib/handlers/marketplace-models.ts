@@ -29,6 +29,7 @@ async function modelRow(app: AppContext, model: CatalogModel) {
     })),
     marketplace_provider_count: new Set(pools.market.map((candidate) => candidate.providerId)).size,
     marketplace_total_tps: [...tokensPerSecond.values()].reduce((sum, value) => sum + value, 0),
+    uncensored: model.uncensored === true,
   };
 }
 

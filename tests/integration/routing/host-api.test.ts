@@ -223,6 +223,7 @@ describe("public catalogue", () => {
       ],
       marketplace_provider_count: 0,
       marketplace_total_tps: 0,
+      uncensored: false,
     });
 
     await market.relay({
