@@ -1,6 +1,4 @@
-import { PGlite } from "@electric-sql/pglite";
-import { sql } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/pglite";
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { log } from "./log";
 import { loggableError, redactUrlPasswords } from "./log-redaction";
@@ -18,17 +16,18 @@ describe("log redaction", () => {
     expect(redactUrlPasswords("https://example.com/a:b@c")).toBe("https://example.com/a:b@c");
   });
 
-  it("logs a failed query's statement and cause, never its parameters", async () => {
-    const client = new PGlite("memory://");
-    const db = drizzle(client);
+  it("logs a failed query's statement and cause, never its parameters", () => {
+    // The error drizzle throws for any failed statement, with the driver's error as its cause.
     const secret = "ciphertext-that-must-not-leak";
-    const error = await db.execute(sql`insert into no_such_table (sealed_key) values (${secret})`).then(
-      () => undefined,
-      (failure: unknown) => failure,
+    const driverError = Object.assign(new Error('relation "no_such_table" does not exist'), {
+      code: "42P01",
+    });
+    const error = new DrizzleQueryError(
+      "insert into no_such_table (sealed_key) values ($1)",
+      [secret],
+      driverError,
     );
-    await client.close();
-    expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toContain(secret);
+    expect(error.message).toContain(secret);
 
     const lines: string[] = [];
     vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
@@ -40,8 +39,12 @@ describe("log redaction", () => {
     expect(written).not.toContain(secret);
     expect(written).not.toContain("s3cret");
     expect(written).toContain("no_such_table");
-    const logged = loggableError(error as Error);
-    expect(logged.cause?.message).toMatch(/no_such_table/);
+    const logged = loggableError(error);
+    expect(logged.cause).toEqual({
+      name: "Error",
+      message: 'relation "no_such_table" does not exist',
+      code: "42P01",
+    });
     expect(JSON.stringify(logged)).not.toContain(secret);
-  }, 30_000);
+  });
 });
