@@ -5,6 +5,7 @@ import { loadEnv } from "./lib/env";
 import { isApiPath, routeApiRequest } from "./lib/http/api-routes";
 import { sendWebResponse, toWebRequest } from "./lib/http/node-adapter";
 import { log, redactPath } from "./lib/log";
+import { attachProviderSocket } from "./lib/marketplace/provider-socket";
 import { startOrExit } from "./lib/start-failure";
 
 export interface GatewayServer {
@@ -65,6 +66,7 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
     });
   });
   server.keepAliveTimeout = 65_000;
+  const detachProviderSocket = attachProviderSocket(server, app);
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address();
   if (address && typeof address === "object") origin = `http://${host}:${address.port}`;
@@ -73,6 +75,7 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
     app,
     url: origin,
     async close() {
+      detachProviderSocket();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await app.close();

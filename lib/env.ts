@@ -135,6 +135,10 @@ const envSchema = z.object({
     .enum(["true", "false", "1", "0"])
     .default("false")
     .transform((value) => value === "true" || value === "1"),
+  /** Provider agents: the time a marketplace job may take, sent to the agent as `deadline_ms`. */
+  PROVIDER_JOB_DEADLINE_MS: z.coerce.number().int().positive().default(60_000),
+  /** Provider agents beat every 15 s; an agent silent this long is out of routing. */
+  PROVIDER_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 

@@ -1,21 +1,7 @@
 import type { DispatchOptions } from "../routing/candidate";
-import type { AgentTransport } from "./agent-transport";
-import type { LiveOffer, MarketplaceOffer, MarketplaceRegistry } from "./registry";
+import type { AgentConnectionHandle, AgentConnectionInput, LiveOffer, MarketplaceRegistry } from "./registry";
 
-export interface AgentConnectionInput {
-  providerId: string;
-  offers: Array<Omit<MarketplaceOffer, "providerId">>;
-  /** Jobs in flight across all models of this agent; unbounded when absent. */
-  maxConcurrentTotal?: number;
-  tokensPerSecond?: number;
-  transport: AgentTransport;
-}
-
-export interface AgentConnectionHandle {
-  /** Marks the connection alive (an agent heartbeat). */
-  heartbeat(tokensPerSecond?: number): void;
-  disconnect(): void;
-}
+export type { AgentConnectionHandle, AgentConnectionInput } from "./registry";
 
 interface Connection {
   input: AgentConnectionInput;
@@ -53,8 +39,10 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
       inFlight: new Map(),
       open: true,
     };
+    const previous = this.#connections.get(input.providerId);
     this.#close(input.providerId);
     this.#connections.set(input.providerId, connection);
+    previous?.input.onReplaced?.();
     return {
       heartbeat: (tokensPerSecond) => {
         connection.lastSeen = this.#now();
@@ -64,6 +52,14 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
         if (this.#connections.get(input.providerId) === connection) this.#close(input.providerId);
       },
     };
+  }
+
+  inFlight(providerId: string): number {
+    return this.#connections.get(providerId)?.inFlightTotal ?? 0;
+  }
+
+  disconnect(providerId: string): void {
+    this.#close(providerId);
   }
 
   liveOffers(): LiveOffer[] {

@@ -1,5 +1,6 @@
 import type { Dialect } from "../dialects/dialect";
 import type { DispatchOptions } from "../routing/candidate";
+import type { AgentTransport } from "./agent-transport";
 
 /** What a connected provider agent offers for one model, as its capabilities announced it. */
 export interface MarketplaceOffer {
@@ -23,11 +24,34 @@ export interface LiveOffer extends MarketplaceOffer {
   tokensPerSecond: number;
 }
 
+export interface AgentConnectionInput {
+  providerId: string;
+  offers: Array<Omit<MarketplaceOffer, "providerId">>;
+  /** Jobs in flight across all models of this agent; unbounded when absent. */
+  maxConcurrentTotal?: number;
+  tokensPerSecond?: number;
+  transport: AgentTransport;
+  /** Called when a newer connection of the same provider replaces this one. */
+  onReplaced?(): void;
+}
+
+export interface AgentConnectionHandle {
+  /** Marks the connection alive (an agent heartbeat). */
+  heartbeat(tokensPerSecond?: number): void;
+  disconnect(): void;
+}
+
 /**
- * The routing layer's view of marketplace supply. The provider agent work fills it from
- * agent WebSockets (capabilities and heartbeats); tests fill the in-memory one with doubles.
+ * The routing layer's view of marketplace supply, filled from agent WebSockets
+ * (capabilities and heartbeats) by lib/marketplace/provider-socket.ts, or with doubles in tests.
  */
 export interface MarketplaceRegistry {
+  /** Registers an agent; a newer connection of the same provider replaces the older one. */
+  connect(input: AgentConnectionInput): AgentConnectionHandle;
+  /** Jobs in flight for a provider right now (what retirement waits for). */
+  inFlight(providerId: string): number;
+  /** Takes a provider's connection out of routing (retirement, suspension). */
+  disconnect(providerId: string): void;
   /** Offers of providers with a live connection (a recent heartbeat), with or without free capacity. */
   liveOffers(): LiveOffer[];
   /**

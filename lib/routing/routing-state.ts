@@ -18,7 +18,12 @@ const states = new WeakMap<AppContext, RoutingState>();
 export function routingStateOf(app: AppContext): RoutingState {
   let state = states.get(app);
   if (!state) {
-    state = { registry: new InMemoryMarketplaceRegistry(), health: new HealthTracker() };
+    state = {
+      registry: new InMemoryMarketplaceRegistry({
+        heartbeatTimeoutMs: app.env.PROVIDER_HEARTBEAT_TIMEOUT_MS,
+      }),
+      health: new HealthTracker(),
+    };
     states.set(app, state);
   }
   return state;

@@ -83,7 +83,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...options.env,
   });
   const app = await createAppContext({ env, sweeper: false });
-  const marketplace = new InMemoryMarketplaceRegistry();
+  const marketplace = new InMemoryMarketplaceRegistry({
+    heartbeatTimeoutMs: env.PROVIDER_HEARTBEAT_TIMEOUT_MS,
+  });
   configureRouting(app, { registry: marketplace, health: new HealthTracker(options.health) });
   const gateway = await startGatewayServer({
     app,

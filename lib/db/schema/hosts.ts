@@ -19,14 +19,23 @@ export const hosts = pgTable(
     enrollmentCode: text("enrollment_code").notNull().unique(),
     /** `POD-BOND-XXXXXXXX`: routes the 50 USDC bond deposit to this host. */
     bondDepositCode: text("bond_deposit_code").notNull().unique(),
-    /** pending (bond not seen) | active (routable) | suspended | retired */
+    /** pending (bond not seen) | active (routable) | suspended | retiring (draining) | retired */
     status: text("status").notNull().default("pending"),
+    /** The provider agent's Ed25519 public key (base64), bound at its first connection with the enrollment code. */
+    agentPubkey: text("agent_pubkey").unique(),
     /** Earliest enrolment wins price ties. */
     enrolledAt: timestamp("enrolled_at", { withTimezone: true }).notNull().defaultNow(),
     activatedAt: timestamp("activated_at", { withTimezone: true }),
+    retiredAt: timestamp("retired_at", { withTimezone: true }),
+    /** End of the post-retirement cooldown: the bond is returned once it has passed. */
+    bondReturnAfter: timestamp("bond_return_after", { withTimezone: true }),
+    bondReturnedAt: timestamp("bond_returned_at", { withTimezone: true }),
   },
   (table) => [
-    check("hosts_status_known", sql`${table.status} IN ('pending', 'active', 'suspended', 'retired')`),
+    check(
+      "hosts_status_known",
+      sql`${table.status} IN ('pending', 'active', 'suspended', 'retiring', 'retired')`,
+    ),
   ],
 );
 

@@ -2,6 +2,7 @@ export * from "./accounts";
 export * from "./catalog";
 export * from "./funding";
 export * from "./holds";
+export * from "./host-payouts";
 export * from "./hosts";
 export * from "./ledger";
 export * from "./relays";

@@ -1,0 +1,61 @@
+import type { CatalogIndex } from "../catalog/catalog-index";
+import { centralizedCap } from "../routing/price-cap";
+import { resolveModel } from "../routing/resolve-model";
+import type { CapabilitiesMessage } from "./agent-protocol";
+import type { MarketplaceOffer } from "./registry";
+
+export interface CapabilitiesVerdict {
+  offers: Array<Omit<MarketplaceOffer, "providerId">>;
+  rejected: Array<{ model_id: string; reason: string }>;
+  maxConcurrentTotal: number | undefined;
+}
+
+/**
+ * Turns an agent's capabilities into offers. A model the catalog does not know, a price of
+ * zero (the reference agent's "no price": dropped), or a price above the cheapest centralized
+ * price on either axis is refused with the reason, which names the cap, so the operator can fix it.
+ */
+export function reviewCapabilities(catalog: CatalogIndex, message: CapabilitiesMessage): CapabilitiesVerdict {
+  const offers: CapabilitiesVerdict["offers"] = [];
+  const rejected: CapabilitiesVerdict["rejected"] = [];
+  const seen = new Set<string>();
+  for (const model of message.models) {
+    const reject = (reason: string) => rejected.push({ model_id: model.model_id, reason });
+    if (seen.has(model.model_id)) {
+      reject("listed twice");
+      continue;
+    }
+    seen.add(model.model_id);
+    const input = BigInt(model.input_per_1m);
+    const output = BigInt(model.output_per_1m);
+    const known = resolveModel(catalog, model.model_id);
+    if (!known) {
+      reject(`unknown model ${model.model_id}: list it under a catalog id (GET /v1/models)`);
+      continue;
+    }
+    if (input === 0n || output === 0n) {
+      reject("no price: set input_per_1m and output_per_1m (microunits per 1M tokens)");
+      continue;
+    }
+    const cap = centralizedCap(catalog.pricesFor(known));
+    if (!cap) {
+      reject(`${known.id} has no centralized price to cap it at, so it cannot be sold on the marketplace`);
+      continue;
+    }
+    if (input > cap.inputPer1m || output > cap.outputPer1m) {
+      reject(
+        `price above the cap for ${known.id}: asked input ${input} / output ${output}, ` +
+          `the cap (cheapest centralized price) is input ${cap.inputPer1m} / output ${cap.outputPer1m} microunits per 1M tokens`,
+      );
+      continue;
+    }
+    offers.push({
+      modelId: model.model_id,
+      dialect: model.format ?? "openai",
+      inputPer1m: input,
+      outputPer1m: output,
+      maxConcurrent: model.max_concurrent,
+    });
+  }
+  return { offers, rejected, maxConcurrentTotal: message.limits?.max_concurrent_total };
+}

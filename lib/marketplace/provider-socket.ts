@@ -1,0 +1,159 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { type WebSocket, WebSocketServer } from "ws";
+import type { AppContext } from "../app-context";
+import { log } from "../log";
+import { routingStateOf } from "../routing/routing-state";
+import { bindAgent } from "./agent-binding";
+import { reviewCapabilities } from "./agent-capabilities";
+import { AgentJobs } from "./agent-jobs";
+import { type AgentMessage, closeCodes, type GatewayMessage, parseAgentMessage } from "./agent-protocol";
+import { decodeAgentPubkey, newAuthNonce, verifyNonceSignature } from "./agent-signature";
+import type { AgentConnectionHandle } from "./registry";
+
+export const providerConnectPath = "/provider/connect";
+
+/** An agent that has not answered the challenge by then is dropped. */
+const authTimeoutMs = 10_000;
+/** Job frames carry base64 backend bytes; anything bigger is not a sane chunk. */
+const maxFrameBytes = 4 * 1024 * 1024;
+
+/**
+ * Serves provider agents on `server`'s upgrade path: `GET /provider/connect` becomes a
+ * WebSocket that authenticates the agent's Ed25519 key, registers its capabilities with
+ * the marketplace registry and carries jobs. Other upgrade requests are refused.
+ */
+export function attachProviderSocket(server: Server, app: AppContext): () => void {
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: maxFrameBytes });
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const pathname = (request.url ?? "/").split("?")[0];
+    if (pathname !== providerConnectPath) {
+      socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+      return;
+    }
+    sockets.handleUpgrade(request, socket, head, (ws) => {
+      runAgentSession(app, ws);
+    });
+  };
+  server.on("upgrade", onUpgrade);
+  return () => {
+    server.off("upgrade", onUpgrade);
+    for (const client of sockets.clients) client.close(1001, "gateway shutting down");
+    sockets.close();
+  };
+}
+
+function send(ws: WebSocket, message: GatewayMessage): void {
+  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+}
+
+function runAgentSession(app: AppContext, ws: WebSocket): void {
+  const nonce = newAuthNonce();
+  const { registry } = routingStateOf(app);
+  let providerId: string | undefined;
+  let authenticating = false;
+  let handle: AgentConnectionHandle | undefined;
+  let replaced = false;
+  let reannouncing = false;
+  const jobs = new AgentJobs(
+    {
+      send: (message) => send(ws, message),
+      pauseReading: () => ws.pause(),
+      resumeReading: () => ws.resume(),
+    },
+    { deadlineMs: app.env.PROVIDER_JOB_DEADLINE_MS },
+  );
+  const authTimer = setTimeout(() => ws.close(closeCodes.authTimeout, "no auth_response"), authTimeoutMs);
+  send(ws, { type: "auth_challenge", nonce: nonce.toString("base64") });
+
+  const refuse = (reason: string) => {
+    send(ws, { type: "auth_failed", reason });
+    ws.close(closeCodes.authFailed, reason.slice(0, 120));
+  };
+
+  const authenticate = async (message: Extract<AgentMessage, { type: "auth_response" }>) => {
+    const pubkey = decodeAgentPubkey(message.pubkey);
+    if (!pubkey || !verifyNonceSignature(pubkey, nonce, message.signature)) {
+      refuse("bad signature: sign the challenge nonce with the agent's Ed25519 key");
+      return;
+    }
+    const binding = await bindAgent(app.database.db, message.pubkey, message.enrollment_code);
+    if (binding.type === "refused") {
+      refuse(binding.reason);
+      return;
+    }
+    clearTimeout(authTimer);
+    providerId = binding.providerId;
+    send(ws, { type: "auth_ok", provider_id: binding.providerId, status: binding.status });
+    log.info("provider agent connected", { provider: providerId, agent_version: message.agent_version });
+  };
+
+  const onMessage = (message: AgentMessage) => {
+    if (message.type === "auth_response") {
+      if (providerId || authenticating) return;
+      authenticating = true;
+      authenticate(message)
+        .catch((error: unknown) => {
+          log.error("agent authentication failed", { error });
+          refuse("internal error during authentication");
+        })
+        .finally(() => {
+          authenticating = false;
+        });
+      return;
+    }
+    if (!providerId) return;
+    switch (message.type) {
+      case "capabilities": {
+        const verdict = reviewCapabilities(app.catalog, message);
+        send(ws, {
+          type: "capabilities_ack",
+          accepted: verdict.offers.map((offer) => offer.modelId),
+          rejected: verdict.rejected,
+        });
+        // A repeated capabilities message replaces this session's own registration.
+        reannouncing = handle !== undefined;
+        handle = registry.connect({
+          providerId,
+          offers: verdict.offers,
+          ...(verdict.maxConcurrentTotal === undefined
+            ? {}
+            : { maxConcurrentTotal: verdict.maxConcurrentTotal }),
+          transport: jobs.transport,
+          onReplaced: () => {
+            if (reannouncing) return;
+            replaced = true;
+            ws.close(closeCodes.superseded, "another agent connected with the same identity");
+          },
+        });
+        reannouncing = false;
+        return;
+      }
+      case "heartbeat":
+        handle?.heartbeat(message.tokens_per_sec_p50);
+        return;
+      case "job_chunk":
+        jobs.chunk(message.job_id, Buffer.from(message.data, "base64"), message.status, message.content_type);
+        return;
+      case "job_done":
+        jobs.done(message.job_id, message.tokens);
+        return;
+      case "job_error":
+        jobs.error(message.job_id, message.error_code, message.message ?? "");
+        return;
+    }
+  };
+
+  ws.on("message", (data, isBinary) => {
+    if (isBinary) return;
+    const message = parseAgentMessage(Buffer.isBuffer(data) ? data.toString("utf8") : String(data));
+    if (message) onMessage(message);
+  });
+  ws.on("close", () => {
+    clearTimeout(authTimer);
+    if (!replaced) handle?.disconnect();
+    jobs.failAll("the provider agent disconnected");
+    if (providerId) log.info("provider agent disconnected", { provider: providerId });
+  });
+  ws.on("error", (error) => log.warn("provider agent socket error", { error }));
+}
