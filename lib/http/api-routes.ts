@@ -20,7 +20,6 @@ import { handleTransactions } from "../handlers/transactions";
 import { handleX402Inference } from "../handlers/x402-inference";
 import { handleX402WalletBalance } from "../handlers/x402-wallet-balance";
 import { handleTokenInference } from "../proxy/handle-token-inference";
-import { handleResponses } from "../responses/handle-responses";
 import { preflightResponse, withCors } from "./cors";
 import { errorResponse } from "./responses";
 
@@ -81,7 +80,7 @@ export const apiRoutes: ApiRoute[] = [
   {
     method: "POST",
     pattern: new RegExp(`^/proxy/${token}/v1/responses/?$`),
-    handler: (app, request, [value = ""]) => handleResponses(app, request, value),
+    handler: (app, request, [value = ""]) => handleTokenInference(app, request, value, "responses"),
   },
   {
     method: "GET",

@@ -1,5 +1,5 @@
 import type { AppContext } from "../app-context";
-import type { Dialect } from "../dialects/dialect";
+import { type CallerDialect, errorDialectOf } from "../dialects/dialect";
 import { GatewayError } from "../errors/gateway-error";
 import { parseJsonText, readBodyText } from "../http/read-body";
 import { errorResponse } from "../http/responses";
@@ -15,7 +15,8 @@ import { reserveForRequest } from "./reserve";
 import { serveReserved } from "./serve-reserved";
 
 /**
- * POST /proxy/<token>/v1/chat/completions and /proxy/<token>/v1/messages: authenticate,
+ * POST /proxy/<token>/v1/chat/completions, /proxy/<token>/v1/messages and
+ * /proxy/<token>/v1/responses (answered through the dialect IR, errors OpenAI's): authenticate,
  * validate, match the request to its sources (marketplace, key relays, centralized) under
  * the caller's mode, pins and ceilings, hold the worst case, dispatch with failover in
  * whatever dialect each source speaks, relay in the caller's dialect, and bill the usage.
@@ -26,7 +27,7 @@ export async function handleTokenInference(
   app: AppContext,
   request: Request,
   token: string,
-  dialect: Dialect,
+  dialect: CallerDialect,
 ): Promise<Response> {
   const requestId = newId("req");
   const idHeaders = { "x-request-id": requestId };
@@ -68,6 +69,6 @@ export async function handleTokenInference(
       throw error;
     }
   } catch (error) {
-    return errorResponse(dialect, error, idHeaders);
+    return errorResponse(errorDialectOf(dialect), error, idHeaders);
   }
 }

@@ -1,9 +1,10 @@
-import type { Dialect } from "../dialects/dialect";
+import type { CallerDialect } from "../dialects/dialect";
+import { parseResponsesRequest } from "../dialects/translate/responses/parse-request";
 import { badRequest } from "../errors/gateway-error";
 
 /** A validated inference call as the caller sent it. */
 export interface InferenceRequest {
-  dialect: Dialect;
+  dialect: CallerDialect;
   body: Record<string, unknown>;
   rawBody: string;
   model: string;
@@ -11,7 +12,7 @@ export interface InferenceRequest {
   /** The caller's output limit, if it gave one. */
   maxTokens: number | undefined;
   /** Which field carried it, so a bounded value goes back into the same field. */
-  maxTokensField: "max_tokens" | "max_completion_tokens";
+  maxTokensField: "max_tokens" | "max_completion_tokens" | "max_output_tokens";
   /** OpenAI only: the caller asked for the final usage chunk. */
   includeUsage: boolean;
 }
@@ -28,8 +29,28 @@ function positiveInteger(value: unknown, field: string): number | undefined {
   return value;
 }
 
-export function parseInferenceRequest(dialect: Dialect, parsed: unknown, rawBody: string): InferenceRequest {
+/** A Responses API call is validated whole by its codec, so a bad one is refused before any hold. */
+function parseResponsesInference(body: Record<string, unknown>, rawBody: string): InferenceRequest {
+  const { request } = parseResponsesRequest(body);
+  return {
+    dialect: "responses",
+    body,
+    rawBody,
+    model: request.model,
+    stream: request.stream,
+    maxTokens: request.maxTokens,
+    maxTokensField: "max_output_tokens",
+    includeUsage: false,
+  };
+}
+
+export function parseInferenceRequest(
+  dialect: CallerDialect,
+  parsed: unknown,
+  rawBody: string,
+): InferenceRequest {
   if (!isRecord(parsed)) throw badRequest("request body must be a JSON object");
+  if (dialect === "responses") return parseResponsesInference(parsed, rawBody);
   const model = parsed.model;
   if (typeof model !== "string" || model.trim() === "")
     throw badRequest("model is required", { param: "model" });

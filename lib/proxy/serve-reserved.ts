@@ -1,6 +1,11 @@
 import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
-import { createStreamTranslator, translateRequest, translateResponse } from "../dialects/translate";
+import {
+  createStreamTranslator,
+  translateRequest,
+  translateResponse,
+  translateResponseToResponsesStream,
+} from "../dialects/translate";
 import { GatewayError } from "../errors/gateway-error";
 import type { Usage } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
@@ -100,7 +105,12 @@ function callerBody(reserved: ReservedRequest, candidate: Candidate, text: strin
     if (!isRecord(parsed)) {
       throw new GatewayError("upstream_error", "upstream error: the provider's response is not valid JSON");
     }
-    return JSON.stringify(translateResponse(candidate.dialect, inference.dialect, parsed, inference.model));
+    // A Responses client that asked to stream reads events, whatever the source sent.
+    if (inference.dialect === "responses" && inference.stream)
+      return translateResponseToResponsesStream(candidate.dialect, parsed, inference.body);
+    return JSON.stringify(
+      translateResponse(candidate.dialect, inference.dialect, parsed, inference.model, inference.body),
+    );
   }
   if (candidate.upstreamModelId === inference.model || !isRecord(parsed)) return text;
   return JSON.stringify(translateResponse(candidate.dialect, inference.dialect, parsed, inference.model));
@@ -149,6 +159,7 @@ export async function serveReserved(
         : createStreamTranslator(candidate.dialect, inference.dialect, {
             model: inference.model,
             includeUsage: inference.includeUsage,
+            callerRequest: inference.body,
           });
     const body = relayStream({
       upstream: response.body,
@@ -186,7 +197,12 @@ export async function serveReserved(
   return new Response(body, {
     status: response.status,
     headers: {
-      "content-type": body === text ? contentType : "application/json",
+      "content-type":
+        body === text
+          ? contentType
+          : inference.dialect === "responses" && inference.stream
+            ? "text/event-stream"
+            : "application/json",
       ...proxyHeaders(reserved, candidate, settled.availableAfter),
       // Known only once usage is in, so streams report it in GET /proxy/<token>/transactions instead.
       "x-pod-cost-microunits": settled.charged.toString(),

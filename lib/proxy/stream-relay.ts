@@ -1,5 +1,5 @@
-import type { Dialect } from "../dialects/dialect";
-import { encodeStreamError } from "../dialects/translate";
+import { type CallerDialect, type Dialect, errorDialectOf } from "../dialects/dialect";
+import { encodeStreamError, type StreamTranslator } from "../dialects/translate";
 import { encodeSseFrame } from "../dialects/translate/sse";
 import { log } from "../log";
 import { createSseDecoder } from "../sse/sse-decoder";
@@ -9,11 +9,11 @@ import type { RequestOutcome } from "./settle-request";
 export interface RelayStreamOptions {
   upstream: ReadableStream<Uint8Array>;
   upstreamDialect: Dialect;
-  callerDialect: Dialect;
+  callerDialect: CallerDialect;
   /** Drop the usage-only chunk the gateway requested on the caller's behalf. */
   suppressInjectedUsage: boolean;
   /** Converts upstream frames to the caller's dialect when they differ. */
-  translate?: TransformStream<Uint8Array, Uint8Array>;
+  translate?: StreamTranslator;
   abortUpstream(): void;
   /** An upstream silent this long mid-stream is given up on (aborted, error in-band, usage so far billed). */
   idleTimeoutMs: number;
@@ -68,6 +68,11 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
   let source = options.upstream.pipeThrough(tapTransform(tap, options.suppressInjectedUsage));
   if (options.translate) source = source.pipeThrough(options.translate);
   const reader = source.getReader();
+  // A translated stream ends in the caller's own vocabulary, and only if it has not ended yet.
+  const inBandError = (type: string, message: string): Uint8Array[] =>
+    options.translate
+      ? options.translate.encodeError(type, message)
+      : [encodeStreamError(errorDialectOf(options.callerDialect), type, message)];
   let ended = false;
   const finish = async (outcome: RequestOutcome) => {
     if (ended) return;
@@ -93,13 +98,8 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
           return;
         }
         if (!tap.sawTerminal && !tap.upstreamError) {
-          controller.enqueue(
-            encodeStreamError(
-              options.callerDialect,
-              "upstream_error",
-              "upstream stream ended before completion",
-            ),
-          );
+          for (const frame of inBandError("upstream_error", "upstream stream ended before completion"))
+            controller.enqueue(frame);
           await finish("stream_cut");
         } else {
           await finish(tap.upstreamError ? "upstream_error" : "completed");
@@ -115,15 +115,13 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
           options.abortUpstream();
           reader.cancel().catch(() => undefined);
         }
-        controller.enqueue(
-          encodeStreamError(
-            options.callerDialect,
-            idle ? "upstream_timeout" : "upstream_error",
-            idle
-              ? `upstream sent nothing for ${options.idleTimeoutMs} ms: the response is incomplete`
-              : "upstream stream failed: the response is incomplete",
-          ),
+        const frames = inBandError(
+          idle ? "upstream_timeout" : "upstream_error",
+          idle
+            ? `upstream sent nothing for ${options.idleTimeoutMs} ms: the response is incomplete`
+            : "upstream stream failed: the response is incomplete",
         );
+        for (const frame of frames) controller.enqueue(frame);
         await finish("upstream_error");
         controller.close();
       }

@@ -1,4 +1,4 @@
-import type { Dialect } from "../dialects/dialect";
+import type { CallerDialect, Dialect } from "../dialects/dialect";
 import { translateRequest } from "../dialects/translate";
 import { GatewayError } from "../errors/gateway-error";
 import type { Candidate } from "./candidate";
@@ -9,7 +9,7 @@ import type { Candidate } from "./candidate";
  * When no candidate is left, the translation error (a 400 naming the feature) is the answer.
  */
 export function translatableCandidates(
-  callerDialect: Dialect,
+  callerDialect: CallerDialect,
   body: Record<string, unknown>,
   candidates: Candidate[],
 ): Candidate[] {

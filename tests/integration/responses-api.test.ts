@@ -189,10 +189,10 @@ describe("the Responses API through the official openai SDK", () => {
     expect(completed && "store" in completed ? completed.store : undefined).toBe(false);
     expect(completed?.tools.map((tool) => tool.type)).toEqual(["function"]);
     const upstream = gateway.openai.requests.at(-1)?.body;
+    // Instructions and developer items are the IR's system prompt, sent as one system message.
     expect(upstream?.messages).toEqual([
-      { role: "system", content: "You are a coding agent." },
-      { role: "system", content: "<permissions>workspace-write</permissions>" },
-      { role: "user", content: [{ type: "text", text: "hello [fake:tokens=3]" }] },
+      { role: "system", content: "You are a coding agent.\n\n<permissions>workspace-write</permissions>" },
+      { role: "user", content: "hello [fake:tokens=3]" },
     ]);
     const upstreamTools = (upstream?.tools ?? []) as Array<{ function: { name: string } }>;
     expect(upstreamTools.map((tool) => tool.function.name)).toEqual(["shell"]);

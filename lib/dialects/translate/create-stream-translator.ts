@@ -1,49 +1,88 @@
 import { createSseDecoder } from "../../sse/sse-decoder";
 import { createAnthropicStreamDecoder } from "./anthropic/decode-stream";
 import { createAnthropicStreamEncoder } from "./anthropic/encode-stream";
-import type { Dialect } from "./ir";
+import type { CallerDialect, Dialect } from "./ir";
 import { createOpenaiStreamDecoder } from "./openai/decode-stream";
 import { createOpenaiStreamEncoder } from "./openai/encode-stream";
 import { rewritePassthroughMessage } from "./passthrough-stream";
+import { createResponsesStreamEncoder } from "./responses/encode-stream";
 import type { StreamDecoder, StreamEncoder } from "./stream-codec";
+import { encodeStreamError } from "./translate-error";
+import { responsesContextOf } from "./translate-response";
 
 export interface StreamTranslatorOptions {
   /** Model id reported to the caller. */
   model: string;
   /** OpenAI-dialect callers only: whether they asked for stream_options.include_usage. */
   includeUsage: boolean;
+  /** The caller's request body: the Responses API echoes it (instructions, tools, …). */
+  callerRequest?: Record<string, unknown>;
+}
+
+/**
+ * A transform from upstream SSE bytes to the caller's, which can also end the caller's
+ * stream with an error the relay detected itself (a stall, a cut connection).
+ */
+export interface StreamTranslator extends ReadableWritablePair<Uint8Array, Uint8Array> {
+  /** The in-band error frames in the caller's dialect, or none if the caller's stream already ended. */
+  encodeError(type: string, message: string): Uint8Array[];
+}
+
+function encoderFor(to: CallerDialect, options: StreamTranslatorOptions) {
+  switch (to) {
+    case "openai":
+      return withPlainErrors(createOpenaiStreamEncoder(options), to);
+    case "anthropic":
+      return withPlainErrors(createAnthropicStreamEncoder(options), to);
+    case "responses":
+      return createResponsesStreamEncoder(responsesContextOf(options.callerRequest));
+  }
+}
+
+function withPlainErrors(encoder: StreamEncoder, to: Dialect) {
+  return {
+    ...encoder,
+    encodeFailure: (type: string, message: string) => [encodeStreamError(to, type, message)],
+  };
+}
+
+function passthroughTranslator(to: Dialect, options: StreamTranslatorOptions): StreamTranslator {
+  let output: TransformStreamDefaultController<Uint8Array> | undefined;
+  const sse = createSseDecoder((message) => {
+    const frame = rewritePassthroughMessage(to, message, options);
+    if (frame) output?.enqueue(frame);
+  });
+  const transform = new TransformStream<Uint8Array, Uint8Array>({
+    start: (controller) => {
+      output = controller;
+    },
+    transform: (chunk) => sse.push(chunk),
+    flush: () => sse.end(),
+  });
+  return {
+    readable: transform.readable,
+    writable: transform.writable,
+    encodeError: (type, message) => [encodeStreamError(to, type, message)],
+  };
 }
 
 /**
  * Raw upstream SSE bytes of dialect `from` → raw SSE bytes of dialect `to`.
  * Once a finish or an error has been emitted, later upstream bytes are ignored, so a caller
- * never sees content after `[DONE]`/`message_stop` or after an in-band error. If upstream
- * closes early, an in-band error is emitted instead of a silently truncated answer.
+ * never sees content after `[DONE]`/`message_stop`/`response.completed` or after an in-band
+ * error. If upstream closes early, an in-band error is emitted instead of a silently
+ * truncated answer.
  */
 export function createStreamTranslator(
   from: Dialect,
-  to: Dialect,
+  to: CallerDialect,
   options: StreamTranslatorOptions,
-): TransformStream<Uint8Array, Uint8Array> {
-  if (from === to) {
-    let passthroughOutput: TransformStreamDefaultController<Uint8Array> | undefined;
-    const sse = createSseDecoder((message) => {
-      const frame = rewritePassthroughMessage(to, message, options);
-      if (frame) passthroughOutput?.enqueue(frame);
-    });
-    return new TransformStream<Uint8Array, Uint8Array>({
-      start: (controller) => {
-        passthroughOutput = controller;
-      },
-      transform: (chunk) => sse.push(chunk),
-      flush: () => sse.end(),
-    });
-  }
+): StreamTranslator {
+  if (from === to) return passthroughTranslator(to, options);
 
   const decoder: StreamDecoder =
     from === "openai" ? createOpenaiStreamDecoder() : createAnthropicStreamDecoder();
-  const encoder: StreamEncoder =
-    to === "openai" ? createOpenaiStreamEncoder(options) : createAnthropicStreamEncoder(options);
+  const encoder = encoderFor(to, options);
   let output: TransformStreamDefaultController<Uint8Array> | undefined;
   let ended = false;
 
@@ -58,7 +97,7 @@ export function createStreamTranslator(
   const sse = createSseDecoder((message) => {
     if (!ended) emit(decoder.decode(message));
   });
-  return new TransformStream<Uint8Array, Uint8Array>({
+  const transform = new TransformStream<Uint8Array, Uint8Array>({
     start: (controller) => {
       output = controller;
     },
@@ -68,4 +107,13 @@ export function createStreamTranslator(
       if (!ended) emit(decoder.end());
     },
   });
+  return {
+    readable: transform.readable,
+    writable: transform.writable,
+    encodeError(type, message) {
+      if (ended) return [];
+      ended = true;
+      return encoder.encodeFailure(type, message);
+    },
+  };
 }

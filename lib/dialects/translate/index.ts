@@ -1,9 +1,15 @@
 /**
  * Dialect translation between OpenAI Chat Completions and Anthropic Messages, both ways,
- * streaming and not. One IR (./ir.ts) sits between two codecs (./openai, ./anthropic).
+ * streaming and not, and from OpenAI's Responses API to either. One IR (./ir.ts) sits
+ * between three codecs (./openai, ./anthropic, ./responses); Responses is a caller dialect
+ * only: no upstream is asked in it.
  */
-export { createStreamTranslator, type StreamTranslatorOptions } from "./create-stream-translator";
-export type { Dialect } from "./ir";
+export {
+  createStreamTranslator,
+  type StreamTranslator,
+  type StreamTranslatorOptions,
+} from "./create-stream-translator";
+export type { CallerDialect, Dialect } from "./ir";
 export { encodeStreamError, translateErrorBody } from "./translate-error";
 export { translateRequest } from "./translate-request";
-export { translateResponse } from "./translate-response";
+export { translateResponse, translateResponseToResponsesStream } from "./translate-response";

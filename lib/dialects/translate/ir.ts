@@ -6,7 +6,11 @@ import type { ErrorInfo } from "./error-kind";
  * Field names are deliberately neither OpenAI's nor Anthropic's.
  */
 
+/** The wire formats upstreams speak (and callers too). */
 export type Dialect = "openai" | "anthropic";
+
+/** What a caller may speak: the upstream formats plus OpenAI's Responses API, which no upstream is asked for. */
+export type CallerDialect = Dialect | "responses";
 
 export type ImageSource = { type: "base64"; mediaType: string; data: string } | { type: "url"; url: string };
 
@@ -18,6 +22,8 @@ export interface TextPart {
 export interface ImagePart {
   type: "image";
   source: ImageSource;
+  /** OpenAI's resolution hint; other formats have none. */
+  detail?: "auto" | "low" | "high";
 }
 
 export interface ToolCallPart {
@@ -35,8 +41,16 @@ export interface ToolResultPart {
   isError: boolean;
 }
 
+/** The model's own reasoning text (`reasoning_content` of DeepSeek, vLLM; `reasoning` of OpenRouter). */
+export interface ReasoningPart {
+  type: "reasoning";
+  text: string;
+}
+
 export type UserPart = TextPart | ImagePart | ToolResultPart;
 export type AssistantPart = TextPart | ToolCallPart;
+/** What a response may hold: reasoning is answered but never sent back as history. */
+export type ResponsePart = AssistantPart | ReasoningPart;
 
 export type Message = { role: "user"; content: UserPart[] } | { role: "assistant"; content: AssistantPart[] };
 
@@ -45,7 +59,20 @@ export interface ToolDefinition {
   description: string | undefined;
   /** JSON Schema of the input object. */
   parameters: Record<string, unknown>;
+  /** OpenAI's strict schema adherence, only when the caller set it (many servers do not know it). */
+  strict?: boolean;
 }
+
+/** Structured output the caller asked for; only OpenAI-format upstreams are told. */
+export type ResponseFormat =
+  | { type: "json_object" }
+  | {
+      type: "json_schema";
+      name: string;
+      schema: Record<string, unknown>;
+      description?: string;
+      strict?: boolean;
+    };
 
 export type ToolChoice =
   | { type: "auto" }
@@ -68,6 +95,7 @@ export interface ChatRequest {
   stopSequences: string[];
   stream: boolean;
   user: string | undefined;
+  responseFormat?: ResponseFormat;
 }
 
 /**
@@ -87,11 +115,13 @@ export { emptyUsage, type Usage } from "../../pricing/cost";
 
 export interface ChatResponse {
   id: string | undefined;
-  content: AssistantPart[];
+  content: ResponsePart[];
   finishReason: FinishReason;
   /** The matched stop sequence when Anthropic reports one. */
   stopSequence: string | undefined;
   usage: Usage;
+  /** How much of the output was reasoning, where the upstream says (OpenAI's reasoning_tokens). */
+  reasoningTokens?: number;
 }
 
 /**
@@ -101,9 +131,16 @@ export interface ChatResponse {
  */
 export type StreamEvent =
   | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string }
   | { type: "tool-call-start"; toolIndex: number; id: string; name: string }
   | { type: "tool-call-delta"; toolIndex: number; argumentsDelta: string }
-  | { type: "finish"; reason: FinishReason; stopSequence: string | undefined; usage: Usage }
+  | {
+      type: "finish";
+      reason: FinishReason;
+      stopSequence: string | undefined;
+      usage: Usage;
+      reasoningTokens?: number;
+    }
   | { type: "error"; error: ErrorInfo };
 
 /** Exhaustiveness guard for switches over the unions above. */

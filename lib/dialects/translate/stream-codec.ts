@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from "eventsource-parser";
-import type { StreamEvent } from "./ir";
+import type { ChatResponse, StreamEvent } from "./ir";
 
 /** Turns one dialect's SSE messages into IR events; stateful, one per upstream stream. */
 export interface StreamDecoder {
@@ -29,4 +29,30 @@ export function malformedChunkError(): StreamEvent {
     type: "error",
     error: { kind: "server", message: "upstream sent a malformed stream event", sourceCode: undefined },
   };
+}
+
+/**
+ * A whole response as the events its stream would have carried, for a caller that asked to
+ * stream from a source that answered in one piece.
+ */
+export function responseAsEvents(response: ChatResponse): StreamEvent[] {
+  const events: StreamEvent[] = [];
+  let toolIndex = 0;
+  for (const part of response.content) {
+    if (part.type === "reasoning") events.push({ type: "reasoning-delta", text: part.text });
+    else if (part.type === "text") events.push({ type: "text-delta", text: part.text });
+    else {
+      events.push({ type: "tool-call-start", toolIndex, id: part.id, name: part.name });
+      events.push({ type: "tool-call-delta", toolIndex, argumentsDelta: part.arguments });
+      toolIndex += 1;
+    }
+  }
+  events.push({
+    type: "finish",
+    reason: response.finishReason,
+    stopSequence: response.stopSequence,
+    usage: response.usage,
+    ...(response.reasoningTokens === undefined ? {} : { reasoningTokens: response.reasoningTokens }),
+  });
+  return events;
 }

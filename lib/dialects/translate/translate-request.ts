@@ -1,9 +1,10 @@
 import { parseAnthropicRequest } from "./anthropic/parse-request";
 import { defaultMaxTokens, renderAnthropicRequest } from "./anthropic/render-request";
-import type { ChatRequest, Dialect } from "./ir";
+import type { CallerDialect, ChatRequest, Dialect } from "./ir";
 import { isRecord } from "./json-value";
 import { parseOpenaiRequest } from "./openai/parse-request";
 import { renderOpenaiRequest } from "./openai/render-request";
+import { parseResponsesRequest } from "./responses/parse-request";
 
 /**
  * Same dialect: forward the body untouched except for what the gateway must control,
@@ -21,19 +22,30 @@ function prepareSameDialect(
   return { ...body, model, stream_options: { ...streamOptions, include_usage: true } };
 }
 
+/** A caller's body as IR; each codec validates its own wire format. */
+export function parseCallerRequest(from: CallerDialect, body: unknown): ChatRequest {
+  switch (from) {
+    case "openai":
+      return parseOpenaiRequest(body);
+    case "anthropic":
+      return parseAnthropicRequest(body);
+    case "responses":
+      return parseResponsesRequest(body).request;
+  }
+}
+
 /**
  * Request body of dialect `from` (already JSON-parsed) → request body for an upstream
  * speaking `to`, with `model` replaced by `upstreamModel`.
  * @throws GatewayError bad_request when the body cannot be expressed in the other dialect.
  */
 export function translateRequest(
-  from: Dialect,
+  from: CallerDialect,
   to: Dialect,
   body: Record<string, unknown>,
   upstreamModel: string,
 ): Record<string, unknown> {
   if (from === to) return prepareSameDialect(to, body, upstreamModel);
-  const parsed: ChatRequest = from === "openai" ? parseOpenaiRequest(body) : parseAnthropicRequest(body);
-  const request = { ...parsed, model: upstreamModel };
+  const request = { ...parseCallerRequest(from, body), model: upstreamModel };
   return to === "openai" ? renderOpenaiRequest(request) : renderAnthropicRequest(request);
 }

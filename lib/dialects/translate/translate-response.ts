@@ -1,21 +1,63 @@
 import { parseAnthropicResponse } from "./anthropic/parse-response";
 import { renderAnthropicResponse } from "./anthropic/render-response";
-import type { Dialect } from "./ir";
+import type { CallerDialect, ChatResponse, Dialect } from "./ir";
 import { parseOpenaiResponse } from "./openai/parse-response";
 import { renderOpenaiResponse } from "./openai/render-response";
+import { createResponsesStreamEncoder } from "./responses/encode-stream";
+import { parseResponsesRequest } from "./responses/parse-request";
+import { renderResponsesResponse } from "./responses/render-response";
+import { responseAsEvents } from "./stream-codec";
+
+/** An upstream's non-streamed body as IR. */
+export function parseUpstreamResponse(from: Dialect, body: Record<string, unknown>): ChatResponse {
+  return from === "openai" ? parseOpenaiResponse(body) : parseAnthropicResponse(body);
+}
+
+/** The caller's request as the Responses codec's context; a programming error if it is missing. */
+export function responsesContextOf(callerRequest: Record<string, unknown> | undefined) {
+  if (!callerRequest) throw new Error("a Responses answer needs the caller's request");
+  return parseResponsesRequest(callerRequest).context;
+}
 
 /**
  * Non-streaming upstream response of dialect `from` → response in dialect `to`, reporting
  * `model`. Same dialect keeps the body (and its unknown fields), only the model changes.
+ * `callerRequest` is needed by the Responses API, which echoes the request (instructions, tools, …).
  * @throws GatewayError upstream_error when the upstream body is not a valid response.
  */
 export function translateResponse(
   from: Dialect,
-  to: Dialect,
+  to: CallerDialect,
   body: Record<string, unknown>,
   model: string,
+  callerRequest?: Record<string, unknown>,
 ): Record<string, unknown> {
   if (from === to) return { ...body, model };
-  const response = from === "openai" ? parseOpenaiResponse(body) : parseAnthropicResponse(body);
-  return to === "openai" ? renderOpenaiResponse(response, model) : renderAnthropicResponse(response, model);
+  const response = parseUpstreamResponse(from, body);
+  switch (to) {
+    case "openai":
+      return renderOpenaiResponse(response, model);
+    case "anthropic":
+      return renderAnthropicResponse(response, model);
+    case "responses":
+      return { ...renderResponsesResponse(response, responsesContextOf(callerRequest)) };
+  }
+}
+
+/**
+ * A Responses caller that asked to stream always gets events, even when its source answered
+ * in one piece: the whole response → the Responses stream it would have been.
+ * @throws GatewayError upstream_error when the upstream body is not a valid response.
+ */
+export function translateResponseToResponsesStream(
+  from: Dialect,
+  body: Record<string, unknown>,
+  callerRequest: Record<string, unknown>,
+): string {
+  const encoder = createResponsesStreamEncoder(responsesContextOf(callerRequest));
+  const decoder = new TextDecoder();
+  return responseAsEvents(parseUpstreamResponse(from, body))
+    .flatMap((event) => encoder.encode(event))
+    .map((frame) => decoder.decode(frame))
+    .join("");
 }

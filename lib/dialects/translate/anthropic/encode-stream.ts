@@ -54,6 +54,9 @@ export function createAnthropicStreamEncoder(options: { model: string }): Stream
         );
         return frames;
       }
+      case "reasoning-delta":
+        // A thinking block needs a signature Anthropic clients verify; OpenAI reasoning has none.
+        return [];
       case "tool-call-start":
         return openNewBlock({ type: "tool_use", id: event.id, name: event.name, input: {} }, event.toolIndex);
       case "tool-call-delta": {

@@ -8,6 +8,8 @@ import { renderAnthropicUsage } from "./map-usage";
 export function renderAnthropicResponse(response: ChatResponse, model: string): Record<string, unknown> {
   const content = response.content.flatMap((part): Array<Record<string, unknown>> => {
     if (part.type === "text") return part.text === "" ? [] : [{ type: "text", text: part.text }];
+    // A thinking block needs a signature Anthropic clients verify; OpenAI reasoning has none.
+    if (part.type === "reasoning") return [];
     return [{ type: "tool_use", id: part.id, name: part.name, input: parseArgumentsObject(part.arguments) }];
   });
   const stopReason = renderAnthropicStopReason(response.finishReason);

@@ -5,7 +5,7 @@ import { newVendorId } from "../new-id";
 import { malformedChunkError, type StreamDecoder, truncatedStreamError } from "../stream-codec";
 import { parseOpenaiError } from "./error-envelope";
 import { parseOpenaiFinishReason } from "./map-finish-reason";
-import { parseOpenaiUsage } from "./map-usage";
+import { parseOpenaiReasoningTokens, parseOpenaiUsage } from "./map-usage";
 import { type OpenaiChunk, openaiChunkSchema } from "./schemas";
 
 /**
@@ -16,6 +16,7 @@ import { type OpenaiChunk, openaiChunkSchema } from "./schemas";
 export function createOpenaiStreamDecoder(): StreamDecoder {
   let finishReason: FinishReason | undefined;
   let usage: Usage = emptyUsage;
+  let reasoningTokens: number | undefined;
   let done = false;
   let sawRefusal = false;
   // Wire `index` of each tool call → IR toolIndex (dense, in start order).
@@ -23,7 +24,9 @@ export function createOpenaiStreamDecoder(): StreamDecoder {
 
   function finish(): StreamEvent[] {
     done = true;
-    return [{ type: "finish", reason: finishReason ?? "stop", stopSequence: undefined, usage }];
+    return [
+      { type: "finish", reason: finishReason ?? "stop", stopSequence: undefined, usage, reasoningTokens },
+    ];
   }
 
   function fail(event: StreamEvent): StreamEvent[] {
@@ -33,11 +36,16 @@ export function createOpenaiStreamDecoder(): StreamDecoder {
 
   function decodeChunk(chunk: OpenaiChunk): StreamEvent[] {
     const events: StreamEvent[] = [];
-    if (chunk.usage) usage = parseOpenaiUsage(chunk.usage);
+    if (chunk.usage) {
+      usage = parseOpenaiUsage(chunk.usage);
+      reasoningTokens = parseOpenaiReasoningTokens(chunk.usage);
+    }
     // We never request n > 1, so only the first choice exists.
     const choice = chunk.choices?.[0];
     if (!choice) return events;
     const delta = choice.delta;
+    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+    if (reasoning) events.push({ type: "reasoning-delta", text: reasoning });
     if (delta?.content) events.push({ type: "text-delta", text: delta.content });
     if (delta?.refusal) {
       sawRefusal = true;

@@ -38,6 +38,9 @@ export function createOpenaiStreamEncoder(options: OpenaiStreamEncoderOptions): 
     switch (event.type) {
       case "text-delta":
         return [chunk({ content: event.text })];
+      case "reasoning-delta":
+        // Only a Responses caller is shown the model's reasoning.
+        return [];
       case "tool-call-start":
         toolsWithoutArguments.add(event.toolIndex);
         return [

@@ -18,6 +18,11 @@ export function parseOpenaiUsage(usage: OpenaiUsage | null | undefined): Usage {
   };
 }
 
+/** The reasoning share of the output, when the upstream reports it. */
+export function parseOpenaiReasoningTokens(usage: OpenaiUsage | null | undefined): number | undefined {
+  return usage?.completion_tokens_details?.reasoning_tokens ?? undefined;
+}
+
 export interface OpenaiUsageBody {
   prompt_tokens: number;
   completion_tokens: number;

@@ -1,7 +1,7 @@
-import type { AssistantPart, ChatResponse } from "../ir";
+import type { ChatResponse, ResponsePart } from "../ir";
 import { parseUpstreamBody } from "../parse-body";
 import { parseOpenaiFinishReason } from "./map-finish-reason";
-import { parseOpenaiUsage } from "./map-usage";
+import { parseOpenaiReasoningTokens, parseOpenaiUsage } from "./map-usage";
 import { openaiResponseSchema } from "./schemas";
 
 /** Non-streaming OpenAI chat.completion → IR. Only the first choice is read (we never send n > 1). */
@@ -9,7 +9,9 @@ export function parseOpenaiResponse(body: unknown): ChatResponse {
   const response = parseUpstreamBody(openaiResponseSchema, body);
   const [choice] = response.choices;
   const message = choice?.message;
-  const content: AssistantPart[] = [];
+  const content: ResponsePart[] = [];
+  const reasoning = message?.reasoning_content ?? message?.reasoning;
+  if (reasoning) content.push({ type: "reasoning", text: reasoning });
   if (message?.content) content.push({ type: "text", text: message.content });
   if (message?.refusal) content.push({ type: "text", text: message.refusal });
   for (const call of message?.tool_calls ?? []) {
@@ -28,5 +30,6 @@ export function parseOpenaiResponse(body: unknown): ChatResponse {
     finishReason,
     stopSequence: undefined,
     usage: parseOpenaiUsage(response.usage),
+    reasoningTokens: parseOpenaiReasoningTokens(response.usage),
   };
 }

@@ -3,12 +3,15 @@ import type {
   ChatRequest,
   ImagePart,
   ImageSource,
+  ResponseFormat,
   TextPart,
   ToolChoice,
   UserPart,
 } from "../ir";
 
-type OpenaiContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+type OpenaiContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail?: string } };
 type OpenaiWireMessage = Record<string, unknown>;
 
 function imageUrl(source: ImageSource): string {
@@ -25,7 +28,10 @@ function renderContent(parts: Array<TextPart | ImagePart>): string | OpenaiConte
   return parts.map((part) =>
     part.type === "text"
       ? { type: "text", text: part.text }
-      : { type: "image_url", image_url: { url: imageUrl(part.source) } },
+      : {
+          type: "image_url",
+          image_url: { url: imageUrl(part.source), ...(part.detail ? { detail: part.detail } : {}) },
+        },
   );
 }
 
@@ -77,6 +83,20 @@ function renderToolChoice(choice: ToolChoice): unknown {
   return choice.type;
 }
 
+function renderResponseFormat(format: ResponseFormat): Record<string, unknown> {
+  if (format.type === "json_object") return { type: "json_object" };
+  const { name, schema, description, strict } = format;
+  return {
+    type: "json_schema",
+    json_schema: {
+      name,
+      schema,
+      ...(description === undefined ? {} : { description }),
+      ...(strict === undefined ? {} : { strict }),
+    },
+  };
+}
+
 /**
  * IR → OpenAI Chat Completions request. Uses max_completion_tokens because OpenAI's
  * reasoning models reject max_tokens; streaming always asks for the usage chunk (billing).
@@ -101,6 +121,7 @@ export function renderOpenaiRequest(request: ChatRequest): Record<string, unknow
               name: tool.name,
               ...(tool.description === undefined ? {} : { description: tool.description }),
               parameters: tool.parameters,
+              ...(tool.strict === undefined ? {} : { strict: tool.strict }),
             },
           })),
         }
@@ -115,6 +136,7 @@ export function renderOpenaiRequest(request: ChatRequest): Record<string, unknow
     ...(request.topP === undefined ? {} : { top_p: request.topP }),
     ...(request.stopSequences.length > 0 ? { stop: request.stopSequences } : {}),
     ...(request.user === undefined ? {} : { user: request.user }),
+    ...(request.responseFormat ? { response_format: renderResponseFormat(request.responseFormat) } : {}),
     ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }

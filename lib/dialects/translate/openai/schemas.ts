@@ -77,8 +77,18 @@ export const openaiUsageSchema = z.object({
   prompt_tokens_details: z
     .object({ cached_tokens: z.number().nullish(), cache_write_tokens: z.number().nullish() })
     .nullish(),
+  completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).nullish(),
 });
 export type OpenaiUsage = z.infer<typeof openaiUsageSchema>;
+
+/**
+ * Not OpenAI's own fields: the model's reasoning as OpenAI-compatible servers send it,
+ * `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter).
+ */
+const reasoningFields = {
+  reasoning_content: z.string().nullish(),
+  reasoning: z.string().nullish(),
+};
 
 export const openaiResponseSchema = z.object({
   id: z.string().nullish(),
@@ -88,6 +98,7 @@ export const openaiResponseSchema = z.object({
         message: z.object({
           content: z.string().nullish(),
           refusal: z.string().nullish(),
+          ...reasoningFields,
           tool_calls: z.array(toolCall).nullish(),
         }),
         finish_reason: z.string().nullish(),
@@ -105,6 +116,7 @@ export const openaiChunkSchema = z.object({
           .object({
             content: z.string().nullish(),
             refusal: z.string().nullish(),
+            ...reasoningFields,
             tool_calls: z
               .array(
                 z.object({

@@ -1,5 +1,6 @@
-import { isRecord, safeParseJson } from "../dialects/translate/json-value";
-import { newVendorId } from "../dialects/translate/new-id";
+import type { ToolCallPart } from "../ir";
+import { isRecord, safeParseJson } from "../json-value";
+import { newVendorId } from "../new-id";
 import { newItemId } from "./new-item-id";
 import { customInputField, type ToolTargets, toolTargetOf } from "./tool-targets";
 import type {
@@ -31,28 +32,25 @@ function customInput(argumentsText: string): string {
   return typeof value === "string" ? value : argumentsText;
 }
 
-export interface ChatToolCallParts {
-  /** Some OpenAI-compatible servers omit the id; the client needs one to answer the call. */
-  callId: string | null | undefined;
-  chatName: string;
-  argumentsText: string;
-}
-
-/** A finished chat tool call as the Responses item for the tool the caller offered. */
+/**
+ * A finished IR tool call (its `name` is the flat name the upstream saw) as the Responses
+ * item for the tool the caller offered.
+ */
 export function toolCallItem(
   targets: ToolTargets,
-  call: ChatToolCallParts,
+  call: Pick<ToolCallPart, "id" | "name" | "arguments">,
   itemId?: string,
 ): FunctionCallItem | CustomToolCallItem {
-  const target = toolTargetOf(targets, call.chatName);
-  const callId = call.callId || newVendorId("openai-tool-call");
+  const target = toolTargetOf(targets, call.name);
+  // Some OpenAI-compatible servers omit the id; the client needs one to answer the call.
+  const callId = call.id || newVendorId("openai-tool-call");
   if (target.kind === "custom") {
     return {
       type: "custom_tool_call",
       id: itemId ?? newItemId("ctc"),
       call_id: callId,
       name: target.name,
-      input: customInput(call.argumentsText),
+      input: customInput(call.arguments),
     };
   }
   return {
@@ -61,7 +59,7 @@ export function toolCallItem(
     call_id: callId,
     name: target.name,
     ...(target.namespace ? { namespace: target.namespace } : {}),
-    arguments: call.argumentsText,
+    arguments: call.arguments,
     status: "completed",
   };
 }

@@ -1,7 +1,8 @@
 /**
- * What a chat function name stands for on the Responses side. Chat Completions knows only
- * flat function tools, so `custom` (freeform) tools and tools inside a `namespace` are sent
- * as functions; this map turns the model's calls back into the item the caller offered.
+ * What a flat tool name stands for on the Responses side. The IR (like every upstream)
+ * knows only flat function tools, so `custom` (freeform) tools and tools inside a
+ * `namespace` are sent as functions; this map turns the model's calls back into the item
+ * the caller offered.
  */
 export type ToolTarget =
   | { kind: "function"; name: string; namespace: string | undefined }
@@ -9,8 +10,8 @@ export type ToolTarget =
 
 export type ToolTargets = ReadonlyMap<string, ToolTarget>;
 
-/** The flat chat name of a tool: `<namespace>__<name>` keeps within OpenAI's `[A-Za-z0-9_-]`. */
-export function chatToolName(name: string, namespace: string | null | undefined): string {
+/** The flat name of a tool: `<namespace>__<name>` keeps within OpenAI's `[A-Za-z0-9_-]`. */
+export function flatToolName(name: string, namespace: string | null | undefined): string {
   return namespace ? `${namespace}__${name}` : name;
 }
 

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { completionAsChunks } from "./completion-as-chunks";
-import { createResponsesStreamTranslator } from "./stream-translator";
-import { contextFor, parseEvents } from "./testing";
+import { translateResponseToResponsesStream } from "../translate-response";
+import { parseEvents, requestFor } from "./testing";
 
-describe("completionAsChunks", () => {
-  it("streams a one-piece completion as the same Response the stream would give", async () => {
+describe("a whole upstream answer to a Responses caller that asked to stream", () => {
+  it("streams a one-piece completion as the same Response the stream would give", () => {
     const completion = {
       object: "chat.completion",
       choices: [
@@ -23,10 +22,8 @@ describe("completionAsChunks", () => {
       ],
       usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
     };
-    const context = contextFor({ tools: [{ type: "function", name: "get_weather", parameters: {} }] });
-    const text = await new Response(
-      completionAsChunks(completion).pipeThrough(createResponsesStreamTranslator(context)),
-    ).text();
+    const request = requestFor({ tools: [{ type: "function", name: "get_weather", parameters: {} }] });
+    const text = translateResponseToResponsesStream("openai", completion, request);
     const last = parseEvents(text).at(-1);
     expect(last?.event).toBe("response.completed");
     expect(last?.data.response).toMatchObject({

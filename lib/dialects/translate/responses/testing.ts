@@ -1,10 +1,22 @@
-import type { ResponsesContext } from "./translate-request";
-import { translateResponsesRequest } from "./translate-request";
+import { createStreamTranslator } from "../create-stream-translator";
 
-/** Test-only helpers for the Responses translators. */
+/** Test-only helpers for the Responses codec. */
 
-export function contextFor(request: Record<string, unknown>): ResponsesContext {
-  return translateResponsesRequest({ model: "gpt-4o-mini", input: "hi", ...request }).context;
+/** A Responses request body: the caller's request the codec echoes and maps tools back for. */
+export function requestFor(request: Record<string, unknown>): Record<string, unknown> {
+  return { model: "gpt-4o-mini", input: "hi", ...request };
+}
+
+/** Upstream SSE of dialect `from` → the Responses stream a caller of `request` reads. */
+export function responsesTranslator(
+  request: Record<string, unknown>,
+  from: "openai" | "anthropic" = "openai",
+) {
+  return createStreamTranslator(from, "responses", {
+    model: String(request.model),
+    includeUsage: false,
+    callerRequest: request,
+  });
 }
 
 /** A chat.completion.chunk SSE body from delta/finish/usage parts, ending in [DONE] unless told not to. */

@@ -1,7 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { GatewayError } from "../errors/gateway-error";
-import { contextFor } from "./testing";
-import { translateChatCompletion } from "./translate-response";
+import { GatewayError } from "../../../errors/gateway-error";
+import { translateResponse } from "../translate-response";
+import { requestFor as contextFor } from "./testing";
+import type { ResponseObject } from "./wire-types";
+
+/** An OpenAI-format upstream's chat.completion, answered to a Responses caller through the IR. */
+function translateChatCompletion(body: unknown, request: Record<string, unknown>): ResponseObject {
+  const upstream = body as Record<string, unknown>;
+  return translateResponse(
+    "openai",
+    "responses",
+    upstream,
+    String(request.model),
+    request,
+  ) as unknown as ResponseObject;
+}
 
 function completion(
   message: Record<string, unknown>,
@@ -25,7 +38,7 @@ function completion(
 
 const weatherTool = { type: "function", name: "get_weather", parameters: { type: "object" } };
 
-describe("translateChatCompletion", () => {
+describe("a non-streamed answer to a Responses caller, from an OpenAI-format upstream", () => {
   it("answers text as one completed message with usage and the request's echo", () => {
     const context = contextFor({ instructions: "Be brief.", temperature: 0.5, metadata: { run: "1" } });
     const response = translateChatCompletion(completion({ content: "Hello" }), context);

@@ -1,23 +1,29 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { createResponsesStreamTranslator } from "./stream-translator";
-import { bytesStream, chatSse, contextFor, type ParsedEvent, parseEvents } from "./testing";
-import type { ResponsesContext } from "./translate-request";
+import { readFixture, streamOf } from "../testing";
+import {
+  bytesStream,
+  chatSse,
+  type ParsedEvent,
+  parseEvents,
+  requestFor,
+  responsesTranslator,
+} from "./testing";
 
-async function translate(sse: string, context: ResponsesContext, pieceSize?: number): Promise<string> {
-  return new Response(
-    bytesStream(sse, pieceSize).pipeThrough(createResponsesStreamTranslator(context)),
-  ).text();
+type CallerRequest = Record<string, unknown>;
+
+async function translate(sse: string, context: CallerRequest, pieceSize?: number): Promise<string> {
+  return new Response(bytesStream(sse, pieceSize).pipeThrough(responsesTranslator(context))).text();
 }
 
 /** The official SDK reading the translated stream, as `client.responses.stream()` does on the wire. */
-function sdkOver(sse: string, context: ResponsesContext): OpenAI {
+function sdkOver(sse: string, context: CallerRequest): OpenAI {
   return new OpenAI({
     apiKey: "unit",
     baseURL: "http://responses.test/v1",
     maxRetries: 0,
     fetch: async () =>
-      new Response(bytesStream(sse, 11).pipeThrough(createResponsesStreamTranslator(context)), {
+      new Response(bytesStream(sse, 11).pipeThrough(responsesTranslator(context)), {
         headers: { "content-type": "text/event-stream" },
       }),
   });
@@ -27,7 +33,7 @@ const types = (events: ParsedEvent[]) => events.map((event) => event.event);
 const usage = { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 };
 const weatherTool = { type: "function", name: "get_weather", parameters: { type: "object" } };
 
-describe("createResponsesStreamTranslator", () => {
+describe("the Responses stream encoder, fed by the OpenAI decoder through the IR", () => {
   it("emits the Responses lifecycle for a text answer, numbered and typed", async () => {
     const sse = chatSse([
       { delta: { role: "assistant", content: "" } },
@@ -36,7 +42,7 @@ describe("createResponsesStreamTranslator", () => {
       { finish: "stop" },
       { usage },
     ]);
-    const events = parseEvents(await translate(sse, contextFor({})));
+    const events = parseEvents(await translate(sse, requestFor({})));
     expect(types(events)).toEqual([
       "response.created",
       "response.in_progress",
@@ -76,7 +82,7 @@ describe("createResponsesStreamTranslator", () => {
       { finish: "stop" },
       { usage },
     ]);
-    const context = contextFor({});
+    const context = requestFor({});
     const stream = sdkOver(sse, context).responses.stream({ model: "gpt-4o-mini", input: "hi" });
     const deltas: string[] = [];
     stream.on("response.output_text.delta", (event) => deltas.push(event.delta));
@@ -118,7 +124,7 @@ describe("createResponsesStreamTranslator", () => {
       { finish: "tool_calls" },
       { usage },
     ]);
-    const context = contextFor({ tools: [weatherTool] });
+    const context = requestFor({ tools: [weatherTool] });
     const final = await sdkOver(sse, context)
       .responses.stream({ model: "gpt-4o-mini", input: "hi" })
       .finalResponse();
@@ -152,7 +158,7 @@ describe("createResponsesStreamTranslator", () => {
       { delta: { tool_calls: [{ index: 0, function: { arguments: 'ut":"*** Begin Patch\\n"}' } }] } },
       { finish: "tool_calls" },
     ]);
-    const context = contextFor({ tools: [{ type: "custom", name: "apply_patch" }] });
+    const context = requestFor({ tools: [{ type: "custom", name: "apply_patch" }] });
     const events = parseEvents(await translate(sse, context));
     expect(types(events)).toContain("response.custom_tool_call_input.done");
     expect(types(events)).not.toContain("response.function_call_arguments.delta");
@@ -169,7 +175,7 @@ describe("createResponsesStreamTranslator", () => {
 
   it("ends a cut-off answer with response.incomplete", async () => {
     const sse = chatSse([{ delta: { content: "Hello" } }, { finish: "length" }, { usage }]);
-    const events = parseEvents(await translate(sse, contextFor({ max_output_tokens: 1 })));
+    const events = parseEvents(await translate(sse, requestFor({ max_output_tokens: 1 })));
     const last = events.at(-1);
     expect(last?.event).toBe("response.incomplete");
     expect(last?.data.response).toMatchObject({
@@ -182,7 +188,7 @@ describe("createResponsesStreamTranslator", () => {
     const sse = `${chatSse([{ delta: { content: "Hel" } }], { done: false })}data: ${JSON.stringify({
       error: { message: "upstream stream failed", type: "upstream_error", code: "upstream_error" },
     })}\n\n${chatSse([{ delta: { content: "lo" } }])}`;
-    const events = parseEvents(await translate(sse, contextFor({})));
+    const events = parseEvents(await translate(sse, requestFor({})));
     expect(types(events).slice(-2)).toEqual(["error", "response.failed"]);
     expect(events.at(-2)?.data).toMatchObject({
       code: "upstream_error",
@@ -195,29 +201,58 @@ describe("createResponsesStreamTranslator", () => {
     });
     // The SDK's stream helper raises an `error` event, as it does for OpenAI's own.
     await expect(
-      sdkOver(sse, contextFor({})).responses.stream({ model: "m", input: "x" }).finalResponse(),
+      sdkOver(sse, requestFor({})).responses.stream({ model: "m", input: "x" }).finalResponse(),
     ).rejects.toThrow("upstream stream failed");
   });
 
   it("fails a stream that ends without a finish, completes one that ends after a finish", async () => {
     const cut = parseEvents(
-      await translate(chatSse([{ delta: { content: "Hel" } }], { done: false }), contextFor({})),
+      await translate(chatSse([{ delta: { content: "Hel" } }], { done: false }), requestFor({})),
     );
     expect(cut.at(-1)?.event).toBe("response.failed");
     const noDone = parseEvents(
       await translate(
         chatSse([{ delta: { content: "Hi" } }, { finish: "stop" }], { done: false }),
-        contextFor({}),
+        requestFor({}),
       ),
     );
     expect(noDone.at(-1)?.event).toBe("response.completed");
   });
 
   it("answers an empty turn with an empty message", async () => {
-    const final = await sdkOver(chatSse([{ finish: "stop" }]), contextFor({}))
+    const final = await sdkOver(chatSse([{ finish: "stop" }]), requestFor({}))
       .responses.stream({ model: "m", input: "x" })
       .finalResponse();
     expect(final.output).toEqual([expect.objectContaining({ type: "message", status: "completed" })]);
     expect(final.output_text).toBe("");
+  });
+
+  it("serves an Anthropic upstream's stream (tool use) to the same Responses client", async () => {
+    const request = requestFor({ model: "claude-sonnet-4-5", tools: [weatherTool] });
+    const bytes = readFixture("anthropic-tool-use.sse");
+    const text = await new Response(
+      streamOf([bytes]).pipeThrough(responsesTranslator(request, "anthropic")),
+    ).text();
+    const events = parseEvents(text);
+    expect(events.at(-1)?.event).toBe("response.completed");
+    const completed = events.at(-1)?.data.response as { output: Array<Record<string, unknown>> };
+    expect(completed.output.map((item) => item.type)).toEqual(["message", "function_call"]);
+    expect(completed.output[1]).toMatchObject({ name: "get_weather", status: "completed" });
+    expect(JSON.parse(String(completed.output[1]?.arguments))).toMatchObject({ location: "Paris, France" });
+  });
+
+  it("ends the stream itself for a failure the relay detects, once, and not after the end", async () => {
+    const translator = responsesTranslator(requestFor({}));
+    const writer = translator.writable.getWriter();
+    const reading = new Response(translator.readable).text();
+    await writer.write(new TextEncoder().encode(chatSse([{ delta: { content: "Hel" } }], { done: false })));
+    const failure = new TextDecoder().decode(
+      Buffer.concat(translator.encodeError("upstream_timeout", "upstream sent nothing")),
+    );
+    expect(parseEvents(failure).map((event) => event.event)).toEqual(["error", "response.failed"]);
+    expect(translator.encodeError("upstream_error", "again")).toEqual([]);
+    await writer.close();
+    // The decoder's own truncation error is not added after the relay's.
+    expect(types(parseEvents(await reading))).not.toContain("error");
   });
 });

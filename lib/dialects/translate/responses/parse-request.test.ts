@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { GatewayError } from "../errors/gateway-error";
-import { previousResponseIdMessage, translateResponsesRequest } from "./translate-request";
+import { GatewayError } from "../../../errors/gateway-error";
+import { translateRequest } from "../translate-request";
+import { parseResponsesRequest, previousResponseIdMessage } from "./parse-request";
+
+/** A Responses request → IR → the Chat Completions body an OpenAI-format upstream receives. */
+function translateResponsesRequest(body: unknown) {
+  const { request, context } = parseResponsesRequest(body);
+  const chatBody = translateRequest("responses", "openai", body as Record<string, unknown>, request.model);
+  return { chatBody, context: { ...context, stream: request.stream } };
+}
 
 function badRequestOf(body: unknown): GatewayError {
   try {
@@ -20,7 +28,7 @@ const weatherTool = {
   strict: false,
 };
 
-describe("translateResponsesRequest", () => {
+describe("a Responses request through the IR to an OpenAI-format upstream", () => {
   it("turns instructions and a string input into system and user messages", () => {
     const { chatBody, context } = translateResponsesRequest({
       model: "gpt-4o-mini",
@@ -295,7 +303,8 @@ describe("translateResponsesRequest", () => {
       text: { verbosity: "low" },
       stream: true,
     });
-    expect(Object.keys(chatBody).sort()).toEqual(["messages", "model", "stream"]);
+    // Billing needs the usage chunk, so a streamed request always asks for it.
+    expect(Object.keys(chatBody).sort()).toEqual(["messages", "model", "stream", "stream_options"]);
   });
 
   it("refuses what needs stored state with a 400", () => {

@@ -1,4 +1,4 @@
-import { encodeJsonFrame } from "../dialects/translate/sse";
+import { encodeJsonFrame } from "../sse";
 
 /**
  * Writes Responses stream events: `event: <type>` plus a data object carrying the same

@@ -1,17 +1,23 @@
-import type { EventSourceMessage } from "eventsource-parser";
-import { isRecord, safeParseJson } from "../dialects/translate/json-value";
-import { newVendorId } from "../dialects/translate/new-id";
-import { createSseDecoder } from "../sse/sse-decoder";
-import { type ChatChunk, type ChatUsage, chatChunkSchema } from "./chat-response-schema";
+import type { ErrorInfo } from "../error-kind";
+import type { FinishReason, StreamEvent } from "../ir";
+import { newVendorId } from "../new-id";
+import { renderOpenaiError } from "../openai/error-envelope";
+import type { StreamEncoder } from "../stream-codec";
 import { ResponsesEventWriter } from "./event-writer";
-import { mapFinishReason } from "./map-finish-reason";
-import { mapUsage } from "./map-usage";
+import { renderResponsesOutcome } from "./map-finish-reason";
+import { renderResponsesUsage } from "./map-usage";
 import { newItemId } from "./new-item-id";
 import { messageItem, reasoningItem, toolCallItem } from "./output-items";
+import type { ResponsesContext } from "./parse-request";
 import { newResponseShell, type ResponseShell, type ResponseState, responseObject } from "./response-object";
 import { type ToolTarget, toolTargetOf } from "./tool-targets";
-import type { ResponsesContext } from "./translate-request";
-import type { ItemStatus, OutputItem } from "./wire-types";
+import type { ItemStatus, OutputItem, ResponsesUsage } from "./wire-types";
+
+/** A Responses stream encoder can also end the stream itself, for failures the relay detects. */
+export interface ResponsesStreamEncoder extends StreamEncoder {
+  /** `error` + `response.failed`, or nothing if the stream already ended. */
+  encodeFailure(code: string, message: string): Uint8Array[];
+}
 
 interface OpenTextItem {
   outputIndex: number;
@@ -23,18 +29,15 @@ interface OpenToolItem {
   outputIndex: number;
   id: string;
   callId: string;
-  chatName: string;
+  name: string;
   target: ToolTarget;
   argumentsText: string;
 }
 
-type ChunkDelta = NonNullable<NonNullable<ChatChunk["choices"]>[number]["delta"]>;
-type ChunkToolCall = NonNullable<ChunkDelta["tool_calls"]>[number];
-
 /**
- * One chat.completion.chunk stream → one Responses event stream. Items open as the model
- * starts them and close when the next kind of output begins (reasoning → message → calls);
- * tool calls stay open until the end because chat streams may interleave them by index.
+ * IR stream events → one Responses event stream. Items open as the model starts them and
+ * close when the next kind of output begins (reasoning → message → calls); tool calls stay
+ * open until the end because upstreams may interleave their argument deltas.
  */
 class ResponsesStreamState {
   readonly #events: ResponsesEventWriter;
@@ -45,8 +48,7 @@ class ResponsesStreamState {
   #reasoning: OpenTextItem | undefined;
   #message: OpenTextItem | undefined;
   readonly #tools = new Map<number, OpenToolItem>();
-  #finishReason: string | undefined;
-  #usage: ChatUsage | undefined;
+  #started = false;
   #ended = false;
 
   constructor(events: ResponsesEventWriter, context: ResponsesContext) {
@@ -55,54 +57,55 @@ class ResponsesStreamState {
     this.#shell = newResponseShell(context.echo);
   }
 
-  start(): void {
+  receive(event: StreamEvent): void {
+    if (this.#ended) return;
+    this.#start();
+    switch (event.type) {
+      case "text-delta":
+        this.#textDelta(event.text);
+        return;
+      case "reasoning-delta":
+        this.#reasoningDelta(event.text);
+        return;
+      case "tool-call-start":
+        this.#openTool(event.toolIndex, event.id, event.name);
+        return;
+      case "tool-call-delta":
+        this.#toolDelta(event.toolIndex, event.argumentsDelta);
+        return;
+      case "finish":
+        this.#finish(event.reason, renderResponsesUsage(event.usage, event.reasoningTokens));
+        return;
+      case "error":
+        this.fail(errorCode(event.error), event.error.message);
+        return;
+    }
+  }
+
+  /**
+   * A failure after the first byte: an `error` event (OpenAI's in-band error) and then
+   * `response.failed`, which is what Codex waits for to stop and report (or retry).
+   */
+  fail(code: string, message: string): void {
+    if (this.#ended) return;
+    this.#start();
+    this.#ended = true;
+    this.#events.write("error", { code, message, param: null });
+    const response = this.#response({
+      status: "failed",
+      output: this.#closedItems(),
+      usage: null,
+      error: { code, message },
+    });
+    this.#events.write("response.failed", { response });
+  }
+
+  #start(): void {
+    if (this.#started) return;
+    this.#started = true;
     const response = this.#response({ status: "in_progress", output: [], usage: null });
     this.#events.write("response.created", { response });
     this.#events.write("response.in_progress", { response });
-  }
-
-  receive(message: EventSourceMessage): void {
-    if (this.#ended) return;
-    if (message.data.trim() === "[DONE]") {
-      this.#finish();
-      return;
-    }
-    const json = safeParseJson(message.data);
-    // The gateway reports a failure after the first byte in-band: `data: {"error": {…}}`.
-    if (isRecord(json) && isRecord(json.error)) {
-      const { code, type, message: text } = json.error;
-      this.#fail(
-        typeof code === "string" ? code : typeof type === "string" ? type : "server_error",
-        typeof text === "string" ? text : "upstream error",
-      );
-      return;
-    }
-    const parsed = chatChunkSchema.safeParse(json);
-    if (parsed.success) this.#chunk(parsed.data);
-    else this.#fail("upstream_error", "upstream sent an unreadable stream chunk");
-  }
-
-  end(): void {
-    if (this.#ended) return;
-    // Some OpenAI-compatible servers never send [DONE]; a finish_reason is proof enough.
-    if (this.#finishReason !== undefined) this.#finish();
-    else this.#fail("upstream_error", "upstream stream ended before completion");
-  }
-
-  #chunk(chunk: ChatChunk): void {
-    if (chunk.usage) this.#usage = chunk.usage;
-    // The gateway never asks for n > 1, so only the first choice exists.
-    const choice = chunk.choices?.[0];
-    if (!choice) return;
-    const delta = choice.delta;
-    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-    if (reasoning) this.#reasoningDelta(reasoning);
-    // A refusal is what the model said; it reads as the answer's text.
-    const text = `${delta?.content ?? ""}${delta?.refusal ?? ""}`;
-    if (text) this.#textDelta(text);
-    for (const [position, call] of (delta?.tool_calls ?? []).entries())
-      this.#toolDelta(call.index ?? position, call);
-    if (choice.finish_reason) this.#finishReason = choice.finish_reason;
   }
 
   #openItem(item: Record<string, unknown>): number {
@@ -155,9 +158,7 @@ class ResponsesStreamState {
   }
 
   #textDelta(delta: string): void {
-    if (!this.#message) this.#openMessage();
-    const item = this.#message;
-    if (!item) return;
+    const item = this.#message ?? this.#openMessage();
     item.text += delta;
     this.#events.write("response.output_text.delta", {
       item_id: item.id,
@@ -168,17 +169,19 @@ class ResponsesStreamState {
     });
   }
 
-  #openMessage(): void {
+  #openMessage(): OpenTextItem {
     this.#closeReasoning();
     const id = newItemId("msg");
     const outputIndex = this.#openItem({ ...messageItem(id, "", "in_progress"), content: [] });
-    this.#message = { outputIndex, id, text: "" };
+    const item = { outputIndex, id, text: "" };
+    this.#message = item;
     this.#events.write("response.content_part.added", {
       item_id: id,
       output_index: outputIndex,
       content_index: 0,
       part: { type: "output_text", text: "", annotations: [] },
     });
+    return item;
   }
 
   #closeMessage(status: ItemStatus): void {
@@ -194,16 +197,31 @@ class ResponsesStreamState {
     this.#closeItem(item.outputIndex, messageItem(item.id, item.text, status));
   }
 
-  #toolDelta(wireIndex: number, call: ChunkToolCall): void {
-    let item = this.#tools.get(wireIndex);
-    if (!item) {
-      this.#closeReasoning();
-      this.#closeMessage("completed");
-      item = this.#openTool(call);
-      this.#tools.set(wireIndex, item);
-    }
-    const delta = call.function?.arguments;
-    if (!delta) return;
+  #openTool(toolIndex: number, callId: string, name: string): void {
+    this.#closeReasoning();
+    this.#closeMessage("completed");
+    const target = toolTargetOf(this.#context.targets, name);
+    const id = newItemId(target.kind === "custom" ? "ctc" : "fc");
+    const item: OpenToolItem = {
+      outputIndex: -1,
+      id,
+      callId: callId || newVendorId("openai-tool-call"),
+      name,
+      target,
+      argumentsText: "",
+    };
+    const empty = toolCallItem(this.#context.targets, { id: item.callId, name, arguments: "" }, id);
+    item.outputIndex = this.#openItem(
+      empty.type === "function_call"
+        ? { ...empty, arguments: "", status: "in_progress" }
+        : { ...empty, input: "" },
+    );
+    this.#tools.set(toolIndex, item);
+  }
+
+  #toolDelta(toolIndex: number, delta: string): void {
+    const item = this.#tools.get(toolIndex);
+    if (!item || !delta) return;
     item.argumentsText += delta;
     // A custom tool's input is a JSON string until it is complete; it is sent whole at the end.
     if (item.target.kind === "function") {
@@ -215,24 +233,10 @@ class ResponsesStreamState {
     }
   }
 
-  #openTool(call: ChunkToolCall): OpenToolItem {
-    const chatName = call.function?.name ?? "";
-    const target = toolTargetOf(this.#context.targets, chatName);
-    const callId = call.id || newVendorId("openai-tool-call");
-    const id = newItemId(target.kind === "custom" ? "ctc" : "fc");
-    const empty = toolCallItem(this.#context.targets, { callId, chatName, argumentsText: "" }, id);
-    const outputIndex = this.#openItem(
-      empty.type === "function_call"
-        ? { ...empty, arguments: "", status: "in_progress" }
-        : { ...empty, input: "" },
-    );
-    return { outputIndex, id, callId, chatName, target, argumentsText: "" };
-  }
-
   #closeTool(item: OpenToolItem): void {
     const done = toolCallItem(
       this.#context.targets,
-      { callId: item.callId, chatName: item.chatName, argumentsText: item.argumentsText },
+      { id: item.callId, name: item.name, arguments: item.argumentsText },
       item.id,
     );
     const location = { item_id: item.id, output_index: item.outputIndex };
@@ -248,9 +252,9 @@ class ResponsesStreamState {
     this.#closeItem(item.outputIndex, done);
   }
 
-  #finish(): void {
+  #finish(reason: FinishReason, usage: ResponsesUsage): void {
     this.#ended = true;
-    const outcome = mapFinishReason(this.#finishReason);
+    const outcome = renderResponsesOutcome(reason);
     // A turn with no output at all still answers with an (empty) message, as OpenAI does.
     if (this.#output.length === 0) this.#openMessage();
     this.#closeReasoning();
@@ -261,28 +265,12 @@ class ResponsesStreamState {
     const response = this.#response({
       status: outcome.status,
       output: this.#closedItems(),
-      usage: mapUsage(this.#usage),
+      usage,
       incompleteDetails: outcome.incompleteDetails,
     });
     this.#events.write(outcome.status === "completed" ? "response.completed" : "response.incomplete", {
       response,
     });
-  }
-
-  /**
-   * A failure after the first byte: an `error` event (OpenAI's in-band error) and then
-   * `response.failed`, which is what Codex waits for to stop and report (or retry).
-   */
-  #fail(code: string, message: string): void {
-    this.#ended = true;
-    this.#events.write("error", { code, message, param: null });
-    const response = this.#response({
-      status: "failed",
-      output: this.#closedItems(),
-      usage: mapUsage(this.#usage),
-      error: { code, message },
-    });
-    this.#events.write("response.failed", { response });
   }
 
   #closedItems(): OutputItem[] {
@@ -294,32 +282,32 @@ class ResponsesStreamState {
   }
 }
 
+/** The code a Responses client sees: the upstream's own when it gave one, else OpenAI's type. */
+function errorCode(error: ErrorInfo): string {
+  return error.sourceCode ?? String(renderOpenaiError(error).error.type);
+}
+
 /**
- * Raw chat.completion.chunk SSE bytes (as the gateway's chat path answers, usage chunk
- * included) → raw Responses API SSE bytes, ending in exactly one of `response.completed`,
+ * IR events → Responses API SSE frames, ending in exactly one of `response.completed`,
  * `response.incomplete` or `response.failed`.
+ * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
-export function createResponsesStreamTranslator(
-  context: ResponsesContext,
-): TransformStream<Uint8Array, Uint8Array> {
-  let state: ResponsesStreamState | undefined;
-  let sse: ReturnType<typeof createSseDecoder> | undefined;
-  return new TransformStream<Uint8Array, Uint8Array>({
-    start(controller) {
-      state = new ResponsesStreamState(
-        new ResponsesEventWriter((frame) => controller.enqueue(frame)),
-        context,
-      );
-      const current = state;
-      sse = createSseDecoder((message) => current.receive(message));
-      current.start();
+export function createResponsesStreamEncoder(context: ResponsesContext): ResponsesStreamEncoder {
+  let frames: Uint8Array[] = [];
+  const state = new ResponsesStreamState(new ResponsesEventWriter((frame) => frames.push(frame)), context);
+  const drain = (): Uint8Array[] => {
+    const out = frames;
+    frames = [];
+    return out;
+  };
+  return {
+    encode(event) {
+      state.receive(event);
+      return drain();
     },
-    transform(chunk) {
-      sse?.push(chunk);
+    encodeFailure(code, message) {
+      state.fail(code, message);
+      return drain();
     },
-    flush() {
-      sse?.end();
-      state?.end();
-    },
-  });
+  };
 }
