@@ -4,6 +4,7 @@ import { handleAdminCredit } from "../handlers/admin-credits";
 import { handleBalance } from "../handlers/balance";
 import { handleCountTokens } from "../handlers/count-tokens";
 import { handleCardQuote, handleCardSessionStatus, handleFundCard } from "../handlers/fund-card";
+import { handleFundingHistory } from "../handlers/funding-history";
 import { handleFundingOptions } from "../handlers/funding-options";
 import { handleHealth } from "../handlers/health";
 import { handleHostEnroll } from "../handlers/host-enroll";
@@ -17,6 +18,7 @@ import { handleProviders } from "../handlers/providers";
 import { handleRegister } from "../handlers/register";
 import { handleStripeWebhook } from "../handlers/stripe-webhook";
 import { handleTransactions } from "../handlers/transactions";
+import { handleUsageSummary } from "../handlers/usage-summary";
 import { handleX402Inference } from "../handlers/x402-inference";
 import { handleX402WalletBalance } from "../handlers/x402-wallet-balance";
 import { handleTokenInference } from "../proxy/handle-token-inference";
@@ -101,6 +103,16 @@ export const apiRoutes: ApiRoute[] = [
     method: "GET",
     pattern: new RegExp(`^/proxy/${token}/funding/?$`),
     handler: (app, request, [value = ""]) => handleFundingOptions(app, request, value),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/proxy/${token}/funding/history/?$`),
+    handler: (app, request, [value = ""]) => handleFundingHistory(app, request, value),
+  },
+  {
+    method: "GET",
+    pattern: new RegExp(`^/proxy/${token}/usage/?$`),
+    handler: (app, request, [value = ""]) => handleUsageSummary(app, request, value),
   },
   {
     method: "POST",

@@ -300,6 +300,16 @@ describe("refunds and disputes", () => {
       .from(receivables)
       .where(eq(receivables.accountId, record.accountId));
     expect(owed).toMatchObject([{ amountMicrounits: 6_000_000n, source: "stripe_dispute" }]);
+    const history = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/funding/history`)).json()) as {
+      receivable_microunits: number;
+      receivables: { source: string }[];
+      card_payments: { reversed_microunits: number }[];
+    };
+    expect(history).toMatchObject({
+      receivable_microunits: 6_000_000,
+      receivables: [{ source: "stripe_dispute" }],
+      card_payments: [{ reversed_microunits: 10_000_000 }],
+    });
     await releaseHold(gateway.app.database.db, hold.holdId);
     // A replayed dispute event changes nothing.
     const replay = await stripe.deliver(JSON.stringify(stripe.events.at(-1)));

@@ -1,0 +1,219 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "../db/client";
+import { queryRows } from "../db/client";
+import { getAccountBalance } from "../ledger/accounts";
+
+/**
+ * What a token's dashboard shows about its money: balance, spend over time and per model,
+ * and the credits and debits behind them. Every amount is bigint microunits; days are UTC.
+ */
+
+export interface BalanceSummary {
+  balance: bigint;
+  held: bigint;
+  available: bigint;
+  /** Owed back after refunds or disputes the balance could not cover. */
+  receivable: bigint;
+}
+
+export async function getBalanceSummary(executor: Executor, accountId: bigint): Promise<BalanceSummary> {
+  const balance = await getAccountBalance(executor, accountId);
+  const rows = await queryRows<{ total: string | null }>(
+    executor,
+    sql`SELECT COALESCE(SUM(amount_microunits), 0)::text AS total FROM receivables WHERE account_id = ${accountId}`,
+  );
+  return { ...balance, receivable: BigInt(rows[0]?.total ?? "0") };
+}
+
+export interface SpendTotals {
+  today: bigint;
+  thisMonth: bigint;
+  requestsToday: number;
+  requestsThisMonth: number;
+}
+
+/** Billed inference since UTC midnight and since the first of the UTC month. */
+export async function getSpendTotals(
+  executor: Executor,
+  accountId: bigint,
+  now: Date = new Date(),
+): Promise<SpendTotals> {
+  const day = startOfUtcDay(now);
+  const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const rows = await queryRows<{ today: string; month: string; today_count: string; month_count: string }>(
+    executor,
+    sql`SELECT COALESCE(SUM(cost_microunits) FILTER (WHERE created_at >= ${day.toISOString()}::timestamptz), 0)::text AS today,
+               COALESCE(SUM(cost_microunits), 0)::text AS month,
+               COUNT(*) FILTER (WHERE created_at >= ${day.toISOString()}::timestamptz)::text AS today_count,
+               COUNT(*)::text AS month_count
+        FROM usage_records
+        WHERE account_id = ${accountId} AND created_at >= ${month.toISOString()}::timestamptz`,
+  );
+  const row = rows[0];
+  return {
+    today: BigInt(row?.today ?? "0"),
+    thisMonth: BigInt(row?.month ?? "0"),
+    requestsToday: Number(row?.today_count ?? 0),
+    requestsThisMonth: Number(row?.month_count ?? 0),
+  };
+}
+
+export interface DailySpend {
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+  model: string;
+  cost: bigint;
+  requests: number;
+}
+
+/**
+ * Spend per UTC day and model over the last `days` days (today included), oldest first,
+ * for a stacked chart. Days without spend are absent; `chartDays` lists every day.
+ */
+export async function getSpendByDayAndModel(
+  executor: Executor,
+  accountId: bigint,
+  days = 30,
+  now: Date = new Date(),
+): Promise<DailySpend[]> {
+  const since = new Date(startOfUtcDay(now).getTime() - (days - 1) * 86_400_000);
+  const rows = await queryRows<{ day: string; model: string; cost: string; requests: string }>(
+    executor,
+    sql`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, model,
+               SUM(cost_microunits)::text AS cost, COUNT(*)::text AS requests
+        FROM usage_records
+        WHERE account_id = ${accountId} AND created_at >= ${since.toISOString()}::timestamptz
+        GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  return rows.map((row) => ({
+    day: row.day,
+    model: row.model,
+    cost: BigInt(row.cost),
+    requests: Number(row.requests),
+  }));
+}
+
+export interface ModelSpend {
+  model: string;
+  cost: bigint;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Spend per model over the last `days` days, most expensive first. */
+export async function getSpendByModel(
+  executor: Executor,
+  accountId: bigint,
+  days = 30,
+  now: Date = new Date(),
+): Promise<ModelSpend[]> {
+  const since = new Date(startOfUtcDay(now).getTime() - (days - 1) * 86_400_000);
+  const rows = await queryRows<{
+    model: string;
+    cost: string;
+    requests: string;
+    input: string;
+    output: string;
+  }>(
+    executor,
+    sql`SELECT model, SUM(cost_microunits)::text AS cost, COUNT(*)::text AS requests,
+               SUM(input_tokens)::text AS input, SUM(output_tokens)::text AS output
+        FROM usage_records
+        WHERE account_id = ${accountId} AND created_at >= ${since.toISOString()}::timestamptz
+        GROUP BY model ORDER BY SUM(cost_microunits) DESC, model`,
+  );
+  return rows.map((row) => ({
+    model: row.model,
+    cost: BigInt(row.cost),
+    requests: Number(row.requests),
+    inputTokens: Number(row.input),
+    outputTokens: Number(row.output),
+  }));
+}
+
+/** Every UTC day of a chart window, oldest first, so a chart can show the empty ones. */
+export function chartDays(days = 30, now: Date = new Date()): string[] {
+  const today = startOfUtcDay(now).getTime();
+  return Array.from({ length: days }, (_, index) =>
+    new Date(today - (days - 1 - index) * 86_400_000).toISOString().slice(0, 10),
+  );
+}
+
+export interface ActivityItem {
+  /** Paging cursor: pass as `before` for the next page. */
+  entryId: string;
+  transactionId: string;
+  kind: string;
+  /** Signed: credits positive, spend negative. */
+  amount: bigint;
+  createdAt: Date;
+  metadata: Record<string, unknown>;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+}
+
+export interface ActivityPage {
+  items: ActivityItem[];
+  nextCursor: string | null;
+}
+
+/** The account's ledger entries newest first, with usage for inference rows (GET /proxy/<token>/transactions). */
+export async function listActivity(
+  executor: Executor,
+  accountId: bigint,
+  options: { limit: number; before?: bigint | undefined; kinds?: readonly string[] },
+): Promise<ActivityPage> {
+  const kinds = options.kinds && options.kinds.length > 0 ? options.kinds : undefined;
+  const rows = await queryRows<{
+    entry_id: string;
+    transaction_id: string;
+    kind: string;
+    amount: string;
+    created_at: Date | string;
+    metadata: Record<string, unknown>;
+    input_tokens: number | null;
+    output_tokens: number | null;
+    cache_read_tokens: number | null;
+    cache_write_tokens: number | null;
+  }>(
+    executor,
+    sql`SELECT e.id::text AS entry_id, t.id AS transaction_id, t.kind, e.amount::text AS amount, e.created_at, t.metadata,
+               u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
+        FROM ledger_entries e
+        JOIN ledger_transactions t ON t.id = e.transaction_id
+        LEFT JOIN usage_records u ON u.request_id = t.metadata->>'request_id'
+        WHERE e.account_id = ${accountId}
+          ${options.before === undefined ? sql`` : sql`AND e.id < ${options.before}`}
+          ${
+            kinds
+              ? sql`AND t.kind IN (${sql.join(
+                  kinds.map((kind) => sql`${kind}`),
+                  sql`, `,
+                )})`
+              : sql``
+          }
+        ORDER BY e.id DESC
+        LIMIT ${options.limit}`,
+  );
+  const items = rows.map((row) => ({
+    entryId: row.entry_id,
+    transactionId: row.transaction_id,
+    kind: row.kind,
+    amount: BigInt(row.amount),
+    createdAt: new Date(row.created_at),
+    metadata: row.metadata,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cacheReadTokens: row.cache_read_tokens,
+    cacheWriteTokens: row.cache_write_tokens,
+  }));
+  const last = items.at(-1);
+  return { items, nextCursor: items.length === options.limit && last ? last.entryId : null };
+}
+
+function startOfUtcDay(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
