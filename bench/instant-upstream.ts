@@ -1,5 +1,7 @@
-// An OpenAI-format upstream that answers at once, for measuring the gateway's own overhead.
-import { createServer } from "node:http";
+// An OpenAI-format upstream that answers at once, for measuring a gateway's own overhead. A
+// request whose body contains "bench-slow" streams 20 chunks 100 ms apart instead (the slow-stream
+// mode: many concurrent long streams).
+import { createServer, type ServerResponse } from "node:http";
 
 const completion = JSON.stringify({
   id: "chatcmpl-bench",
@@ -18,13 +20,36 @@ const completion = JSON.stringify({
 });
 const chunk = (delta: string, finish: string | null) =>
   `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: { content: delta }, finish_reason: finish }] })}\n\n`;
+const usageChunk = (completionTokens: number) =>
+  `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [], usage: { prompt_tokens: 12, completion_tokens: completionTokens, total_tokens: 12 + completionTokens } })}\n\n`;
 const streamBody = [
   chunk("Hello", null),
   chunk(" there", null),
   chunk("", "stop"),
-  `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [], usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 } })}\n\n`,
+  usageChunk(2),
   "data: [DONE]\n\n",
 ];
+
+const slowChunks = 20;
+const slowGapMs = 100;
+
+function streamSlowly(response: ServerResponse): void {
+  response.writeHead(200, { "content-type": "text/event-stream" });
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (response.destroyed) {
+      clearInterval(timer);
+      return;
+    }
+    sent += 1;
+    response.write(chunk("tick", null));
+    if (sent < slowChunks) return;
+    clearInterval(timer);
+    response.write(chunk("", "stop"));
+    response.write(usageChunk(slowChunks));
+    response.end("data: [DONE]\n\n");
+  }, slowGapMs);
+}
 
 const server = createServer((request, response) => {
   let body = "";
@@ -33,6 +58,7 @@ const server = createServer((request, response) => {
     body += part;
   });
   request.on("end", () => {
+    if (body.includes("bench-slow")) return streamSlowly(response);
     if (body.includes('"stream":true')) {
       response.writeHead(200, { "content-type": "text/event-stream" });
       for (const part of streamBody) response.write(part);
@@ -44,7 +70,8 @@ const server = createServer((request, response) => {
   });
 });
 server.keepAliveTimeout = 60_000;
-server.listen(0, "127.0.0.1", () => {
+server.maxConnections = 10_000;
+server.listen(0, "127.0.0.1", 2048, () => {
   const address = server.address();
   process.stdout.write(
     `${JSON.stringify({ port: typeof address === "object" && address ? address.port : 0 })}\n`,

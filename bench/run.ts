@@ -1,168 +1,387 @@
-// npm run bench: the gateway's added latency, throughput and time to first token against an
-// instant upstream, measured side by side in one run. Writes bench/results.md.
-import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { Agent, request } from "node:http";
-import { createInterface } from "node:readline";
-import autocannon from "autocannon";
+// npm run bench: this gateway (billing on) side by side with its peers in one run, systems
+// alternated so each sees the same machine: direct to an instant fake upstream, a bare node:http +
+// undici proxy, Portkey's open-source gateway, and this gateway as `npm start` runs it on the
+// embedded PGlite and on Postgres. Prints the issue's ratios and writes bench/results.md and
+// bench/results.svg. Options: --soak (10 minutes at 50 connections per gateway, RSS over time),
+// --quick (a shorter run for development).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import {
+  closeAgents,
+  cpuMs,
+  type LoadResult,
+  load,
+  machineBusy,
+  median,
+  percentile,
+  rssMiB,
+  type SlowStreamResult,
+  slowStreams,
+  timedPost,
+} from "./measure";
+import { renderPlot } from "./plot";
+import {
+  directSystem,
+  type System,
+  scratchPostgres,
+  startBareProxy,
+  startGateway,
+  startPortkey,
+  startUpstream,
+  stopAll,
+} from "./systems";
 
-const body = JSON.stringify({
-  model: "gpt-4o-mini",
-  max_tokens: 16,
-  messages: [{ role: "user", content: "Say hello" }],
-});
+const args = new Set(process.argv.slice(2));
+const quick = args.has("--quick");
+const soak = args.has("--soak");
+const config = {
+  sequential: Number(process.env.BENCH_COUNT ?? (quick ? 300 : 1000)),
+  warmup: quick ? 100 : 300,
+  rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3)),
+  seconds: Number(process.env.BENCH_SECONDS ?? (quick ? 3 : 5)),
+  connections: 50,
+  slowStreams: Number(process.env.BENCH_STREAMS ?? (quick ? 200 : 1000)),
+  soakMinutes: Number(process.env.BENCH_SOAK_MINUTES ?? 10),
+};
+const postgresBase = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+const message = { role: "user", content: "Say hello" };
+const body = JSON.stringify({ model: "gpt-4o-mini", max_tokens: 16, messages: [message] });
 const streamBody = JSON.stringify({
   model: "gpt-4o-mini",
   max_tokens: 16,
   stream: true,
-  messages: [{ role: "user", content: "Say hello" }],
+  messages: [message],
 });
-const children: ChildProcess[] = [];
+const slowBody = JSON.stringify({
+  model: "gpt-4o-mini",
+  max_tokens: 64,
+  stream: true,
+  messages: [{ role: "user", content: "bench-slow" }],
+});
 
-async function spawnJson<T>(script: string, args: string[]): Promise<{ info: T; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-    env: process.env,
-  });
-  children.push(child);
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  for await (const line of lines) return { info: JSON.parse(line) as T, child };
-  throw new Error(`${script} exited without output`);
+interface Sequential {
+  totals: number[];
+  firstBytes: number[];
+  failures: number;
 }
 
-/** The child's user+system CPU time in microseconds. */
-function cpuOf(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    child.once("message", (usage) => {
-      const { user, system } = usage as NodeJS.CpuUsage;
-      resolve(user + system);
-    });
-    child.send("cpu");
-  });
-}
-
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-
-/** One POST; resolves with total time and time to the first body byte, in ms. */
-function timedPost(url: string, payload: string): Promise<{ total: number; firstByte: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let firstByte = 0;
-    const outgoing = request(
-      url,
-      {
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
-      },
-      (incoming) => {
-        incoming.on("data", () => {
-          if (firstByte === 0) firstByte = performance.now() - started;
-        });
-        incoming.on("end", () => {
-          if (incoming.statusCode !== 200) reject(new Error(`status ${incoming.statusCode}`));
-          else resolve({ total: performance.now() - started, firstByte });
-        });
-      },
-    );
-    outgoing.on("error", reject);
-    outgoing.end(payload);
-  });
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-/** Alternates direct and gateway calls at concurrency 1 so both see the same machine state. */
-async function pairedSequential(direct: string, viaGateway: string, payload: string, count: number) {
-  const results = {
-    direct: [] as number[],
-    gateway: [] as number[],
-    directFirst: [] as number[],
-    gatewayFirst: [] as number[],
-  };
-  for (let warm = 0; warm < 200; warm += 1) {
-    await timedPost(direct, payload);
-    await timedPost(viaGateway, payload);
-  }
-  for (let index = 0; index < count; index += 1) {
-    const a = await timedPost(direct, payload);
-    const b = await timedPost(viaGateway, payload);
-    results.direct.push(a.total);
-    results.gateway.push(b.total);
-    results.directFirst.push(a.firstByte);
-    results.gatewayFirst.push(b.firstByte);
+/** Concurrency 1, systems interleaved request by request, order rotated each round. */
+async function sequential(systems: System[], payload: string, count: number, warmup: number) {
+  const results = new Map<string, Sequential>(
+    systems.map((system) => [system.key, { totals: [], firstBytes: [], failures: 0 }]),
+  );
+  for (let index = 0; index < warmup + count; index += 1) {
+    for (let offset = 0; offset < systems.length; offset += 1) {
+      const system = systems[(index + offset) % systems.length] as System;
+      const timed = await timedPost(system.target, payload);
+      if (index < warmup) continue;
+      const entry = results.get(system.key) as Sequential;
+      if (!timed.ok) entry.failures += 1;
+      else {
+        entry.totals.push(timed.total);
+        entry.firstBytes.push(timed.firstByte);
+      }
+    }
   }
   return results;
 }
 
-async function throughput(
-  url: string,
-  payload: string,
-): Promise<{ rps: number; p99: number; errors: number }> {
-  const result = await autocannon({
-    url,
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: payload,
-    connections: 50,
-    duration: 8,
-  });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+interface ThroughputRound extends LoadResult {
+  cpuPerRequest: number;
+  statementsPerRequest?: number;
+  roundTripsPerRequest?: number;
+  busy: number;
 }
 
-const fmt = (value: number) => value.toFixed(3);
+async function cpuOf(system: System): Promise<number> {
+  const pids = await system.pids();
+  return pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+}
 
-async function main() {
-  const { info: upstream } = await spawnJson<{ port: number }>("bench/instant-upstream.ts", []);
-  const upstreamBase = `http://127.0.0.1:${upstream.port}/v1`;
-  const { info: gateway, child: gatewayProcess } = await spawnJson<{
-    url: string;
-    token: string;
-    database: string;
-  }>("bench/gateway-entry.ts", [upstreamBase]);
-  const direct = `${upstreamBase}/chat/completions`;
-  const viaGateway = `${gateway.url}/proxy/${gateway.token}/v1/chat/completions`;
-  const count = Number(process.env.BENCH_COUNT ?? 2000);
+async function throughputRound(system: System): Promise<ThroughputRound> {
+  const cpuBefore = await cpuOf(system);
+  const statementsBefore = await system.statements?.();
+  const busy = machineBusy();
+  const result = await load(system.target, body, config.connections, config.seconds);
+  const busyShare = busy();
+  const cpuAfter = await cpuOf(system);
+  const statementsAfter = await system.statements?.();
+  const served = Math.max(1, result.requests);
+  const round: ThroughputRound = {
+    ...result,
+    cpuPerRequest: (cpuAfter - cpuBefore) / served,
+    busy: busyShare,
+  };
+  if (statementsBefore && statementsAfter) {
+    round.statementsPerRequest = (statementsAfter.statements - statementsBefore.statements) / served;
+    round.roundTripsPerRequest = (statementsAfter.roundTrips - statementsBefore.roundTrips) / served;
+  }
+  return round;
+}
 
-  const cpuBefore = await cpuOf(gatewayProcess);
-  const plain = await pairedSequential(direct, viaGateway, body, count);
-  // Warm-up pairs count too: 200 + count requests went through the gateway.
-  const cpuMicros = (await cpuOf(gatewayProcess)) - cpuBefore;
-  const gatewayCpuMs = cpuMicros / 1000 / (count + 200);
-  const streamed = await pairedSequential(direct, viaGateway, streamBody, Math.floor(count / 2));
-  const directThroughput = await throughput(direct, body);
-  const gatewayThroughput = await throughput(viaGateway, body);
+interface Row {
+  system: System;
+  plain: Sequential;
+  streamed: Sequential;
+  rounds: ThroughputRound[];
+  rss: number;
+  slow?: SlowStreamResult;
+}
 
-  const added = (p: number) => percentile(plain.gateway, p) - percentile(plain.direct, p);
-  const addedTtft = (p: number) => percentile(streamed.gatewayFirst, p) - percentile(streamed.directFirst, p);
-  const lines = [
+const fmt = (value: number | undefined, digits = 2) =>
+  value === undefined || !Number.isFinite(value) ? "n/a" : value.toFixed(digits);
+
+function summarize(rows: Row[]) {
+  const direct = rows.find((row) => row.system.key === "direct") as Row;
+  const added = (row: Row, p: number) => percentile(row.plain.totals, p) - percentile(direct.plain.totals, p);
+  const addedFirstByte = (row: Row, p: number) =>
+    percentile(row.streamed.firstBytes, p) - percentile(direct.streamed.firstBytes, p);
+  const rps = (row: Row) => median(row.rounds.map((round) => round.rps));
+  return { direct, added, addedFirstByte, rps };
+}
+
+function report(rows: Row[], meta: { started: Date; load: string; busy: number; notes: string[] }) {
+  const { added, addedFirstByte, rps } = summarize(rows);
+  const byKey = (key: string) => rows.find((row) => row.system.key === key);
+  const bare = byKey("bare");
+  const portkey = byKey("portkey");
+  const lines: string[] = [
+    `### Run ${meta.started.toISOString()}`,
+    "",
+    `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}). Machine load average ${meta.load}; all cores ${Math.round(meta.busy * 100)}% busy during the throughput rounds (this bench's own processes included).`,
+    `Concurrency 1: ${config.sequential} non-streamed and ${Math.floor(config.sequential / 2)} streamed requests per system after ${config.warmup} warm-up rounds, systems interleaved request by request. Throughput: ${config.rounds} rounds of ${config.seconds} s at ${config.connections} connections per system, systems alternated; the median round is shown.`,
+    ...meta.notes.map((note) => `- ${note}`),
+    "",
+    "| system | req/s, c=50 | p99 ms, c=50 | added p50 ms, c=1 | added p99 ms, c=1 | added TTFB p50 ms | added TTFB p99 ms | CPU ms/request | DB statements/request | DB round trips/request | RSS MiB | failures |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+  ];
+  for (const row of rows) {
+    const isDirect = row.system.key === "direct";
+    const statements = row.rounds.map((round) => round.statementsPerRequest).filter((v) => v !== undefined);
+    const roundTrips = row.rounds.map((round) => round.roundTripsPerRequest).filter((v) => v !== undefined);
+    const failures = [
+      row.plain.failures ? `${row.plain.failures} c=1` : "",
+      row.streamed.failures ? `${row.streamed.failures} streamed c=1` : "",
+      row.rounds.some((round) => round.errors) ? `${row.rounds.reduce((s, r) => s + r.errors, 0)} c=50` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    lines.push(
+      `| ${row.system.label} | ${fmt(rps(row), 0)} | ${fmt(median(row.rounds.map((r) => r.p99)), 0)} | ${isDirect ? `(${fmt(percentile(row.plain.totals, 50), 3)} total)` : fmt(added(row, 50), 3)} | ${isDirect ? `(${fmt(percentile(row.plain.totals, 99), 3)} total)` : fmt(added(row, 99), 3)} | ${isDirect ? `(${fmt(percentile(row.streamed.firstBytes, 50), 3)} total)` : fmt(addedFirstByte(row, 50), 3)} | ${isDirect ? `(${fmt(percentile(row.streamed.firstBytes, 99), 3)} total)` : fmt(addedFirstByte(row, 99), 3)} | ${fmt(median(row.rounds.map((r) => r.cpuPerRequest)), 3)} | ${statements.length ? fmt(median(statements as number[]), 2) : ""} | ${roundTrips.length ? fmt(median(roundTrips as number[]), 2) : ""} | ${fmt(row.rss, 0)} | ${failures || "0"} |`,
+    );
+  }
+  lines.push("");
+  const gateways = rows.filter((row) => row.system.key.startsWith("gateway"));
+  if (gateways.length && bare) {
+    lines.push(
+      "Goal ratios (issue 13):",
+      "",
+      "| gateway | throughput / Portkey (goal >= 3) | throughput / bare proxy (goal >= 0.30) | added p50 minus bare proxy's, ms (goal <= 1) | added TTFB p50 minus bare proxy's, ms (goal <= 1) |",
+      "| --- | ---: | ---: | ---: | ---: |",
+    );
+    for (const row of gateways) {
+      const versusPortkey = portkey ? rps(row) / rps(portkey) : Number.NaN;
+      const versusBare = rps(row) / rps(bare);
+      const latency = added(row, 50) - added(bare, 50);
+      const firstByte = addedFirstByte(row, 50) - addedFirstByte(bare, 50);
+      const mark = (ok: boolean) => (ok ? "met" : "not met");
+      lines.push(
+        `| ${row.system.label} | ${fmt(versusPortkey)} (${mark(versusPortkey >= 3)}) | ${fmt(versusBare)} (${mark(versusBare >= 0.3)}) | ${fmt(latency, 3)} (${mark(latency <= 1)}) | ${fmt(firstByte, 3)} (${mark(firstByte <= 1)}) |`,
+      );
+    }
+    lines.push("");
+  }
+  const slow = rows.filter((row) => row.slow);
+  if (slow.length) {
+    lines.push(
+      `Slow streams: ${config.slowStreams} concurrent streams of 20 chunks 100 ms apart, per system in turn (a stall is a silence over 1 s).`,
+      "",
+      "| system | completed | errors | stalls | max gap ms | p99 of per-stream max gap, ms | wall s |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    );
+    for (const row of slow) {
+      const s = row.slow as SlowStreamResult;
+      lines.push(
+        `| ${row.system.label} | ${s.completed}/${s.streams} | ${s.errors} | ${s.stalls} | ${fmt(s.maxGapMs, 0)} | ${fmt(s.p99GapMs, 0)} | ${fmt(s.seconds, 1)} |`,
+      );
+    }
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+const runsMarker = "<!-- runs: newest first; npm run bench adds one here and keeps five -->";
+const notesStart = "<!-- notes -->";
+const notesEnd = "<!-- /notes -->";
+
+function writeResults(section: string): void {
+  const path = "bench/results.md";
+  const previous = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const notes = previous.includes(notesStart)
+    ? previous.slice(previous.indexOf(notesStart), previous.indexOf(notesEnd) + notesEnd.length)
+    : `${notesStart}\n${notesEnd}`;
+  const earlier = previous.includes(runsMarker)
+    ? previous
+        .slice(previous.indexOf(runsMarker) + runsMarker.length)
+        .split(/\n(?=### Run )/)
+        .map((part) => part.trim())
+        .filter((part) => part.startsWith("### Run "))
+        .slice(0, 4)
+    : [];
+  const text = [
     "# Benchmark results",
     "",
-    `Run ${new Date().toISOString()} on ${process.platform} ${process.arch}, Node ${process.version}, ${(await import("node:os")).cpus().length} cores.`,
-    `Gateway database: ${gateway.database}. Billing on (hold before dispatch, settle after). Upstream: an instant local fake.`,
-    `Concurrency 1: ${count} non-streamed and ${Math.floor(count / 2)} streamed requests, direct and gateway alternated, after 200 warm-up pairs.`,
-    "Throughput: autocannon, 50 connections, 8 s each.",
+    "`npm run bench` (bench/run.ts) measures, side by side in one run, an instant OpenAI-format fake upstream reached directly, a bare node:http + undici proxy (the floor any Node gateway pays), Portkey's open-source gateway from npm, and this gateway with billing on, started the way `npm start` runs it (server.ts with Next) on the embedded PGlite (a fresh file-backed data directory, the production default) and on Postgres (a scratch database). Every system is its own process on 127.0.0.1 and the systems are alternated. Added latency is a system's percentile minus the direct percentile at concurrency 1; CPU per request counts the system's process and, for Postgres, the server processes serving its connections; database statements are counted inside the gateway process (bench/probe.ts). The plot shows the newest run.",
     "",
-    "| measure | direct | through gateway | added |",
-    "| --- | ---: | ---: | ---: |",
-    `| latency p50 (ms), c=1 | ${fmt(percentile(plain.direct, 50))} | ${fmt(percentile(plain.gateway, 50))} | ${fmt(added(50))} |`,
-    `| latency p99 (ms), c=1 | ${fmt(percentile(plain.direct, 99))} | ${fmt(percentile(plain.gateway, 99))} | ${fmt(added(99))} |`,
-    `| stream time to first byte p50 (ms), c=1 | ${fmt(percentile(streamed.directFirst, 50))} | ${fmt(percentile(streamed.gatewayFirst, 50))} | ${fmt(addedTtft(50))} |`,
-    `| stream time to first byte p99 (ms), c=1 | ${fmt(percentile(streamed.directFirst, 99))} | ${fmt(percentile(streamed.gatewayFirst, 99))} | ${fmt(addedTtft(99))} |`,
-    `| throughput (req/s), c=50 | ${directThroughput.rps.toFixed(0)} | ${gatewayThroughput.rps.toFixed(0)} | ratio ${(gatewayThroughput.rps / directThroughput.rps).toFixed(2)} |`,
-    `| latency p99 (ms), c=50 | ${directThroughput.p99} | ${gatewayThroughput.p99} | |`,
-    `| errors + non-2xx, c=50 | ${directThroughput.errors} | ${gatewayThroughput.errors} | |`,
-    `| gateway process CPU per non-streamed request (ms) | | ${fmt(gatewayCpuMs)} | |`,
+    "![throughput and added latency per system](results.svg)",
     "",
-    "Targets: under 1 ms added p99 at concurrency 1; gateway throughput at least half of direct.",
+    notes,
     "",
+    "## Runs",
+    "",
+    runsMarker,
+    "",
+    section.trim(),
+    "",
+    ...earlier.flatMap((part) => [part, ""]),
+  ].join("\n");
+  writeFileSync(path, text);
+}
+
+async function soakRun(gateways: System[]): Promise<string> {
+  const sliceSeconds = 30;
+  const slices = Math.ceil((config.soakMinutes * 60) / sliceSeconds);
+  const samples = new Map<string, { rss: number[]; rps: number[]; errors: number }>(
+    gateways.map((system) => [system.key, { rss: [], rps: [], errors: 0 }]),
+  );
+  for (let slice = 0; slice < slices; slice += 1) {
+    for (const system of gateways) {
+      const result = await load(system.target, body, config.connections, sliceSeconds);
+      const entry = samples.get(system.key) as { rss: number[]; rps: number[]; errors: number };
+      entry.rss.push(rssMiB(system.pid));
+      entry.rps.push(result.rps);
+      entry.errors += result.errors;
+    }
+    process.stdout.write(`soak slice ${slice + 1}/${slices}\n`);
+  }
+  const lines = [
+    `Soak: ${config.soakMinutes} minutes at ${config.connections} connections per gateway, in ${sliceSeconds} s slices alternated; RSS after each slice.`,
+    "",
+    "| gateway | RSS after first slice MiB | RSS at end MiB | max MiB | growth first to end | req/s first / last slice | errors |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
-  const output = lines.join("\n");
-  writeFileSync(process.env.BENCH_OUT ?? "bench/results.md", output);
-  process.stdout.write(output);
+  for (const system of gateways) {
+    const entry = samples.get(system.key) as { rss: number[]; rps: number[]; errors: number };
+    const first = entry.rss[0] ?? 0;
+    const last = entry.rss[entry.rss.length - 1] ?? 0;
+    lines.push(
+      `| ${system.label} | ${fmt(first, 0)} | ${fmt(last, 0)} | ${fmt(Math.max(...entry.rss), 0)} | ${fmt(((last - first) / first) * 100, 1)}% | ${fmt(entry.rps[0], 0)} / ${fmt(entry.rps[entry.rps.length - 1], 0)} | ${entry.errors} |`,
+    );
+  }
+  lines.push(
+    "",
+    `RSS samples (MiB): ${gateways
+      .map(
+        (s) =>
+          `${s.key}: ${samples
+            .get(s.key)
+            ?.rss.map((v) => v.toFixed(0))
+            .join(" ")}`,
+      )
+      .join("; ")}`,
+    "",
+  );
+  return lines.join("\n");
+}
+
+async function main() {
+  const started = new Date();
+  const loadBefore = loadavg();
+  const notes: string[] = [];
+  const upstream = await startUpstream();
+  const systems: System[] = [directSystem(upstream), await startBareProxy(upstream.origin)];
+  const portkey = await startPortkey(upstream.origin);
+  if (portkey) systems.push(portkey);
+  else notes.push("Portkey is not installed (npm install): left out.");
+  if (portkey?.note) notes.push(`Portkey: ${portkey.note}.`);
+  systems.push(
+    await startGateway({
+      key: "gateway-pglite",
+      label: "this gateway, PGlite",
+      upstreamOrigin: upstream.origin,
+    }),
+  );
+  const databaseUrl = await scratchPostgres(postgresBase, "pod_bench");
+  if (databaseUrl)
+    systems.push(
+      await startGateway({
+        key: "gateway-postgres",
+        label: "this gateway, Postgres",
+        upstreamOrigin: upstream.origin,
+        databaseUrl,
+      }),
+    );
+  else notes.push(`Postgres at ${postgresBase} did not answer: the Postgres gateway is left out.`);
+  const gateways = systems.filter((system) => system.key.startsWith("gateway"));
+
+  if (soak) {
+    const section = `### Soak ${started.toISOString()}\n\n${await soakRun(gateways)}`;
+    process.stdout.write(`${section}\n`);
+    writeResults(section);
+    return;
+  }
+
+  process.stdout.write("concurrency 1...\n");
+  const plain = await sequential(systems, body, config.sequential, config.warmup);
+  const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);
+  process.stdout.write("throughput...\n");
+  const rounds = new Map<string, ThroughputRound[]>(systems.map((system) => [system.key, []]));
+  const busyAll = machineBusy();
+  for (let round = 0; round < config.rounds; round += 1) {
+    for (let offset = 0; offset < systems.length; offset += 1) {
+      const system = systems[(round + offset) % systems.length] as System;
+      rounds.get(system.key)?.push(await throughputRound(system));
+    }
+  }
+  const busy = busyAll();
+  const rows: Row[] = systems.map((system) => ({
+    system,
+    plain: plain.get(system.key) as Sequential,
+    streamed: streamed.get(system.key) as Sequential,
+    rounds: rounds.get(system.key) as ThroughputRound[],
+    rss: rssMiB(system.pid),
+  }));
+  if (config.slowStreams > 0) {
+    process.stdout.write("slow streams...\n");
+    for (const row of rows) {
+      if (row.system.key === "direct") continue;
+      row.slow = await slowStreams(row.system.target, slowBody, config.slowStreams);
+    }
+  }
+  const loadAfter = loadavg();
+  const section = report(rows, {
+    started,
+    load: `${loadBefore[0]?.toFixed(1)} before, ${loadAfter[0]?.toFixed(1)} after`,
+    busy,
+    notes,
+  });
+  process.stdout.write(`${section}\n`);
+  if (!quick || process.env.BENCH_WRITE === "1") {
+    writeResults(section);
+    const { added, rps } = summarize(rows);
+    writeFileSync(
+      "bench/results.svg",
+      renderPlot(
+        rows.map((row) => ({
+          label: row.system.label,
+          rps: rps(row),
+          addedP50: row.system.key === "direct" ? 0 : added(row, 50),
+          addedP99: row.system.key === "direct" ? 0 : added(row, 99),
+        })),
+      ),
+    );
+  }
 }
 
 main()
@@ -170,7 +389,7 @@ main()
     console.error(error);
     process.exitCode = 1;
   })
-  .finally(() => {
-    for (const child of children) child.kill();
-    agent.destroy();
+  .finally(async () => {
+    closeAgents();
+    await stopAll();
   });

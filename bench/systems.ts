@@ -1,0 +1,245 @@
+// The systems the bench compares, each its own process on 127.0.0.1: the instant fake upstream,
+// a bare node:http + undici proxy, Portkey's open-source gateway, and this gateway as `npm start`
+// runs it (server.ts with Next) on the embedded PGlite and on Postgres.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import postgres from "postgres";
+import type { Target } from "./measure";
+import { portkeyEntry } from "./portkey-setup";
+
+export interface System {
+  key: string;
+  label: string;
+  target: Target;
+  /** Processes whose CPU counts toward this system's requests (the database server's backends too). */
+  pids(): Promise<number[]>;
+  /** The process whose resident memory is reported. */
+  pid: number;
+  /** Database statements and round trips sent so far, when the system has a database. */
+  statements?(): Promise<{ statements: number; roundTrips: number }>;
+  note?: string;
+}
+
+const children: ChildProcess[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
+
+export async function stopAll(): Promise<void> {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const cleanup of cleanups) await cleanup();
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function track(child: ChildProcess, name: string): ChildProcess {
+  children.push(child);
+  let stderr = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (part: string) => {
+    stderr = (stderr + part).slice(-4000);
+  });
+  child.once("exit", (code, signal) => {
+    if (code !== 0 && signal !== "SIGKILL" && signal !== "SIGTERM")
+      process.stderr.write(`${name} exited (${code ?? signal}):\n${stderr}\n`);
+  });
+  return child;
+}
+
+/** Starts a script that prints one JSON line when it listens. */
+async function spawnListening(name: string, args: string[]): Promise<{ port: number; child: ChildProcess }> {
+  const child = track(spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] }), name);
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  for await (const line of lines) return { port: (JSON.parse(line) as { port: number }).port, child };
+  throw new Error(`${name} exited without listening`);
+}
+
+async function waitForHttp(url: string, child: ChildProcess, seconds: number): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer within ${seconds} s`);
+}
+
+export async function startUpstream(): Promise<{ origin: string; pid: number }> {
+  const { port, child } = await spawnListening("upstream", ["--import", "tsx", "bench/instant-upstream.ts"]);
+  return { origin: `http://127.0.0.1:${port}`, pid: child.pid ?? 0 };
+}
+
+export function directSystem(upstream: { origin: string; pid: number }): System {
+  return {
+    key: "direct",
+    label: "direct to the fake",
+    target: { url: `${upstream.origin}/v1/chat/completions`, headers: {} },
+    pid: upstream.pid,
+    pids: async () => [upstream.pid],
+  };
+}
+
+export async function startBareProxy(upstreamOrigin: string): Promise<System> {
+  const { port, child } = await spawnListening("bare proxy", [
+    "--import",
+    "tsx",
+    "bench/bare-proxy.ts",
+    upstreamOrigin,
+  ]);
+  const pid = child.pid ?? 0;
+  return {
+    key: "bare",
+    label: "bare node:http + undici proxy",
+    target: { url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: {} },
+    pid,
+    pids: async () => [pid],
+  };
+}
+
+export async function startPortkey(upstreamOrigin: string): Promise<System | undefined> {
+  const entry = portkeyEntry();
+  if (!entry) return undefined;
+  const port = await freePort();
+  const child = track(
+    spawn(process.execPath, [entry.script, `--port=${port}`, "--headless"], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, NODE_ENV: "production" },
+    }),
+    "portkey",
+  );
+  await waitForHttp(`http://127.0.0.1:${port}/`, child, 60);
+  const pid = child.pid ?? 0;
+  return {
+    key: "portkey",
+    label: `Portkey gateway ${entry.version}`,
+    target: {
+      url: `http://127.0.0.1:${port}/v1/chat/completions`,
+      headers: {
+        authorization: "Bearer sk-bench",
+        "x-portkey-provider": "openai",
+        "x-portkey-custom-host": `${upstreamOrigin}/v1`,
+      },
+    },
+    pid,
+    pids: async () => [pid],
+    note: entry.patched
+      ? "streams patched at setup (immutable headers, Portkey-AI/gateway#1550)"
+      : "build did not match the streaming patch: its streams fail on Node 20",
+  };
+}
+
+export interface GatewayOptions {
+  key: string;
+  label: string;
+  upstreamOrigin: string;
+  /** Postgres URL; without it a fresh file-backed PGlite, the `npm start` default. */
+  databaseUrl?: string;
+}
+
+/** This gateway as `npm start` runs it: tsx server.ts, Next included, plus the statement probe. */
+export async function startGateway(options: GatewayOptions): Promise<System> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "error",
+    ADMIN_TOKEN: "bench-admin",
+    OPENAI_API_KEY: "sk-bench",
+    OPENAI_BASE_URL: `${options.upstreamOrigin}/v1`,
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  else {
+    const dataDir = mkdtempSync(join(tmpdir(), "pod-bench-"));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    env.POD_DATA_DIR = dataDir;
+  }
+  const child = track(
+    spawn(process.execPath, ["--import", "tsx", "--import", "./bench/probe.ts", "server.ts"], {
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      env,
+    }),
+    options.key,
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${origin}/health`, child, 120);
+  const registered = (await (await fetch(`${origin}/v1/register`, { method: "POST" })).json()) as {
+    api_token: string;
+  };
+  const credited = await fetch(`${origin}/v1/admin/credits`, {
+    method: "POST",
+    headers: { authorization: "Bearer bench-admin", "content-type": "application/json" },
+    body: JSON.stringify({
+      api_token: registered.api_token,
+      amount_microunits: "1000000000000",
+      reason: "bench",
+    }),
+  });
+  if (!credited.ok) throw new Error(`crediting the bench token failed: ${credited.status}`);
+  const pid = child.pid ?? 0;
+  const databasePids = options.databaseUrl ? postgresBackends(options.databaseUrl) : async () => [];
+  return {
+    key: options.key,
+    label: options.label,
+    target: { url: `${origin}/proxy/${registered.api_token}/v1/chat/completions`, headers: {} },
+    pid,
+    pids: async () => [pid, ...(await databasePids())],
+    statements: () =>
+      new Promise((resolve) => {
+        child.once("message", (message) => resolve(message as { statements: number; roundTrips: number }));
+        child.send("stats");
+      }),
+  };
+}
+
+/** A fresh scratch database for the gateway, dropped at the end; undefined when Postgres is not there. */
+export async function scratchPostgres(baseUrl: string, name: string): Promise<string | undefined> {
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {}, connect_timeout: 3 });
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } catch {
+    await admin.end({ timeout: 1 });
+    return undefined;
+  }
+  cleanups.push(async () => {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    await admin.end({ timeout: 1 });
+  });
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Postgres server processes serving the gateway's connections (their CPU is the request's too). */
+function postgresBackends(databaseUrl: string): () => Promise<number[]> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const monitor = postgres(databaseUrl.replace(`/${name}`, "/postgres"), { max: 1, onnotice: () => {} });
+  cleanups.unshift(() => monitor.end({ timeout: 1 }));
+  return async () => {
+    const rows = await monitor<{ pid: number }[]>`
+      SELECT pid FROM pg_stat_activity WHERE datname = ${name} AND pid <> pg_backend_pid()`;
+    return rows.map((row) => row.pid);
+  };
+}
