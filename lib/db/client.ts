@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { SQL } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
@@ -47,6 +47,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       types: { bigint: postgres.BigInt },
     });
     const db = drizzlePostgres(client, { schema }) as unknown as Database;
+    // postgres.js names a prepared statement per query text and connection, then only binds it.
+    preparedRunners.set(db, (_name, text, params) =>
+      client.unsafe(text, params as never[], { prepare: true }),
+    );
     return {
       db,
       kind: "postgres",
@@ -64,6 +68,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const client = new PGlite(location);
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Database;
+  preparedRunners.set(db, pglitePreparedRunner(client));
   return {
     db,
     kind: "pglite",
@@ -75,6 +80,65 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 /** `db.execute` returns an array on postgres-js and `{rows}` on PGlite; this reads both. */
 export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]> {
   const result: unknown = await executor.execute(query);
+  if (Array.isArray(result)) return result as T[];
+  return (result as { rows: T[] }).rows;
+}
+
+type PreparedRunner = (name: string, text: string, params: unknown[]) => Promise<unknown>;
+
+/** The raw client behind each open database, for the few hot-path statements worth preparing. */
+const preparedRunners = new WeakMap<object, PreparedRunner>();
+const dialect = new PgDialect();
+
+/**
+ * PGlite has one session, so a statement is prepared once with PREPARE and run with EXECUTE:
+ * the engine parses and plans it once instead of on every request. EXECUTE is a utility statement
+ * and takes no bind parameters, so its arguments are sent as quoted literals (checked below that
+ * standard_conforming_strings is on, so doubling quotes is the whole escaping rule).
+ */
+function pglitePreparedRunner(client: PGlite): PreparedRunner {
+  const prepared = new Map<string, Promise<string>>();
+  let conforming: Promise<void> | undefined;
+  return async (name, text, params) => {
+    conforming ??= client
+      .query<{ standard_conforming_strings: string }>("SHOW standard_conforming_strings")
+      .then((result) => {
+        if (result.rows[0]?.standard_conforming_strings !== "on")
+          throw new Error("PGlite: standard_conforming_strings is off; prepared statements need it on");
+      });
+    await conforming;
+    let statement = prepared.get(text);
+    if (!statement) {
+      const statementName = `${name}_${prepared.size}`;
+      statement = client.exec(`PREPARE ${statementName} AS ${text}`).then(() => statementName);
+      prepared.set(text, statement);
+      statement.catch(() => prepared.delete(text));
+    }
+    const statementName = await statement;
+    const result = await client.query(
+      params.length
+        ? `EXECUTE ${statementName}(${params.map(sqlLiteral).join(", ")})`
+        : `EXECUTE ${statementName}`,
+    );
+    return result.rows;
+  };
+}
+
+function sqlLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  const text = value instanceof Date ? value.toISOString() : String(value);
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * Runs a hot-path statement as a named prepared statement, parsed and planned once per connection
+ * rather than on every call. Inside a transaction it runs as a plain statement.
+ */
+export async function queryPrepared<T>(executor: Executor, name: string, query: SQL): Promise<T[]> {
+  const run = preparedRunners.get(executor);
+  if (!run) return queryRows<T>(executor, query);
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  const result: unknown = await run(name, text, params);
   if (Array.isArray(result)) return result as T[];
   return (result as { rows: T[] }).rows;
 }

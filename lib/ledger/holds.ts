@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database, Executor } from "../db/client";
-import { queryRows } from "../db/client";
+import { queryPrepared, queryRows } from "../db/client";
 import { newId } from "../ids";
 
 export type PlaceHoldResult =
@@ -18,8 +18,9 @@ export async function placeHold(
   ttlSeconds: number,
 ): Promise<PlaceHoldResult> {
   const holdId = newId("hold");
-  const rows = await queryRows<{ available: string | bigint }>(
+  const rows = await queryPrepared<{ available: string | bigint }>(
     executor,
+    "place_hold",
     sql`WITH updated AS (
           UPDATE accounts SET held = held + ${amount}
           WHERE id = ${accountId} AND balance - held >= ${amount}

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
-import { queryRows } from "../db/client";
+import { queryPrepared } from "../db/client";
 import type { Usage } from "../pricing/cost";
 
 export interface SettleInferenceInput {
@@ -41,8 +41,13 @@ export async function settleInference(
 ): Promise<SettleInferenceResult> {
   const provider = input.providerAccountId ?? null;
   const { usage } = input.usageRecord;
-  const rows = await queryRows<{ charged: string | bigint; balance: string | bigint; held: string | bigint }>(
+  const rows = await queryPrepared<{
+    charged: string | bigint;
+    balance: string | bigint;
+    held: string | bigint;
+  }>(
     executor,
+    "settle_inference",
     sql`WITH released AS (
           DELETE FROM holds WHERE id = ${input.holdId} RETURNING amount
         ), user_account AS (
