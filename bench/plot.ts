@@ -62,6 +62,7 @@ export function renderPlot(rows: PlotRow[]): string {
   );
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="980" height="${height}" font-family="sans-serif" font-size="12">`,
+    "<title>Throughput at 50 connections and added latency at concurrency 1, per system</title>",
     `<rect width="100%" height="100%" fill="white"/>`,
     throughput,
     latency,
