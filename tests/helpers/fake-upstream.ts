@@ -108,6 +108,9 @@ function sendError(dialect: FakeDialect, response: ServerResponse, status: numbe
   response.end(JSON.stringify(body));
 }
 
+/** The models a fake lists on `GET /v1/models` (it answers for any model id). */
+const servedModels = ["gpt-4o-mini", "llama-3.1-8b-instruct"];
+
 export async function startFakeUpstream(
   dialect: FakeDialect,
   name = `fake-${dialect}`,
@@ -115,6 +118,14 @@ export async function startFakeUpstream(
   const requests: RecordedRequest[] = [];
   const state = { abortedRequests: 0 };
   const server: Server = createServer((request, response) => {
+    // What llama.cpp server, vLLM and LM Studio answer, so provider agents can discover models.
+    if (request.method === "GET" && request.url === "/v1/models") {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({ object: "list", data: servedModels.map((id) => ({ id, object: "model" })) }),
+      );
+      return;
+    }
     readJson(request)
       .then(async (body) => {
         requests.push({ path: request.url ?? "", headers: request.headers, body });

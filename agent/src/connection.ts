@@ -1,0 +1,189 @@
+import WebSocket from "ws";
+import type { ServedModel } from "./backends";
+import { type AgentIdentity, signNonce } from "./identity";
+import { type JobMessage, RunningJob } from "./jobs";
+import type { AgentMetrics } from "./metrics";
+
+export const agentVersion = "0.1.0";
+
+export interface ConnectionOptions {
+  gateway: string;
+  identity: AgentIdentity;
+  enrollmentCode: string | undefined;
+  models: ServedModel[];
+  maxConcurrentTotal: number;
+  metrics: AgentMetrics;
+  log(line: string): void;
+  /** Called once the gateway has bound this key to a provider id. */
+  onAuthenticated(providerId: string): void;
+}
+
+/** Close codes after which reconnecting cannot help. */
+const finalCloseCodes = new Map([
+  [4001, "authentication refused"],
+  [4002, "another agent connected with the same identity"],
+  [4003, "the host is retired"],
+]);
+
+export function providerConnectUrl(gateway: string): string {
+  return `${gateway.replace(/\/+$/, "").replace(/^http/, "ws")}/provider/connect`;
+}
+
+/** Exponential backoff from 1 s to 60 s with ±20% jitter. */
+export function backoffMs(attempt: number, random = Math.random): number {
+  const base = Math.min(60_000, 1_000 * 2 ** attempt);
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/**
+ * Keeps one authenticated connection to the gateway: reconnects with backoff (reset after
+ * every successful authentication), announces capabilities after each auth, beats every 15 s
+ * and runs jobs. Resolves with the reason when the gateway says not to come back.
+ */
+export async function runConnection(options: ConnectionOptions, stop: AbortSignal): Promise<string> {
+  let attempt = 0;
+  while (!stop.aborted) {
+    const outcome = await connectOnce(options, stop);
+    if (outcome.final) return outcome.reason;
+    if (stop.aborted) break;
+    if (outcome.authenticated) attempt = 0;
+    const wait = backoffMs(attempt);
+    attempt += 1;
+    options.metrics.reconnects += 1;
+    options.log(`disconnected (${outcome.reason}); reconnecting in ${(wait / 1000).toFixed(1)} s`);
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      stop.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      });
+    });
+  }
+  return "stopped";
+}
+
+function connectOnce(
+  options: ConnectionOptions,
+  stop: AbortSignal,
+): Promise<{ authenticated: boolean; final: boolean; reason: string }> {
+  const { metrics } = options;
+  return new Promise((resolve) => {
+    const ws = new WebSocket(providerConnectUrl(options.gateway));
+    const jobs = new Map<string, RunningJob>();
+    let authenticated = false;
+    let heartbeat: NodeJS.Timeout | undefined;
+    const send = (message: Record<string, unknown>) => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+    };
+    const onStop = () => ws.close(1000, "agent stopping");
+    stop.addEventListener("abort", onStop, { once: true });
+
+    ws.on("message", (data) => {
+      let message: Record<string, unknown>;
+      try {
+        message = JSON.parse(data.toString()) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      switch (message.type) {
+        case "auth_challenge":
+          send({
+            type: "auth_response",
+            pubkey: options.identity.pubkey,
+            signature: signNonce(options.identity, String(message.nonce)),
+            agent_version: agentVersion,
+            ...(options.enrollmentCode && !options.identity.providerId
+              ? { enrollment_code: options.enrollmentCode }
+              : {}),
+          });
+          return;
+        case "auth_ok": {
+          authenticated = true;
+          metrics.connected = true;
+          metrics.providerId = String(message.provider_id);
+          metrics.hostStatus = String(message.status ?? "unknown");
+          options.onAuthenticated(metrics.providerId);
+          send({
+            type: "capabilities",
+            models: options.models.map((model) => ({
+              model_id: model.modelId,
+              input_per_1m: model.inputPer1m,
+              output_per_1m: model.outputPer1m,
+              max_concurrent: model.maxConcurrent,
+              backend: model.backend.kind,
+              format: model.backend.format ?? "openai",
+            })),
+            limits: { max_concurrent_total: options.maxConcurrentTotal },
+            metadata: { agent_version: agentVersion },
+          });
+          const beat = () => send({ type: "heartbeat", queue_depth: jobs.size, tokens_per_sec_p50: 0 });
+          beat();
+          heartbeat = setInterval(beat, 15_000);
+          return;
+        }
+        case "auth_failed":
+          options.log(`authentication failed: ${String(message.reason)}`);
+          return;
+        case "capabilities_ack": {
+          metrics.models = (message.accepted as string[]) ?? [];
+          const rejected = (message.rejected as Array<{ model_id: string; reason: string }>) ?? [];
+          metrics.rejected = rejected.map((item) => item.model_id);
+          for (const item of rejected) options.log(`gateway refused ${item.model_id}: ${item.reason}`);
+          options.log(`serving ${metrics.models.join(", ") || "no models"}`);
+          return;
+        }
+        case "job": {
+          const job = message as unknown as JobMessage;
+          const model = options.models.find((item) => item.modelId === job.model_id);
+          if (!model) {
+            send({
+              type: "job_error",
+              job_id: job.job_id,
+              error_code: "model_not_loaded",
+              message: job.model_id,
+            });
+            return;
+          }
+          const running = new RunningJob(job.job_id);
+          jobs.set(job.job_id, running);
+          metrics.jobsInFlight += 1;
+          const started = Date.now();
+          running
+            .run(job, model, send)
+            .then((outcome) => {
+              if (outcome === "done") metrics.jobsTotal += 1;
+              else if (outcome === "failed") metrics.jobsFailed += 1;
+              metrics.backendOk = outcome !== "failed";
+            })
+            .finally(() => {
+              jobs.delete(job.job_id);
+              metrics.jobsInFlight -= 1;
+              metrics.jobSecondsTotal += (Date.now() - started) / 1000;
+            });
+          return;
+        }
+        case "job_cancel":
+          jobs.get(String(message.job_id))?.cancel();
+          return;
+        case "job_pause":
+          jobs.get(String(message.job_id))?.pause();
+          return;
+        case "job_resume":
+          jobs.get(String(message.job_id))?.resume();
+          return;
+        default:
+          return;
+      }
+    });
+    ws.on("error", () => undefined);
+    ws.on("close", (code, reasonBuffer) => {
+      clearInterval(heartbeat);
+      stop.removeEventListener("abort", onStop);
+      for (const job of jobs.values()) job.cancel();
+      metrics.connected = false;
+      const reason = reasonBuffer.toString() || `close ${code}`;
+      const final = finalCloseCodes.get(code);
+      resolve({ authenticated, final: final !== undefined, reason: final ? `${final}: ${reason}` : reason });
+    });
+  });
+}

@@ -1,0 +1,80 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const agentBin = join(import.meta.dirname, "..", "..", "agent", "bin", "pod-agent.js");
+const run = promisify(execFile);
+
+/** Runs one `pod-agent` command to completion, as an operator would, and returns its output. */
+export async function podAgent(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const { stdout } = await run(process.execPath, [agentBin, ...args], {
+    env: { ...process.env, ...env },
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+export function editConfig(path: string, change: (config: Record<string, unknown>) => void): void {
+  const config = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  change(config);
+  writeFileSync(path, JSON.stringify(config, null, 2));
+}
+
+export interface RunningAgent {
+  process: ChildProcess;
+  output(): string;
+  /** Resolves once the agent's output contains `text`. */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** `pod-agent run` as a child process. */
+export function startAgent(configPath: string): RunningAgent {
+  const child = spawn(process.execPath, [agentBin, "run", "--config", configPath], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    process: child,
+    output: () => output,
+    waitFor(text, timeoutMs = 20_000) {
+      const matches = () => (typeof text === "string" ? output.includes(text) : text.test(output));
+      if (matches()) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`agent never printed ${String(text)}; output:\n${output}`));
+        }, timeoutMs);
+        const check = () => {
+          if (!matches()) return;
+          clearTimeout(timer);
+          listeners.delete(check);
+          resolve();
+        };
+        listeners.add(check);
+      });
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

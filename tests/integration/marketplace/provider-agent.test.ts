@@ -1,0 +1,214 @@
+import { mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
+import { editConfig, freePort, podAgent, type RunningAgent, startAgent } from "../../helpers/agent-process";
+import { type FakeUpstream, startFakeUpstream } from "../../helpers/fake-upstream";
+import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
+
+/**
+ * The provider agent of this repository, run as `pod-agent` processes against a running
+ * gateway and a local OpenAI-compatible server (a fake speaking the exact wire format).
+ */
+let gateway: TestGateway;
+let backend: FakeUpstream;
+let agent: RunningAgent | undefined;
+let configPath: string;
+let providerId: string;
+let metricsPort: number;
+
+const price = { input_per_1m: 100_000, output_per_1m: 400_000 };
+const marketOnly = { "X-Pod-Routing-Mode": "marketplace-only" };
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  backend = await startFakeUpstream("openai", "agent-backend");
+  const dir = mkdtempSync(join(tmpdir(), "pod-agent-"));
+  configPath = join(dir, "config.json");
+  const output = await podAgent(
+    [
+      "enroll",
+      "--config",
+      configPath,
+      "--gateway",
+      gateway.baseUrl,
+      "--name",
+      "e2e host",
+      "--wallet",
+      "GXfqVnZENHzvim8rNN8TPwqxWXQe8EBbxhcEMYE8Z7BS",
+    ],
+    { POD_AGENT_IDENTITY: join(dir, "identity.key") },
+  );
+  providerId = /provider_id: (\S+)/.exec(output)?.[1] ?? "";
+  expect(output).toMatch(/enrollment_code: POD-ENROLL-/);
+  expect(output).toMatch(/bond: send 50 USDC with code POD-BOND-/);
+  expect(statSync(join(dir, "identity.key")).mode & 0o777).toBe(0o600);
+  metricsPort = await freePort();
+  editConfig(configPath, (config) => {
+    config.identity_path = join(dir, "identity.key");
+    config.backends = [{ kind: "llamacpp", url: backend.baseUrl, models: ["gpt-4o-mini"] }];
+    config.pricing = { models: { "gpt-4o-mini": price } };
+    config.metrics_addr = `127.0.0.1:${metricsPort}`;
+  });
+  const activated = await fetch(`${gateway.baseUrl}/v1/admin/hosts/${providerId}/activate`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${testAdminToken}` },
+  });
+  expect(activated.status).toBe(200);
+  agent = startAgent(configPath);
+  await agent.waitFor("serving gpt-4o-mini");
+});
+
+afterAll(async () => {
+  await agent?.stop();
+  await backend?.close();
+  await gateway?.close();
+});
+
+async function balanceOf(kind: "provider" | "treasury", ref: string): Promise<bigint> {
+  const id = await ensureAccount(gateway.app.database.db, kind, ref);
+  return (await getAccountBalance(gateway.app.database.db, id)).balance;
+}
+
+describe("pod-agent against a running gateway", () => {
+  it("validate sees the backend's models and their prices", async () => {
+    const output = await podAgent(["validate", "--config", configPath]);
+    expect(output).toContain("ok: gpt-4o-mini on llamacpp");
+    expect(output).toContain("valid");
+    expect(output).not.toContain("llama-3.1-8b-instruct");
+  });
+
+  it("serves marketplace-only requests in both dialects, streamed and not, credited 80/20", async () => {
+    const token = await gateway.createFundedToken(10_000_000n);
+    const providerBefore = await balanceOf("provider", providerId);
+    const treasuryBefore = await balanceOf("treasury", systemAccounts.treasury.ref);
+    const openai = new OpenAI({
+      baseURL: `${gateway.baseUrl}/proxy/${token}/v1`,
+      apiKey: "pod",
+      maxRetries: 0,
+    });
+    const anthropic = new Anthropic({
+      baseURL: `${gateway.baseUrl}/proxy/${token}`,
+      apiKey: "pod",
+      maxRetries: 0,
+    });
+
+    const { data, response } = await openai.chat.completions
+      .create(
+        { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi [fake:tokens=4]" }] },
+        { headers: marketOnly },
+      )
+      .withResponse();
+    expect(response.headers.get("x-pod-route")).toBe("marketplace");
+    expect(response.headers.get("x-pod-provider-id")).toBe(providerId);
+    expect(data.choices[0]?.message.content).toBe("Hello w1 w2 w3");
+
+    const stream = await openai.chat.completions.create(
+      { model: "gpt-4o-mini", stream: true, messages: [{ role: "user", content: "hi [fake:tokens=3]" }] },
+      { headers: marketOnly },
+    );
+    let streamed = "";
+    for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
+    expect(streamed).toBe("Hello w1 w2");
+
+    const message = await anthropic.messages.create(
+      { model: "gpt-4o-mini", max_tokens: 50, messages: [{ role: "user", content: "hi [fake:tokens=2]" }] },
+      { headers: marketOnly },
+    );
+    expect(message.content[0]).toMatchObject({ type: "text", text: "Hello w1" });
+
+    const events = await anthropic.messages.create(
+      {
+        model: "gpt-4o-mini",
+        max_tokens: 50,
+        stream: true,
+        messages: [{ role: "user", content: "hi [fake:tokens=2]" }],
+      },
+      { headers: marketOnly },
+    );
+    let text = "";
+    for await (const event of events) {
+      if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text;
+    }
+    expect(text).toBe("Hello w1");
+    expect(backend.requests.filter((request) => request.path === "/v1/chat/completions")).toHaveLength(4);
+
+    await expect.poll(() => gateway.balanceOf(token).then((b) => b.held)).toBe(0n);
+    const charged = 10_000_000n - (await gateway.balanceOf(token)).balance;
+    expect(charged).toBeGreaterThan(0n);
+    const providerGain = (await balanceOf("provider", providerId)) - providerBefore;
+    const treasuryGain = (await balanceOf("treasury", systemAccounts.treasury.ref)) - treasuryBefore;
+    expect(providerGain + treasuryGain).toBe(charged);
+    // 80% per request, rounded down per request: never more than 80% of the sum.
+    expect(providerGain).toBeLessThanOrEqual((charged * 80n) / 100n);
+    expect(providerGain).toBeGreaterThanOrEqual((charged * 80n) / 100n - 4n);
+
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+    expect(metrics).toContain("pod_agent_ws_connected 1");
+    expect(metrics).toMatch(/pod_agent_jobs_total [4-9]/);
+    const status = await podAgent(["status", "--config", configPath]);
+    expect(status).toContain(`connected as ${providerId} (active)`);
+    expect(status).toContain("models: gpt-4o-mini");
+  });
+
+  it("a caller who disconnects mid-stream gets the job cancelled at the backend", async () => {
+    const token = await gateway.createFundedToken(10_000_000n);
+    const abortedBefore = backend.abortedRequests;
+    const controller = new AbortController();
+    const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...marketOnly },
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        stream: true,
+        messages: [{ role: "user", content: "long [fake:tokens=200] [fake:slow=50]" }],
+      }),
+      signal: controller.signal,
+    });
+    await response.body?.getReader().read();
+    controller.abort();
+    await expect.poll(() => backend.abortedRequests, { timeout: 5_000 }).toBe(abortedBefore + 1);
+    await expect.poll(() => gateway.balanceOf(token).then((b) => b.held)).toBe(0n);
+  });
+
+  it("the agent dying mid-stream: an in-band error for the caller, billed for what was streamed; it reconnects", async () => {
+    const token = await gateway.createFundedToken(10_000_000n);
+    const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...marketOnly },
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        stream: true,
+        messages: [{ role: "user", content: "long [fake:tokens=200] [fake:slow=50]" }],
+      }),
+    });
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error("no body");
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("Hello")) text += decoder.decode((await reader.read()).value);
+    await agent?.stop("SIGKILL");
+    for (let step = await reader.read(); !step.done; step = await reader.read())
+      text += decoder.decode(step.value);
+    expect(text).toContain("Hello");
+    expect(text).toMatch(/"error"/);
+    expect(text).not.toContain("[DONE]");
+    await expect.poll(() => gateway.balanceOf(token).then((b) => b.held)).toBe(0n);
+    expect((await gateway.balanceOf(token)).balance).toBeLessThan(10_000_000n);
+
+    agent = startAgent(configPath);
+    await agent.waitFor("serving gpt-4o-mini");
+    const again = await new OpenAI({
+      baseURL: `${gateway.baseUrl}/proxy/${token}/v1`,
+      apiKey: "pod",
+      maxRetries: 0,
+    }).chat.completions.create(
+      { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] },
+      { headers: marketOnly },
+    );
+    expect(again.choices[0]?.message.content).toContain("Hello");
+  });
+});
