@@ -155,6 +155,12 @@ function connectOnce(
               else if (outcome === "failed") metrics.jobsFailed += 1;
               metrics.backendOk = outcome !== "failed";
             })
+            .catch((error: unknown) => {
+              metrics.jobsFailed += 1;
+              options.log(
+                `job ${job.job_id} crashed: ${error instanceof Error ? error.message : String(error)}`,
+              );
+            })
             .finally(() => {
               jobs.delete(job.job_id);
               metrics.jobsInFlight -= 1;
