@@ -36,4 +36,35 @@ describe("an upstream that stalls mid-stream", () => {
     expect(balance.held).toBe(0n);
     expect(balance.balance).toBeLessThan(1_000_000n);
   });
+
+  it("ends a Responses stream with error + response.failed, once, in the Responses vocabulary", async () => {
+    const token = await gateway.createFundedToken(1_000_000n);
+    const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        input: "stall [fake:tokens=10] [fake:slow=1500]",
+        stream: true,
+      }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const events = [...text.matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    expect(events[0]).toBe("response.created");
+    expect(events.slice(-2)).toEqual(["error", "response.failed"]);
+    expect(events.filter((event) => event === "error")).toHaveLength(1);
+    const failed = JSON.parse(
+      text
+        .trim()
+        .split("\n")
+        .at(-1)
+        ?.replace(/^data: /, "") ?? "{}",
+    ) as {
+      response: { status: string; error: { code: string; message: string } };
+    };
+    expect(failed.response.status).toBe("failed");
+    expect(failed.response.error.code).toBe("upstream_timeout");
+    await expect.poll(async () => (await gateway.balanceOf(token)).held, { timeout: 5_000 }).toBe(0n);
+  });
 });
