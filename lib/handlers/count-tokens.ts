@@ -9,6 +9,7 @@ import { dispatchWithFailover } from "../proxy/dispatch-with-failover";
 import { centralizedCandidates } from "../routing/centralized-candidates";
 import { resolveModel } from "../routing/resolve-model";
 import { authenticateToken } from "../tokens/authenticate-token";
+import type { TokenRecord } from "../tokens/find-token";
 
 /** Claude Code waits on the count before it sends a turn: past this, an estimate is better. */
 const countTimeoutMs = 10_000;
@@ -27,8 +28,9 @@ function estimateTokens(body: Record<string, unknown>): number {
  * Free to the caller but not to the operator (each count uses the Anthropic key), so only a
  * funded token may ask, and at most COUNT_TOKENS_RATE_LIMIT_PER_MINUTE times a minute.
  */
-async function admit(app: AppContext, accountId: bigint): Promise<void> {
-  const limit = await app.countTokensLimiter.hit(`count-tokens:${accountId}`);
+async function admit(app: AppContext, record: TokenRecord): Promise<void> {
+  // Keyed by the token row's random id: unique across databases sharing one Redis.
+  const limit = await app.countTokensLimiter.hit(`count-tokens:${record.id}`);
   if (!limit.allowed) {
     throw new GatewayError(
       "rate_limited",
@@ -39,7 +41,7 @@ async function admit(app: AppContext, accountId: bigint): Promise<void> {
       },
     );
   }
-  const { balance } = await getAccountBalance(app.database.db, accountId);
+  const { balance } = await getAccountBalance(app.database.db, record.accountId);
   if (balance <= 0n) {
     throw new GatewayError("insufficient_balance", "insufficient balance: fund this token to count tokens", {
       details: { available_microunits: 0 },
@@ -109,7 +111,7 @@ export async function handleCountTokens(app: AppContext, request: Request, token
   const requestId = newId("req");
   try {
     const record = await authenticateToken(app.database.db, token);
-    await admit(app, record.accountId);
+    await admit(app, record);
     const parsed = parseJsonText(await readBodyText(request, app.env.MAX_BODY_BYTES));
     if (!isRecord(parsed)) throw badRequest("request body must be a JSON object");
     if (typeof parsed.model !== "string" || parsed.model === "")

@@ -56,3 +56,39 @@ describe.skipIf(redis.url === undefined)("register limit shared through REDIS_UR
     }
   });
 });
+
+const sharedDatabase = process.env.TEST_DATABASE_URL;
+
+// Two replicas must know the same token, so this needs a shared Postgres as well as Redis.
+describe.skipIf(redis.url === undefined || sharedDatabase === undefined)(
+  "count_tokens limit shared through REDIS_URL",
+  () => {
+    it("two gateway replicas on one Redis and one database enforce one limit per token", async () => {
+      const { startTestGateway } = await import("../helpers/gateway");
+      const env = { REDIS_URL: redis.url ?? "", COUNT_TOKENS_RATE_LIMIT_PER_MINUTE: "4" };
+      const first = await startTestGateway({ env });
+      const second = await startTestGateway({
+        env: { ...env, DATABASE_URL: first.app.env.DATABASE_URL ?? "" },
+      });
+      try {
+        const token = await first.createFundedToken(1_000n);
+        const statuses: number[] = [];
+        for (let index = 0; index < 6; index += 1) {
+          const gateway = index % 2 === 0 ? first : second;
+          const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/messages/count_tokens`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model: "claude-haiku-4-5", messages: [{ role: "user", content: "x" }] }),
+          });
+          statuses.push(response.status);
+          await response.arrayBuffer();
+        }
+        expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+      } finally {
+        // The second replica borrows the first one's database, so it goes first.
+        await second.close();
+        await first.close();
+      }
+    });
+  },
+);
