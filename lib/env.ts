@@ -91,6 +91,42 @@ const envSchema = z.object({
   X402_FEE_PAYER_SECRET: optionalString,
   /** x402: lamports the fee payer may spend on sponsored fees per UTC day (0.05 SOL by default). */
   X402_SPONSORED_FEE_DAILY_BUDGET_LAMPORTS: z.coerce.bigint().nonnegative().default(50_000_000n),
+  /** x402 on Base: the address USDC payments go to. Unset: quotes carry no Base entry. */
+  X402_BASE_PAY_TO: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, "X402_BASE_PAY_TO must be a 0x-prefixed 20-byte address")
+      .optional(),
+  ),
+  /** x402 on Base: the EVM chain quotes name, as CAIP-2 (Base by default; eip155:84532 is Base Sepolia). */
+  X402_BASE_NETWORK: z
+    .string()
+    .regex(/^eip155:[1-9][0-9]*$/, "X402_BASE_NETWORK must be a CAIP-2 eip155 id such as eip155:8453")
+    .default("eip155:8453"),
+  /** x402 on Base: JSON-RPC endpoint of X402_BASE_NETWORK (the public Base endpoint by default). */
+  BASE_RPC_URL: optionalUrl,
+  /** x402 on Base: the USDC contract; Circle's USDC of the network by default. */
+  X402_BASE_USDC: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, "X402_BASE_USDC must be a 0x-prefixed 20-byte address")
+      .optional(),
+  ),
+  /** x402 on Base: an external facilitator (its /verify, /settle, /supported). Unset: in-process. */
+  X402_FACILITATOR_URL: optionalUrl,
+  /**
+   * x402 on Base: the in-process facilitator's private key (0x + 32 bytes hex). It submits
+   * transferWithAuthorization and pays the gas; never the pay-to address. Unset without a
+   * facilitator URL: no Base entries.
+   */
+  X402_BASE_SETTLER_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, "X402_BASE_SETTLER_KEY must be a 0x-prefixed 32-byte hex key")
+      .optional(),
+  ),
+  /** x402 on Base: wei the settler may spend on gas per UTC day (0.005 ETH by default). */
+  X402_BASE_GAS_DAILY_BUDGET_WEI: z.coerce.bigint().nonnegative().default(5_000_000_000_000_000n),
   /** x402: overrides the USDC mint of SOLANA_NETWORK (Circle's mint by default). */
   X402_USDC_MINT: optionalString,
   /** x402: how long a quote stays payable. */

@@ -1,4 +1,5 @@
 import { isAddress } from "@solana/kit";
+import { getAddress, isAddress as isEvmAddress } from "viem";
 import type { AppContext } from "../app-context";
 import { badRequest } from "../errors/gateway-error";
 import { errorResponse, jsonResponse } from "../http/responses";
@@ -16,7 +17,9 @@ export async function handleX402WalletBalance(
   wallet: string,
 ): Promise<Response> {
   try {
-    if (!isAddress(wallet)) throw badRequest("payer_wallet is not a valid Solana address");
+    // Solana addresses are keyed as written; EVM ones in their checksum spelling, as credited.
+    if (isEvmAddress(wallet, { strict: false })) wallet = getAddress(wallet);
+    else if (!isAddress(wallet)) throw badRequest("payer_wallet is not a valid Solana or EVM address");
     const accountId = await findWalletAccountId(app.database.db, wallet);
     const balance = accountId === undefined ? undefined : await getAccountBalance(app.database.db, accountId);
     return jsonResponse(

@@ -35,7 +35,7 @@ export async function settleBalance(
   if (proof.network !== undefined && !networks.includes(proof.network)) {
     throw x402BadRequest(`x402 quote is payable on ${networks.join(", ")}, not ${proof.network}`);
   }
-  const payerWallet = proof.payerWallet;
+  let payerWallet = proof.payerWallet;
   // The proof is checked by the family that owns the wallet's address form (Ed25519 or EIP-191).
   const family = proof.network === undefined ? undefined : networkFamily(proof.network);
   // An address no rail recognises is refused by the first rail, in its own words.
@@ -44,6 +44,7 @@ export async function settleBalance(
       family === undefined ? candidate.isWallet(payerWallet) : candidate.family === family,
     ) ?? rails[0];
   if (!rail) throw x402BadRequest(x402Messages.unsupportedNetwork);
+  if (rail.isWallet(payerWallet)) payerWallet = rail.canonicalWallet(payerWallet);
   const checked = await rail.verifyWalletProof({ quoteId: quote.id, payerWallet, proof: proof.proof });
   if (checked.type === "invalid") throw x402BadRequest(checked.message);
   if (new Date() > quote.expiresAt) throw x402BadRequest(x402Messages.quoteExpired);

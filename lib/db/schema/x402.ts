@@ -97,6 +97,11 @@ export const x402Payments = pgTable(
     creditedMicrounits: bigint("credited_microunits", { mode: "bigint" }),
     /** Standard scheme: the fully signed transaction, kept until it is final. */
     signedTransaction: text("signed_transaction"),
+    /**
+     * EVM: the transaction that carried the authorization (the `signature` column holds the
+     * authorization's own key, `<token>:<from>:<nonce>`, which is what must never repeat).
+     */
+    transactionHash: text("transaction_hash"),
     /** Standard scheme: the lamports charged to the sponsored-fee budget. */
     sponsoredFeeLamports: bigint("sponsored_fee_lamports", { mode: "bigint" }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -118,3 +123,18 @@ export const x402SponsoredFees = pgTable("x402_sponsored_fees", {
   spentLamports: bigint("spent_lamports", { mode: "bigint" }).notNull(),
   settlements: integer("settlements").notNull().default(0),
 });
+
+/**
+ * Gas the in-process EVM facilitator spent per network and UTC day, in wei. Reserved before
+ * submission with a conditional upsert (like the Solana fee budget), trued up from the receipt.
+ */
+export const x402GasSpend = pgTable(
+  "x402_gas_spend",
+  {
+    network: text("network").notNull(),
+    day: date("day").notNull(),
+    spentWei: bigint("spent_wei", { mode: "bigint" }).notNull(),
+    settlements: integer("settlements").notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.network, table.day] })],
+);

@@ -76,6 +76,8 @@ export interface PaymentRail {
   }): Promise<WalletProofResult>;
   /** True when `wallet` is an address of this family (a wallet balance is keyed by it). */
   isWallet(wallet: string): boolean;
+  /** The one spelling a wallet balance is keyed by (EVM checksum case; Solana as is). */
+  canonicalWallet(wallet: string): string;
   /** Finishes payments a request left pending (crash, slow confirmation); returns how many. */
   reconcile(): Promise<number>;
 }

@@ -96,6 +96,7 @@ export function createSolanaRail(app: AppContext): PaymentRail {
     },
 
     isWallet: (wallet) => isAddress(wallet),
+    canonicalWallet: (wallet) => wallet,
 
     async reconcile() {
       return reconcilePendingClaims(app, await x402ServicesOf(app));

@@ -1,0 +1,116 @@
+import { x402Facilitator } from "@x402/core/facilitator";
+import { type FacilitatorClient, HTTPFacilitatorClient } from "@x402/core/server";
+import type { Network } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+  type PublicClient,
+  publicActions,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { chainIdOf, circleUsdcOf, type Eip712Token } from "../chains/evm/constants";
+import { eip3009Abi } from "../chains/evm/eip3009";
+import type { Env } from "../env";
+
+/** Everything the Base (EVM) rail needs, built once per app from its env. */
+export interface EvmServices {
+  network: string;
+  chainId: number;
+  payTo: Address;
+  /** The USDC contract; its EIP-712 domain is resolved on first use (`tokenDomain`). */
+  tokenAddress: Address;
+  tokenDomain(): Promise<Eip712Token>;
+  publicClient: PublicClient;
+  facilitator: Pick<FacilitatorClient, "verify" | "settle">;
+  /** The in-process settler's address; undefined with an external facilitator (it pays its own gas). */
+  settler: Address | undefined;
+  gasDailyBudgetWei: bigint;
+  maxTimeoutSeconds: number;
+  /** How long a submitted transfer may take to be mined before the claim is left pending. */
+  receiptTimeoutMs: number;
+}
+
+const defaultRpcUrls: Record<number, string> = {
+  8453: "https://mainnet.base.org",
+  84532: "https://sepolia.base.org",
+};
+
+/** The rail's services, or undefined when Base is not configured (no pay-to, or no way to settle). */
+export function buildEvmServices(env: Env): EvmServices | undefined {
+  if (!env.X402_BASE_PAY_TO) return undefined;
+  const network = env.X402_BASE_NETWORK;
+  const chainId = chainIdOf(network);
+  const rpcUrl = env.BASE_RPC_URL ?? defaultRpcUrls[chainId];
+  if (!rpcUrl) throw new Error(`BASE_RPC_URL is required for ${network}`);
+  const known = circleUsdcOf(chainId);
+  const tokenAddress = getAddress(env.X402_BASE_USDC ?? known?.address ?? "");
+  const payTo = getAddress(env.X402_BASE_PAY_TO);
+  const chain = defineChain({
+    id: chainId,
+    name: network,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
+
+  let facilitator: EvmServices["facilitator"];
+  let settler: Address | undefined;
+  if (env.X402_FACILITATOR_URL) {
+    facilitator = new HTTPFacilitatorClient({ url: env.X402_FACILITATOR_URL });
+  } else {
+    if (!env.X402_BASE_SETTLER_KEY) return undefined;
+    const account = privateKeyToAccount(env.X402_BASE_SETTLER_KEY as `0x${string}`);
+    if (account.address === payTo) {
+      throw new Error(
+        "X402_BASE_SETTLER_KEY must not be the X402_BASE_PAY_TO wallet: keep the settler a hot wallet",
+      );
+    }
+    const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) }).extend(publicActions);
+    const signer = toFacilitatorEvmSigner({
+      address: account.address,
+      readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] }),
+      verifyTypedData: (args) => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
+      writeContract: (args) =>
+        wallet.writeContract({ ...args, args: args.args ?? [] } as Parameters<
+          typeof wallet.writeContract
+        >[0]),
+      sendTransaction: (args) => wallet.sendTransaction(args),
+      waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+      getCode: (args) => wallet.getCode(args),
+    });
+    facilitator = new x402Facilitator().register(network as Network, new ExactEvmScheme(signer));
+    settler = account.address;
+  }
+
+  let domain: Promise<Eip712Token> | undefined;
+  return {
+    network,
+    chainId,
+    payTo,
+    tokenAddress,
+    tokenDomain() {
+      if (known && known.address === tokenAddress) return Promise.resolve(known);
+      // Another token (a local chain's FiatToken): its domain is what the contract says it is.
+      domain ??= Promise.all([
+        publicClient.readContract({ address: tokenAddress, abi: eip3009Abi, functionName: "name" }),
+        publicClient.readContract({ address: tokenAddress, abi: eip3009Abi, functionName: "version" }),
+      ]).then(([name, version]) => ({ address: tokenAddress, name, version }));
+      domain.catch(() => {
+        domain = undefined;
+      });
+      return domain;
+    },
+    publicClient: publicClient as PublicClient,
+    facilitator,
+    settler,
+    gasDailyBudgetWei: env.X402_BASE_GAS_DAILY_BUDGET_WEI,
+    maxTimeoutSeconds: env.X402_QUOTE_TTL_SECONDS,
+    receiptTimeoutMs: 30_000,
+  };
+}
