@@ -23,7 +23,7 @@ function prepareSameDialect(
 }
 
 /** A caller's body as IR; each codec validates its own wire format. */
-export function parseCallerRequest(from: CallerDialect, body: unknown): ChatRequest {
+function parseCallerRequest(from: CallerDialect, body: unknown): ChatRequest {
   switch (from) {
     case "openai":
       return parseOpenaiRequest(body);

@@ -9,7 +9,7 @@ import { renderResponsesResponse } from "./responses/render-response";
 import { responseAsEvents } from "./stream-codec";
 
 /** An upstream's non-streamed body as IR. */
-export function parseUpstreamResponse(from: Dialect, body: Record<string, unknown>): ChatResponse {
+function parseUpstreamResponse(from: Dialect, body: Record<string, unknown>): ChatResponse {
   return from === "openai" ? parseOpenaiResponse(body) : parseAnthropicResponse(body);
 }
 

@@ -1,7 +1,7 @@
 import { assertNever, type FinishReason } from "../ir";
 import type { ResponseObject } from "./wire-types";
 
-export interface FinishOutcome {
+interface FinishOutcome {
   status: "completed" | "incomplete";
   incompleteDetails: ResponseObject["incomplete_details"];
 }

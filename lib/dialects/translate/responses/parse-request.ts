@@ -13,7 +13,7 @@ export interface ResponsesContext {
   targets: ToolTargets;
 }
 
-export interface ParsedResponsesRequest {
+interface ParsedResponsesRequest {
   request: ChatRequest;
   context: ResponsesContext;
 }

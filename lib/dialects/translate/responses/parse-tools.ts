@@ -2,7 +2,7 @@ import type { ToolChoice as IrToolChoice, ToolDefinition } from "../ir";
 import type { CustomTool, FunctionTool, Tool, ToolChoice } from "./schemas";
 import { customInputField, flatToolName, type ToolTarget } from "./tool-targets";
 
-export interface ParsedTools {
+interface ParsedTools {
   tools: ToolDefinition[];
   /** Undefined when there is nothing to choose from: OpenAI refuses a choice without tools. */
   toolChoice: IrToolChoice | undefined;
