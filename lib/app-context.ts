@@ -20,6 +20,8 @@ export interface AppContext {
   registerLimiter: RateLimiter;
   /** Paid x402 attempts per client address: each one can cost RPC calls and simulations. */
   x402PaymentLimiter: RateLimiter;
+  /** Unpaid x402 quotes per client address: each one writes a quote row. */
+  x402QuoteLimiter: RateLimiter;
   /** count_tokens calls per token: free to the caller, forwarded on the operator's key. */
   countTokensLimiter: RateLimiter;
   close(): Promise<void>;
@@ -59,6 +61,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     upstreams: configuredUpstreams(env),
     registerLimiter: limiters.perMinute(env.REGISTER_RATE_LIMIT_PER_MINUTE, "register"),
     x402PaymentLimiter: limiters.perMinute(env.X402_PAYMENT_RATE_LIMIT_PER_MINUTE, "x402-payment"),
+    x402QuoteLimiter: limiters.perMinute(env.X402_QUOTE_RATE_LIMIT_PER_MINUTE, "x402-quote"),
     countTokensLimiter: limiters.perMinute(env.COUNT_TOKENS_RATE_LIMIT_PER_MINUTE, "count-tokens"),
     async close() {
       stopMaintenance?.();

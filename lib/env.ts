@@ -141,6 +141,8 @@ const envSchema = z.object({
     .transform((value) => value === "true" || value === "1"),
   /** Paid x402 attempts (requests carrying a payment header) per client address per minute. */
   X402_PAYMENT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /** Unpaid x402 quotes per client address per minute: each one writes a quote row. */
+  X402_QUOTE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   X402_QUOTE_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** x402 SOL rail: the live SOL/USD feed (Coinbase spot by default). */
   SOL_PRICE_URL: optionalUrl,

@@ -35,6 +35,17 @@ export async function handleX402Inference(
     const priced = await priceRequest(app, request, dialect);
     const proof = readPaymentProof(request.headers);
     if (!proof) {
+      const quotes = await app.x402QuoteLimiter.hit(clientIp(request));
+      if (!quotes.allowed) {
+        throw new GatewayError(
+          "rate_limited",
+          "rate limited: too many unpaid x402 quotes from this address",
+          {
+            headers: { "retry-after": String(quotes.retryAfterSeconds) },
+            details: { retry_after_seconds: quotes.retryAfterSeconds },
+          },
+        );
+      }
       const document = await issueQuote(app, rails, priced, `${publicBaseUrl(app, request)}${priced.path}`);
       // Co-signed payments a crash or a slow confirmation left pending are finished off the paid path.
       scheduleReconciliation(app, rails);

@@ -47,9 +47,8 @@ export async function priceRequest(
   const inference = parseInferenceRequest(dialect, parseJsonText(rawBody), rawBody);
   if (inference.maxTokens === undefined) throw x402BadRequest(x402Messages.maxTokensRequired);
   const model = resolveModel(app.catalog, inference.model);
-  if (!model) {
-    throw new GatewayError("model_not_found", `model not found: ${inference.model}`, { param: "model" });
-  }
+  // The reference service's answer for a model nobody serves, before any quote or payment.
+  if (!model) throw new GatewayError("no_provider", `no healthy provider for model: ${inference.model}`);
   const path = new URL(request.url).pathname;
   let routing: PricedRequest["routing"];
   try {

@@ -18,6 +18,8 @@ export interface PaymentReceipt {
   transaction: string;
   amount: string;
   cap_microunits: number;
+  /** The cap again, under the name the reference service's clients read. */
+  max_microunits: number;
   /** What this request cost. On a stream the header shows the cap; the final figure follows at the end. */
   charged_microunits: number;
   credited_microunits: number;
@@ -55,6 +57,7 @@ export function buildReceipt(input: ReceiptInput): PaymentReceipt {
     transaction: input.transaction,
     amount: input.receivedAmount.toString(),
     cap_microunits: Number(input.capMicrounits),
+    max_microunits: Number(input.capMicrounits),
     charged_microunits: Number(input.chargedMicrounits),
     credited_microunits: Number(input.creditedMicrounits),
     surplus_credited_microunits: Number(surplus > 0n ? surplus : 0n),

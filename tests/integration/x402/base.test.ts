@@ -128,6 +128,7 @@ describe.skipIf(unavailable !== undefined)("x402 on Base (local anvil + FiatToke
       charge_final: true,
     });
     expect(String(receipt.transaction)).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(receipt.max_microunits).toBe(receipt.cap_microunits);
     const onChain = await evm.client.getTransactionReceipt({ hash: receipt.transaction as Hex });
     expect(onChain.status).toBe("success");
     expect(await evm.usdcBalance(payTo)).toBe(before.payTo + 10_000n);
