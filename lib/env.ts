@@ -177,6 +177,21 @@ const envSchema = z.object({
   PROVIDER_JOB_DEADLINE_MS: z.coerce.number().int().positive().default(60_000),
   /** Provider agents beat every 15 s; an agent silent this long is out of routing. */
   PROVIDER_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * Host cashouts: the payout wallet's secret key (base58 64-byte secret or a solana-keygen
+   * JSON array). It pays withdrawals and bond returns in USDC; unset, payouts wait in `requested`.
+   */
+  HOST_PAYOUT_SECRET: optionalString,
+  HOST_WITHDRAW_MIN_MICROUNITS: z.coerce.bigint().positive().default(5_000_000n),
+  HOST_WITHDRAW_DAILY_CAP_MICROUNITS: z.coerce.bigint().positive().default(10_000_000_000n),
+  /** Withdrawals above this within 30 days of enrolment wait for an admin's approval. */
+  HOST_WITHDRAW_REVIEW_MICROUNITS: z.coerce.bigint().positive().default(1_000_000_000n),
+  /** Time between retirement and the bond's return (90 days). */
+  HOST_BOND_COOLDOWN_SECONDS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(90 * 24 * 3600),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 

@@ -7,6 +7,13 @@ import { handleCardQuote, handleCardSessionStatus, handleFundCard } from "../han
 import { handleFundingHistory } from "../handlers/funding-history";
 import { handleFundingOptions } from "../handlers/funding-options";
 import { handleHealth } from "../handlers/health";
+import {
+  handleApprovePayout,
+  handleHostBalance,
+  handleHostRetire,
+  handleHostTransactions,
+  handleHostWithdraw,
+} from "../handlers/host-earnings";
 import { handleHostEnroll } from "../handlers/host-enroll";
 import { handleDeleteListing, handleListListings, handlePutListing } from "../handlers/host-listings";
 import { handleHostProfile } from "../handlers/host-profile";
@@ -145,6 +152,31 @@ export const apiRoutes: ApiRoute[] = [
     method: "POST",
     pattern: /^\/v1\/host\/enroll\/?$/,
     handler: (app, request) => handleHostEnroll(app, request),
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/host\/balance\/?$/,
+    handler: (app, request) => handleHostBalance(app, request),
+  },
+  {
+    method: "GET",
+    pattern: /^\/v1\/host\/transactions\/?$/,
+    handler: (app, request) => handleHostTransactions(app, request),
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/host\/withdraw\/?$/,
+    handler: (app, request) => handleHostWithdraw(app, request),
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/host\/retire\/?$/,
+    handler: (app, request) => handleHostRetire(app, request),
+  },
+  {
+    method: "POST",
+    pattern: /^\/v1\/admin\/payouts\/([^/]+)\/approve\/?$/,
+    handler: (app, request, [id = ""]) => handleApprovePayout(app, request, id),
   },
   {
     method: "GET",

@@ -2,7 +2,15 @@ import { and, eq } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { accounts } from "../db/schema";
 
-export type AccountKind = "token" | "wallet" | "provider" | "treasury" | "external" | "suspense" | "bond";
+export type AccountKind =
+  | "token"
+  | "wallet"
+  | "provider"
+  | "treasury"
+  | "external"
+  | "suspense"
+  | "bond"
+  | "payout";
 
 /** Well-known system accounts. External accounts are the outside world and may go negative. */
 export const systemAccounts = {

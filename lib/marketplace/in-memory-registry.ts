@@ -59,7 +59,9 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
   }
 
   disconnect(providerId: string): void {
+    const connection = this.#connections.get(providerId);
     this.#close(providerId);
+    connection?.input.onRemoved?.();
   }
 
   liveOffers(): LiveOffer[] {

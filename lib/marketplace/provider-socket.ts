@@ -120,6 +120,10 @@ function runAgentSession(app: AppContext, ws: WebSocket): void {
             ? {}
             : { maxConcurrentTotal: verdict.maxConcurrentTotal }),
           transport: jobs.transport,
+          onRemoved: () => {
+            replaced = true;
+            ws.close(closeCodes.retired, "the host left the marketplace (retired)");
+          },
           onReplaced: () => {
             if (reannouncing) return;
             replaced = true;

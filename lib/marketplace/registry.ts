@@ -33,6 +33,8 @@ export interface AgentConnectionInput {
   transport: AgentTransport;
   /** Called when a newer connection of the same provider replaces this one. */
   onReplaced?(): void;
+  /** Called when the registry takes the provider out (retirement): the agent should be told and closed. */
+  onRemoved?(): void;
 }
 
 export interface AgentConnectionHandle {

@@ -1,0 +1,160 @@
+import { type Address, address, createSolanaRpc, isAddress, type KeyPairSigner } from "@solana/kit";
+import { and, eq, inArray } from "drizzle-orm";
+import type { AppContext } from "../app-context";
+import { defaultSolanaRpcUrl, usdcMintForNetwork } from "../chains/solana/constants";
+import { parseFeePayerSecret } from "../chains/solana/fee-payer-key";
+import { type BroadcastRpc, broadcastAndConfirm } from "../chains/solana/transaction-broadcast";
+import type { Database } from "../db/client";
+import { type HostPayout, hostPayouts } from "../db/schema";
+import { postTransaction } from "../ledger/post-transaction";
+import { log } from "../log";
+import { payoutAccountIds } from "./payout-accounts";
+import { signUsdcTransfer } from "./usdc-transfer";
+
+export interface PayoutRail {
+  rpc: BroadcastRpc & ReturnType<typeof createSolanaRpc>;
+  payer: KeyPairSigner;
+  mint: Address;
+}
+
+const rails = new WeakMap<AppContext, Promise<PayoutRail | undefined>>();
+
+/** The payout wallet and chain, or undefined when no payout wallet is configured. */
+export function payoutRailOf(app: AppContext): Promise<PayoutRail | undefined> {
+  let rail = rails.get(app);
+  if (!rail) {
+    const secret = app.env.HOST_PAYOUT_SECRET;
+    rail = secret
+      ? parseFeePayerSecret(secret).then((payer) => {
+          const mint = app.env.X402_USDC_MINT ?? usdcMintForNetwork(app.env.SOLANA_NETWORK);
+          if (!isAddress(mint)) throw new Error("X402_USDC_MINT is not a Solana address");
+          return {
+            rpc: createSolanaRpc(app.env.SOLANA_RPC_URL ?? defaultSolanaRpcUrl(app.env.SOLANA_NETWORK)),
+            payer,
+            mint: address(mint),
+          };
+        })
+      : Promise.resolve(undefined);
+    rails.set(app, rail);
+  }
+  return rail;
+}
+
+async function setStatus(database: Database, payout: HostPayout, from: string, changes: Partial<HostPayout>) {
+  const updated = await database
+    .update(hostPayouts)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(and(eq(hostPayouts.id, payout.id), eq(hostPayouts.status, from)))
+    .returning();
+  return updated[0];
+}
+
+/** The chain confirmed the transfer: the money leaves the books. */
+async function settleConfirmed(database: Database, payout: HostPayout): Promise<void> {
+  const ids = await payoutAccountIds(database, payout.hostId);
+  await database.transaction(async (tx) => {
+    const [row] = await tx
+      .update(hostPayouts)
+      .set({ status: "confirmed", confirmedAt: new Date(), updatedAt: new Date() })
+      .where(and(eq(hostPayouts.id, payout.id), eq(hostPayouts.status, "broadcast")))
+      .returning();
+    if (!row) return;
+    await postTransaction(tx, {
+      kind: "host_payout_confirmed",
+      idempotencyKey: `payout-confirmed:${payout.id}`,
+      metadata: { payout_id: payout.id, signature: payout.signature, kind: payout.kind },
+      entries: [
+        { accountId: ids.inFlight, amount: -payout.amount },
+        { accountId: ids.external, amount: payout.amount },
+      ],
+    });
+  });
+}
+
+/** The transfer failed on-chain: the amount goes back where it came from. */
+async function settleFailed(database: Database, payout: HostPayout, error: string): Promise<void> {
+  const ids = await payoutAccountIds(database, payout.hostId);
+  await database.transaction(async (tx) => {
+    const [row] = await tx
+      .update(hostPayouts)
+      .set({ status: "failed", error, updatedAt: new Date() })
+      .where(and(eq(hostPayouts.id, payout.id), eq(hostPayouts.status, "broadcast")))
+      .returning();
+    if (!row) return;
+    await postTransaction(tx, {
+      kind: "host_payout_failed",
+      idempotencyKey: `payout-failed:${payout.id}`,
+      metadata: { payout_id: payout.id, signature: payout.signature, error },
+      entries: [
+        { accountId: ids.inFlight, amount: -payout.amount },
+        { accountId: payout.kind === "bond_return" ? ids.bond : ids.provider, amount: payout.amount },
+      ],
+    });
+  });
+}
+
+/**
+ * One pass of the payout worker. A `requested` payout is signed and its signature and bytes
+ * are recorded (status `broadcast`) before the first send, so a crash can only leave a known
+ * transaction behind. A `broadcast` payout is re-sent as the same bytes and followed until it
+ * is confirmed, failed, or provably expired; only an expired one is signed again.
+ */
+export async function runPayouts(app: AppContext, options: { timeoutMs?: number } = {}): Promise<number> {
+  const rail = await payoutRailOf(app);
+  if (!rail) return 0;
+  const database = app.database.db;
+  const due = await database
+    .select()
+    .from(hostPayouts)
+    .where(inArray(hostPayouts.status, ["requested", "broadcast"]))
+    .orderBy(hostPayouts.createdAt)
+    .limit(20);
+  let finished = 0;
+  for (let payout of due) {
+    try {
+      if (payout.status === "requested") {
+        const { value: lifetime } = await rail.rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
+        const signed = await signUsdcTransfer({
+          payer: rail.payer,
+          mint: rail.mint,
+          destination: address(payout.destination),
+          amount: payout.amount,
+          lifetime,
+        });
+        const claimed = await setStatus(database, payout, "requested", {
+          status: "broadcast",
+          signature: signed.signature,
+          signedTransaction: signed.wireBase64,
+          attempts: payout.attempts + 1,
+        });
+        if (!claimed) continue;
+        payout = claimed;
+      }
+      if (!payout.signedTransaction) continue;
+      const result = await broadcastAndConfirm(rail.rpc, payout.signedTransaction, {
+        timeoutMs: options.timeoutMs ?? 20_000,
+      });
+      if (result.type === "confirmed") {
+        await settleConfirmed(database, payout);
+        finished += 1;
+      } else if (result.type === "failed") {
+        await settleFailed(database, payout, result.error);
+        finished += 1;
+      } else if (result.type === "expired") {
+        // It can never land: sign a fresh transfer on the next pass.
+        await setStatus(database, payout, "broadcast", {
+          status: "requested",
+          signature: null,
+          signedTransaction: null,
+        });
+      }
+    } catch (error) {
+      log.warn("payout attempt failed; retried on the next pass", { payout: payout.id, error });
+    }
+  }
+  return finished;
+}
+
+export function isSolanaAddress(value: string): boolean {
+  return isAddress(value);
+}

@@ -1,0 +1,101 @@
+import { and, eq, gte, inArray, sql } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { accounts, type Host, type HostPayout, hostPayouts } from "../db/schema";
+import type { Env } from "../env";
+import { GatewayError } from "../errors/gateway-error";
+import { postTransaction } from "../ledger/post-transaction";
+import { payoutAccountIds } from "./payout-accounts";
+
+export interface WithdrawalInput {
+  amount: bigint;
+  destination: string;
+  idempotencyKey: string;
+}
+
+const dayMs = 24 * 3600 * 1000;
+const reviewWindowMs = 30 * dayMs;
+
+/**
+ * Takes a withdrawal out of the host's balance and queues it for the payout worker, in one
+ * transaction with the host's account row locked: concurrent requests are serialised, the
+ * balance constraint forbids going below zero, and a repeated idempotency key returns the
+ * first payout instead of a second one.
+ */
+export async function requestWithdrawal(
+  database: Database,
+  env: Env,
+  host: Host,
+  input: WithdrawalInput,
+): Promise<{ payout: HostPayout; replayed: boolean }> {
+  if (input.amount < env.HOST_WITHDRAW_MIN_MICROUNITS) {
+    throw new GatewayError(
+      "bad_request",
+      `bad request: the minimum withdrawal is ${env.HOST_WITHDRAW_MIN_MICROUNITS} microunits`,
+      { param: "amount_usdc" },
+    );
+  }
+  const ids = await payoutAccountIds(database, host.id);
+  return database.transaction(async (tx) => {
+    const locked = await tx
+      .select({ balance: accounts.balance })
+      .from(accounts)
+      .where(eq(accounts.id, ids.provider))
+      .for("update");
+    const existing = await tx
+      .select()
+      .from(hostPayouts)
+      .where(and(eq(hostPayouts.hostId, host.id), eq(hostPayouts.idempotencyKey, input.idempotencyKey)));
+    if (existing[0]) return { payout: existing[0], replayed: true };
+    const balance = locked[0]?.balance ?? 0n;
+    if (input.amount > balance) {
+      throw new GatewayError(
+        "insufficient_balance",
+        `insufficient balance: ${balance} microunits can be withdrawn, ${input.amount} were asked`,
+      );
+    }
+    const since = new Date(Date.now() - dayMs);
+    const [today] = await tx
+      .select({ total: sql<string>`COALESCE(SUM(${hostPayouts.amount}), 0)` })
+      .from(hostPayouts)
+      .where(
+        and(
+          eq(hostPayouts.hostId, host.id),
+          eq(hostPayouts.kind, "withdrawal"),
+          gte(hostPayouts.createdAt, since),
+          inArray(hostPayouts.status, ["awaiting_approval", "requested", "broadcast", "confirmed"]),
+        ),
+      );
+    const used = BigInt(today?.total ?? "0");
+    if (used + input.amount > env.HOST_WITHDRAW_DAILY_CAP_MICROUNITS) {
+      throw new GatewayError(
+        "rate_limited",
+        `daily withdrawal cap reached: ${env.HOST_WITHDRAW_DAILY_CAP_MICROUNITS - used} microunits left in the last 24 hours`,
+      );
+    }
+    const young = Date.now() - host.enrolledAt.getTime() < reviewWindowMs;
+    const status =
+      young && input.amount > env.HOST_WITHDRAW_REVIEW_MICROUNITS ? "awaiting_approval" : "requested";
+    const [payout] = await tx
+      .insert(hostPayouts)
+      .values({
+        hostId: host.id,
+        kind: "withdrawal",
+        amount: input.amount,
+        destination: input.destination,
+        idempotencyKey: input.idempotencyKey,
+        status,
+      })
+      .returning();
+    if (!payout) throw new Error("payout insert returned nothing");
+    await postTransaction(tx, {
+      kind: "host_withdrawal_requested",
+      idempotencyKey: `payout-request:${payout.id}`,
+      metadata: { payout_id: payout.id, host_id: host.id, destination: input.destination },
+      entries: [
+        { accountId: ids.provider, amount: -input.amount },
+        { accountId: ids.inFlight, amount: input.amount },
+      ],
+    });
+    return { payout, replayed: false };
+  });
+}

@@ -1,0 +1,276 @@
+import { address, generateKeyPairSigner } from "@solana/kit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { finishRetirements, returnDueBonds } from "../../../lib/hosts/retire-host";
+import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
+import { postTransaction } from "../../../lib/ledger/post-transaction";
+import { runPayouts } from "../../../lib/payouts/payout-worker";
+import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
+import {
+  createMarketplaceFixture,
+  type MarketplaceFixture,
+  type TestHost,
+} from "../../helpers/marketplace-fixture";
+import {
+  b64,
+  connectScriptedAgent,
+  newAgentKey,
+  openAiDelta,
+  openAiUsage,
+} from "../../helpers/scripted-agent";
+import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
+import { keyPairWithSecret } from "../../helpers/x402-chain";
+
+let solana: LocalSolana;
+let gateway: TestGateway;
+let market: MarketplaceFixture;
+
+beforeAll(async () => {
+  solana = await startLocalSolana();
+  const payout = await keyPairWithSecret();
+  await solana.airdrop(payout.signer.address, 2_000_000_000n);
+  await solana.mintUsdc(payout.signer.address, 1_000_000_000n);
+  gateway = await startTestGateway({
+    env: {
+      SOLANA_RPC_URL: solana.rpcUrl,
+      SOLANA_NETWORK: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      HOST_PAYOUT_SECRET: payout.secret,
+      HOST_WITHDRAW_MIN_MICROUNITS: "1000",
+      HOST_WITHDRAW_DAILY_CAP_MICROUNITS: "50000",
+      HOST_WITHDRAW_REVIEW_MICROUNITS: "20000",
+      HOST_BOND_COOLDOWN_SECONDS: "0",
+    },
+  });
+  market = createMarketplaceFixture(gateway);
+});
+afterEach(async () => {
+  await market.cleanup();
+});
+afterAll(async () => {
+  await gateway?.close();
+  await solana?.close();
+});
+
+/** A host whose scripted agent served one streamed job of 1000 prompt / 200 completion tokens. */
+async function hostWithEarnings(): Promise<{ host: TestHost; earned: bigint }> {
+  const host = await market.enroll();
+  const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
+    metadata: { enrollment_code: string };
+  };
+  const agent = await connectScriptedAgent(gateway.baseUrl, {
+    key: newAgentKey(),
+    enrollmentCode: profile.metadata.enrollment_code,
+  });
+  await agent.next("auth_ok");
+  agent.send({
+    type: "capabilities",
+    models: [{ model_id: "gpt-4o", input_per_1m: 2_000_000, output_per_1m: 10_000_000, max_concurrent: 1 }],
+  });
+  await agent.next("capabilities_ack");
+  agent.send({ type: "heartbeat" });
+  const token = await gateway.createFundedToken(100_000_000n);
+  const pending = fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "X-Pod-Routing-Mode": "marketplace-only" },
+    body: JSON.stringify({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "hi" }] }),
+  });
+  const job = await agent.next("job");
+  agent.send({
+    type: "job_chunk",
+    job_id: job.job_id,
+    data: b64(`${openAiDelta("ok")}${openAiUsage(1000, 200)}data: [DONE]\n\n`),
+  });
+  agent.send({ type: "job_done", job_id: job.job_id });
+  await (await pending).text();
+  agent.close();
+  // 1000 × 2 + 200 × 10 = 4000 microunits charged; 80% = 3200 to the host.
+  return { host, earned: 3200n };
+}
+
+async function withdraw(host: TestHost, amount: string, key: string, destination?: string) {
+  return fetch(`${gateway.baseUrl}/v1/host/withdraw`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${host.hostToken}`,
+      "content-type": "application/json",
+      "idempotency-key": key,
+    },
+    body: JSON.stringify({ amount_usdc: amount, ...(destination ? { destination } : {}) }),
+  });
+}
+
+describe("host earnings and cashout", () => {
+  it("balance and transactions show the 80% credit of a settled job", async () => {
+    const { host, earned } = await hostWithEarnings();
+    const balance = (await (await host.call("GET", "/v1/host/balance")).json()) as Record<string, unknown>;
+    expect(balance).toMatchObject({
+      usdc_balance: Number(earned),
+      withdrawable_usdc_balance: Number(earned),
+    });
+    const list = (await (await host.call("GET", "/v1/host/transactions")).json()) as {
+      data: Array<{ kind: string; amount_microunits: number; model: string }>;
+    };
+    expect(list.data[0]).toMatchObject({
+      kind: "inference",
+      amount_microunits: Number(earned),
+      model: "gpt-4o",
+    });
+  });
+
+  it("withdraws to a wallet on the chain: requested → broadcast → confirmed, once per idempotency key", async () => {
+    const { host, earned } = await hostWithEarnings();
+    const wallet = await generateKeyPairSigner();
+    const first = await withdraw(host, "0.002", "w-1", wallet.address);
+    expect(first.status).toBe(202);
+    const payout = (await first.json()) as { id: string; status: string };
+    expect(payout.status).toBe("requested");
+    const replay = await withdraw(host, "0.002", "w-1", wallet.address);
+    expect(replay.status).toBe(200);
+    expect(((await replay.json()) as { id: string }).id).toBe(payout.id);
+
+    expect(await runPayouts(gateway.app)).toBe(1);
+    expect(await solana.getTokenBalance(wallet.address, solana.usdcMint)).toBe(2000n);
+    const balance = (await (await host.call("GET", "/v1/host/balance")).json()) as {
+      usdc_balance: number;
+      payouts: Array<{ id: string; status: string; signature: string }>;
+    };
+    expect(balance.usdc_balance).toBe(Number(earned) - 2000);
+    expect(balance.payouts[0]).toMatchObject({ id: payout.id, status: "confirmed" });
+    expect(await runPayouts(gateway.app)).toBe(0);
+    expect(await solana.getTokenBalance(wallet.address, solana.usdcMint)).toBe(2000n);
+  });
+
+  it("refuses below the minimum, above the balance, and never pays more than the balance under concurrency", async () => {
+    const { host, earned } = await hostWithEarnings();
+    expect((await withdraw(host, "0.0001", "small")).status).toBe(400);
+    const tooMuch = await withdraw(host, "0.004", "big");
+    expect(tooMuch.status).toBe(402);
+    const attempts = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => withdraw(host, "0.001", `parallel-${i}`)),
+    );
+    const accepted = attempts.filter((response) => response.status === 202).length;
+    expect(accepted).toBe(Number(earned / 1000n));
+    expect(attempts.filter((response) => response.status === 402)).toHaveLength(6 - accepted);
+    const providerAccount = await ensureAccount(gateway.app.database.db, "provider", host.providerId);
+    expect((await getAccountBalance(gateway.app.database.db, providerAccount)).balance).toBe(
+      earned - BigInt(accepted) * 1000n,
+    );
+  });
+
+  it("a crash between broadcast and confirmation re-sends the same transaction, never a second one", async () => {
+    const { host } = await hostWithEarnings();
+    const wallet = await generateKeyPairSigner();
+    await withdraw(host, "0.003", "crash", wallet.address);
+    solana.holdConfirmations();
+    // The worker gives up waiting (as a crash would): the payout stays broadcast with its signature.
+    expect(await runPayouts(gateway.app, { timeoutMs: 300 })).toBe(0);
+    const pending = (await (await host.call("GET", "/v1/host/balance")).json()) as {
+      payouts: Array<{ status: string; signature: string }>;
+    };
+    expect(pending.payouts[0]?.status).toBe("broadcast");
+    solana.releaseConfirmations();
+    expect(await runPayouts(gateway.app)).toBeGreaterThanOrEqual(1);
+    const done = (await (await host.call("GET", "/v1/host/balance")).json()) as {
+      payouts: Array<{ status: string; signature: string }>;
+    };
+    expect(done.payouts[0]).toMatchObject({ status: "confirmed", signature: pending.payouts[0]?.signature });
+    expect(await solana.getTokenBalance(wallet.address, solana.usdcMint)).toBe(3000n);
+  });
+
+  it("a large withdrawal in the first month waits for admin approval", async () => {
+    const { host } = await hostWithEarnings();
+    const providerAccount = await ensureAccount(gateway.app.database.db, "provider", host.providerId);
+    const source = await ensureAccount(gateway.app.database.db, "external", "test-earnings");
+    await gateway.app.database.db.transaction((tx) =>
+      postTransaction(tx, {
+        kind: "test_credit",
+        entries: [
+          { accountId: source, amount: -30_000n },
+          { accountId: providerAccount, amount: 30_000n },
+        ],
+      }),
+    );
+    const response = await withdraw(host, "0.03", "large");
+    const payout = (await response.json()) as { id: string; status: string };
+    expect(payout.status).toBe("awaiting_approval");
+    expect(await runPayouts(gateway.app)).toBe(0);
+    const approved = await fetch(`${gateway.baseUrl}/v1/admin/payouts/${payout.id}/approve`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${testAdminToken}` },
+    });
+    expect(approved.status).toBe(200);
+    expect(await runPayouts(gateway.app)).toBe(1);
+  });
+});
+
+describe("retirement", () => {
+  it("drains in-flight jobs, leaves routing, and returns the bond after the cooldown", async () => {
+    const host = await market.enroll();
+    const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
+      metadata: { enrollment_code: string };
+    };
+    // The bond as the deposit watcher books it: 50 USDC in the host's bond account.
+    const bond = await ensureAccount(gateway.app.database.db, "bond", host.providerId);
+    const deposits = await ensureAccount(gateway.app.database.db, "external", "test-bond-deposits");
+    await gateway.app.database.db.transaction((tx) =>
+      postTransaction(tx, {
+        kind: "bond_deposit",
+        entries: [
+          { accountId: deposits, amount: -50_000_000n },
+          { accountId: bond, amount: 50_000_000n },
+        ],
+      }),
+    );
+    const agent = await connectScriptedAgent(gateway.baseUrl, {
+      key: newAgentKey(),
+      enrollmentCode: profile.metadata.enrollment_code,
+    });
+    await agent.next("auth_ok");
+    agent.send({
+      type: "capabilities",
+      models: [{ model_id: "gpt-4o-mini", input_per_1m: 100_000, output_per_1m: 400_000, max_concurrent: 1 }],
+    });
+    await agent.next("capabilities_ack");
+    agent.send({ type: "heartbeat" });
+    const token = await gateway.createFundedToken(10_000_000n);
+    const pending = fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "X-Pod-Routing-Mode": "marketplace-only" },
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        stream: true,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+    const job = await agent.next("job");
+    agent.send({ type: "job_chunk", job_id: job.job_id, data: b64(openAiDelta("still ")) });
+
+    const retire = await host.call("POST", "/v1/host/retire");
+    expect(retire.status).toBe(202);
+    // Out of routing at once, while the running job continues.
+    const refused = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "X-Pod-Routing-Mode": "marketplace-only" },
+      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(refused.status).toBe(503);
+    expect(await finishRetirements(gateway.app)).toBe(0);
+    agent.send({
+      type: "job_chunk",
+      job_id: job.job_id,
+      data: b64(`${openAiDelta("served")}${openAiUsage(5, 2)}data: [DONE]\n\n`),
+    });
+    agent.send({ type: "job_done", job_id: job.job_id });
+    expect(await (await pending).text()).toContain("served");
+    await expect.poll(() => finishRetirements(gateway.app)).toBe(1);
+    expect((await agent.closed).code).toBe(4003);
+    const profileAfter = (await (await host.call("GET", "/v1/host/profile")).json()) as { status: string };
+    expect(profileAfter.status).toBe("retired");
+
+    const hostWallet = address("GXfqVnZENHzvim8rNN8TPwqxWXQe8EBbxhcEMYE8Z7BS");
+    const walletBefore = await solana.getTokenBalance(hostWallet, solana.usdcMint);
+    expect(await returnDueBonds(gateway.app)).toBe(1);
+    expect(await runPayouts(gateway.app)).toBe(1);
+    expect((await solana.getTokenBalance(hostWallet, solana.usdcMint)) - walletBefore).toBe(50_000_000n);
+    expect((await getAccountBalance(gateway.app.database.db, bond)).balance).toBe(0n);
+  });
+});
