@@ -27,6 +27,7 @@ export function SiteHeader({ withMenu = false }: { withMenu?: boolean }) {
           <Link href="/docs">Docs</Link>
           <Link href="/docs/api/overview">API</Link>
           <Link href="/docs/resources/for-agents">For agents</Link>
+          <Link href="/dashboard">Dashboard</Link>
         </nav>
         <div className="site-header__actions">
           <Search />

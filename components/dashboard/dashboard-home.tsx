@@ -1,0 +1,54 @@
+import Link from "next/link";
+import { getDailySpendByModel, getSpendSummary, lastUtcDays } from "@/lib/dashboard/queries";
+import { DashboardNav } from "./dashboard-nav";
+import type { DashboardSession } from "./dashboard-session";
+import { RequestsTable } from "./requests-table";
+import { SnippetTabs } from "./snippet-tabs";
+import { buildSnippets } from "./snippets";
+import { SpendChart } from "./spend-chart";
+import { StatCards } from "./stat-cards";
+
+const chartDays = 30;
+
+/** The signed-in overview: numbers, the spend chart, recent activity and client setups. */
+export async function DashboardHome({ session }: { session: DashboardSession }) {
+  const db = session.app.database.db;
+  const now = new Date();
+  const [summary, daily] = await Promise.all([
+    getSpendSummary(db, session.record.accountId, now),
+    getDailySpendByModel(db, session.record.accountId, chartDays, now),
+  ]);
+  return (
+    <>
+      <header className="dash-header">
+        <h1>Overview</h1>
+        <p className="dash-lead">
+          Token <code className="dash-token-hint">…{session.token.slice(-6)}</code> · deposit code{" "}
+          <code>{session.record.depositCode}</code>
+        </p>
+      </header>
+      <DashboardNav current="/dashboard" />
+      <StatCards summary={summary} />
+      {summary.available === 0n ? (
+        <p className="dash-alert dash-alert--info">
+          Your balance is empty: requests answer 402 until you <Link href="/dashboard/fund">add funds</Link>.
+        </p>
+      ) : null}
+      <section className="dash-section" aria-labelledby="spend-title">
+        <h2 id="spend-title">Spend</h2>
+        <SpendChart days={lastUtcDays(chartDays, now)} rows={daily} />
+      </section>
+      <section className="dash-section" aria-labelledby="activity-title">
+        <h2 id="activity-title">Recent activity</h2>
+        <RequestsTable token={session.token} />
+      </section>
+      <section className="dash-section" aria-labelledby="snippets-title">
+        <h2 id="snippets-title">Use it</h2>
+        <p className="dash-muted">
+          Your base URLs carry the token: keep these snippets private. The API key the SDKs send is ignored.
+        </p>
+        <SnippetTabs snippets={buildSnippets(session.baseUrl, session.token)} />
+      </section>
+    </>
+  );
+}

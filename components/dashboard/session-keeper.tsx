@@ -1,0 +1,40 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { rememberedToken, rememberToken, signIn, tokenFromHash } from "./token-store";
+
+/**
+ * Runs on every dashboard page. A `#token=` link (the register response's dashboard_url)
+ * signs the browser in and is dropped from the address bar first, so history never keeps it.
+ */
+export function SessionKeeper({ signedIn, token }: { signedIn: boolean; token?: string }) {
+  const router = useRouter();
+  const [message, setMessage] = useState<string | undefined>(undefined);
+
+  useEffect(() => {
+    const fromHash = tokenFromHash(window.location.hash);
+    if (fromHash !== undefined) {
+      window.history.replaceState(
+        window.history.state,
+        "",
+        window.location.pathname + window.location.search,
+      );
+      void signIn(fromHash).then((result) => {
+        if (result.ok) {
+          rememberToken(fromHash);
+          router.refresh();
+        } else setMessage(`That dashboard link did not sign you in: ${result.message}`);
+      });
+      return;
+    }
+    // Signed in by a cookie from before: remember the token here too.
+    if (signedIn && token !== undefined && rememberedToken() === undefined) rememberToken(token);
+  }, [signedIn, token, router]);
+
+  return message === undefined ? null : (
+    <p className="dash-alert dash-alert--warn" role="alert">
+      {message}
+    </p>
+  );
+}
