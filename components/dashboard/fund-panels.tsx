@@ -1,0 +1,47 @@
+"use client";
+
+import dynamic from "next/dynamic";
+import { useEffect, useState } from "react";
+import { CardFunding } from "./card-funding";
+import { type FundingOptions, fetchFundingOptions } from "./funding-options";
+
+// The wallet code (wallet adapter, web3.js) loads only on this page, and only when deposits are on.
+const SolanaDeposit = dynamic(() => import("./solana-deposit").then((module) => module.SolanaDeposit), {
+  ssr: false,
+  loading: () => <p className="dash-muted">Loading wallet support…</p>,
+});
+
+/** The two ways in: card and USDC from a Solana wallet, as the gateway's funding options allow. */
+export function FundPanels({ token, canceled }: { token: string; canceled: boolean }) {
+  const [options, setOptions] = useState<FundingOptions | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+
+  useEffect(() => {
+    fetchFundingOptions(token).then(setOptions, (caught: unknown) =>
+      setError(caught instanceof Error ? caught.message : "could not load the funding options"),
+    );
+  }, [token]);
+
+  if (error !== undefined)
+    return (
+      <p className="dash-alert dash-alert--error" role="alert">
+        Funding options could not be loaded: {error}
+      </p>
+    );
+  if (options === undefined) return <p className="dash-muted">Loading funding options…</p>;
+  return (
+    <div className="dash-fund">
+      <CardFunding token={token} options={options.card} canceled={canceled} />
+      {options.solana.enabled ? (
+        <SolanaDeposit token={token} options={options.solana} />
+      ) : (
+        <section className="dash-card" aria-labelledby="usdc-title">
+          <h2 id="usdc-title">USDC on Solana</h2>
+          <p className="dash-muted">
+            {options.solana.reason ?? "On-chain deposits are off on this gateway."}
+          </p>
+        </section>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,224 @@
+"use client";
+
+import { WalletReadyState } from "@solana/wallet-adapter-base";
+import { ConnectionProvider, useConnection, useWallet, WalletProvider } from "@solana/wallet-adapter-react";
+import { PublicKey, VersionedTransaction } from "@solana/web3.js";
+import { useEffect, useState } from "react";
+import { buildDepositTransaction, parseUsdc, payerUsdcAccount } from "./deposit-transaction";
+import { formatUsd } from "./format";
+import type { SolanaOptions } from "./funding-options";
+
+type Step = "idle" | "signing" | "sent" | "confirmed" | "credited" | "failed";
+const order = ["signing", "sent", "confirmed", "credited"] as const;
+const labels: Record<(typeof order)[number], string> = {
+  signing: "Approve in your wallet",
+  sent: "Sent to the network",
+  confirmed: "Confirmed on chain",
+  credited: "Credited to your balance",
+};
+
+/**
+ * USDC from a Solana wallet. Any wallet that implements the Wallet Standard is detected
+ * (`wallets={[]}`: no per-wallet adapter packages); the page builds the deposit (TransferChecked
+ * + Memo with the deposit code), the wallet signs it, and the gateway's watcher credits it.
+ */
+export function SolanaDeposit({ token, options }: { token: string; options: SolanaOptions }) {
+  return (
+    <ConnectionProvider endpoint={options.rpc_url} config={{ commitment: "confirmed" }}>
+      <WalletProvider wallets={[]} autoConnect={false}>
+        <DepositForm token={token} options={options} />
+      </WalletProvider>
+    </ConnectionProvider>
+  );
+}
+
+async function availableBalance(token: string): Promise<number> {
+  const response = await fetch(`/proxy/${token}/balance`, { cache: "no-store" });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return ((await response.json()) as { usdc_balance: number }).usdc_balance;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));
+
+function DepositForm({ token, options }: { token: string; options: SolanaOptions }) {
+  const { connection } = useConnection();
+  const { wallets, wallet, select, connect, connected, connecting, publicKey, sendTransaction, disconnect } =
+    useWallet();
+  const [amountText, setAmountText] = useState("10");
+  const [usdcBalance, setUsdcBalance] = useState<bigint | undefined>(undefined);
+  const [step, setStep] = useState<Step>("idle");
+  const [signature, setSignature] = useState<string | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [newBalance, setNewBalance] = useState<number | undefined>(undefined);
+  const installed = wallets.filter((entry) => entry.readyState === WalletReadyState.Installed);
+  const amount = parseUsdc(amountText, options.usdc_decimals);
+  const payer = publicKey?.toBase58();
+
+  // select() only picks the wallet; connect once the adapter for it is in place.
+  useEffect(() => {
+    if (wallet && !connected && !connecting)
+      connect().catch((caught: unknown) =>
+        setError(caught instanceof Error ? caught.message : "could not connect"),
+      );
+  }, [wallet, connected, connecting, connect]);
+
+  useEffect(() => {
+    if (payer === undefined) return;
+    setUsdcBalance(undefined);
+    payerUsdcAccount(options, payer)
+      .then((account) => connection.getTokenAccountBalance(new PublicKey(account)))
+      .then((result) => setUsdcBalance(BigInt(result.value.amount)))
+      .catch(() => setUsdcBalance(0n));
+  }, [payer, options, connection]);
+
+  async function deposit() {
+    if (payer === undefined || amount === undefined) return;
+    setError(undefined);
+    setSignature(undefined);
+    setNewBalance(undefined);
+    setStep("signing");
+    try {
+      const before = await availableBalance(token);
+      const latest = await connection.getLatestBlockhash("confirmed");
+      const bytes = await buildDepositTransaction(options, payer, amount, latest);
+      const sent = await sendTransaction(VersionedTransaction.deserialize(bytes), connection);
+      setSignature(sent);
+      setStep("sent");
+      await waitForCommitment(sent);
+      setStep("confirmed");
+      // The watcher credits once the transfer reaches the gateway's commitment; watch the balance.
+      for (let attempt = 0; attempt < 200; attempt += 1) {
+        const now = await availableBalance(token);
+        if (BigInt(now) >= BigInt(before) + amount) {
+          setNewBalance(now);
+          setStep("credited");
+          return;
+        }
+        await sleep(1500);
+      }
+      throw new Error(
+        "the deposit is on chain but not credited yet; it will appear on the overview when it is",
+      );
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "the deposit failed");
+      setStep("failed");
+    }
+  }
+
+  async function waitForCommitment(sent: string) {
+    const wanted = options.commitment === "finalized" ? ["finalized"] : ["confirmed", "finalized"];
+    for (let attempt = 0; attempt < 120; attempt += 1) {
+      const { value } = await connection.getSignatureStatuses([sent]);
+      const status = value[0];
+      if (status?.err) throw new Error("the transaction failed on chain; nothing was credited");
+      if (status?.confirmationStatus && wanted.includes(status.confirmationStatus)) return;
+      await sleep(1000);
+    }
+    throw new Error("the transaction was not confirmed in time");
+  }
+
+  const busy = step === "signing" || step === "sent" || step === "confirmed";
+  return (
+    <section className="dash-card" aria-labelledby="usdc-title">
+      <h2 id="usdc-title">USDC on Solana</h2>
+      <p className="dash-muted">
+        Connect a wallet and send USDC; the page adds your deposit code <code>{options.memo}</code> as a memo
+        so the deposit lands on this token. 1 USDC = $1.00 of balance, no fee.
+      </p>
+      {!connected ? (
+        installed.length === 0 ? (
+          <p className="dash-alert dash-alert--info">
+            No Solana wallet found in this browser. Install one that supports the Wallet Standard, or send
+            USDC to <code>{options.deposit_address}</code> with the memo <code>{options.memo}</code> from any
+            wallet.
+          </p>
+        ) : (
+          <fieldset className="dash-wallets" aria-label="Wallets">
+            {installed.map((entry) => (
+              <button
+                key={entry.adapter.name}
+                type="button"
+                className="dash-button"
+                onClick={() => select(entry.adapter.name)}
+                disabled={connecting}
+              >
+                {/* biome-ignore lint/performance/noImgElement: a wallet's own data: URI icon. */}
+                <img src={entry.adapter.icon} alt="" />
+                Connect {entry.adapter.name}
+              </button>
+            ))}
+          </fieldset>
+        )
+      ) : (
+        <>
+          <p className="dash-muted">
+            Connected: <code data-testid="wallet-address">{payer}</code>{" "}
+            <button
+              type="button"
+              className="dash-button dash-button--quiet"
+              onClick={() => void disconnect()}
+            >
+              Disconnect
+            </button>
+            <br />
+            Wallet USDC: {usdcBalance === undefined ? "…" : formatUsd(usdcBalance).replace("$", "")}
+          </p>
+          <div className="dash-form">
+            <label htmlFor="usdc-amount" className="dash-label">
+              Amount (USDC)
+            </label>
+            <input
+              id="usdc-amount"
+              className="dash-input"
+              inputMode="decimal"
+              value={amountText}
+              onChange={(event) => setAmountText(event.target.value)}
+              aria-invalid={amount === undefined}
+            />
+            <button
+              type="button"
+              className="dash-button dash-button--primary"
+              disabled={amount === undefined || busy || (usdcBalance !== undefined && amount > usdcBalance)}
+              onClick={() => void deposit()}
+            >
+              Deposit {amount === undefined ? "" : formatUsd(amount).replace("$", "")} USDC
+            </button>
+          </div>
+          {usdcBalance !== undefined && amount !== undefined && amount > usdcBalance ? (
+            <p className="dash-alert dash-alert--error">The wallet holds less USDC than that.</p>
+          ) : null}
+        </>
+      )}
+      {step === "idle" ? null : (
+        <ol className="dash-steps" aria-live="polite" data-step={step}>
+          {order.map((entry, index) => {
+            const reached = step === "failed" ? -1 : order.indexOf(step);
+            const state =
+              index < reached || step === "credited" ? "done" : index === reached ? "active" : "todo";
+            return (
+              <li key={entry} data-state={state}>
+                <span aria-hidden="true">{state === "done" ? "✓" : state === "active" ? "●" : "○"}</span>
+                {labels[entry]}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {signature === undefined ? null : (
+        <p className="dash-muted">
+          Transaction <code data-testid="deposit-signature">{signature.slice(0, 16)}…</code>
+        </p>
+      )}
+      {newBalance === undefined ? null : (
+        <p className="dash-alert dash-alert--ok" role="status">
+          Credited. New balance: <strong data-testid="new-balance">{formatUsd(newBalance)}</strong>
+        </p>
+      )}
+      {error === undefined ? null : (
+        <p className="dash-alert dash-alert--error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
