@@ -4,7 +4,7 @@ import { formatUsd } from "./format";
 const maxSeries = 5;
 const width = 720;
 const height = 220;
-const plot = { left: 56, right: 8, top: 12, bottom: 26 };
+const plot = { left: 76, right: 8, top: 12, bottom: 26 };
 
 interface Series {
   name: string;
