@@ -52,7 +52,8 @@ export async function openDevice(
   page.on("console", (message) => {
     // Only our pages count: the Stripe stand-in is someone else's page (its favicon 404s).
     const source = message.location().url || page.url();
-    if (message.type() === "error" && source.startsWith(baseUrl)) errors.push(`${message.text()} (${source})`);
+    if (message.type() === "error" && source.startsWith(baseUrl))
+      errors.push(`${message.text()} (${source})`);
   });
   page.on("pageerror", (error) => errors.push(error.message));
   return { page, context, errors };
