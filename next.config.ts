@@ -8,6 +8,8 @@ const nextConfig: NextConfig = {
     return {
       // Checked before the dynamic /docs/[section]/[page] route would take "page.md" as a page name.
       beforeFiles: [
+        // Browsers ask for /favicon.ico whatever the page declares; answer with the SVG icon.
+        { source: "/favicon.ico", destination: "/favicon.svg" },
         { source: "/docs.md", destination: "/docs-md" },
         { source: "/docs/:slug(.+)\\.md", destination: "/docs-md/:slug" },
       ],

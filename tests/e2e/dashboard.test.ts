@@ -110,7 +110,7 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
     );
     expect(page.url()).toBe(`${gateway.baseUrl}/dashboard`);
     await expectNoConsoleErrors(watched);
-  });
+  }, 240_000);
 
   it("signs in from the register response's dashboard_url and drops the token from the address bar", async () => {
     const registered = (await (await fetch(`${gateway.baseUrl}/v1/register`, { method: "POST" })).json()) as {
@@ -134,7 +134,7 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
     expect(referrer.length).toBeGreaterThan(0);
     expect(new Set(referrer)).toEqual(new Set(["no-referrer"]));
     await expectNoConsoleErrors(watched);
-  });
+  }, 240_000);
 
   it("signs in on another device with a pasted token, and signs out", async () => {
     const watched = await device({ width: phone.width, dark: true });
@@ -156,7 +156,7 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
     // Console errors here would be the expected 401 of the unknown token; only page errors count.
     expect(watched.errors.filter((text) => !text.includes("401"))).toEqual([]);
     await watched.context.close();
-  });
+  }, 240_000);
 
   it("refuses a cross-site sign-in and a sign-in sent as a form", async () => {
     const cross = await fetch(`${gateway.baseUrl}/dashboard/session`, {
@@ -215,7 +215,7 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
     await shoot(page, "dashboard-card-return-desktop");
     expect((await gateway.balanceOf(token)).available).toBe(20_000_000n);
     await expectNoConsoleErrors(watched);
-  });
+  }, 240_000);
 
   it("makes calls with the copied curl and OpenAI SDK snippets, then shows them in the chart and table", async () => {
     const watched = await device();
@@ -275,7 +275,7 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
     await darkDesktop.page.locator(".dash-table tr[data-kind]").first().waitFor();
     await shoot(darkDesktop.page, "dashboard-home-desktop-dark");
     await expectNoConsoleErrors(darkDesktop);
-  });
+  }, 240_000);
 
   it("pages through the activity table", async () => {
     for (let index = 0; index < 11; index += 1) {
@@ -300,5 +300,5 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
     await page.getByText("Page 1").waitFor();
     await expect(rows.first().textContent()).resolves.toBe(firstPage[0]);
     await expectNoConsoleErrors(watched);
-  });
+  }, 240_000);
 });
