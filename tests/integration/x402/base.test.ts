@@ -1,4 +1,7 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import path from "node:path";
 import { PaymentRequiredV2Schema } from "@x402/core/schemas";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
@@ -8,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eip3009Abi } from "../../../lib/chains/evm/eip3009";
 import { SOLANA_DEVNET_CAIP2 } from "../../../lib/chains/solana/constants";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { extractCodeBlocks } from "../../docs/extract-snippets";
 import { baseEntry, craftedBaseHeader, officialBaseHeader } from "../../helpers/evm/base-payer";
 import { anvilUnavailable, type LocalEvm, startLocalEvm } from "../../helpers/evm/local-evm";
 import { chatBody, startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
@@ -23,6 +27,7 @@ import {
  * @x402/fetch + @x402/evm client pays, the in-process facilitator submits
  * transferWithAuthorization, and every refusal leaves nothing served and nothing credited.
  */
+const repoRoot = path.resolve(import.meta.dirname, "../../..");
 const unavailable = await anvilUnavailable();
 if (unavailable) console.warn(`skipping the Base x402 tests: anvil cannot start here (${unavailable})`);
 
@@ -173,6 +178,44 @@ describe.skipIf(unavailable !== undefined)("x402 on Base (local anvil + FiatToke
       }),
     });
     expect(forged.status).toBe(400);
+  });
+
+  it("the guide's pay-on-base.ts runs as written and pays", async () => {
+    const guide = readFileSync(path.join(repoRoot, "content/docs/using/x402-payments.mdx"), "utf8");
+    const block = extractCodeBlocks(guide).find((candidate) =>
+      candidate.meta.includes('title="pay-on-base.ts"'),
+    );
+    if (!block) throw new Error("the guide has no pay-on-base.ts");
+    const scratch = path.join(repoRoot, "node_modules/.cache/pod-x402-doc-examples");
+    mkdirSync(scratch, { recursive: true });
+    const file = path.join(scratch, "pay-on-base.mts");
+    writeFileSync(file, block.code);
+    const { key, account } = await evm.fundedAccount({ usdc: 1_000_000n });
+    const output = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ["--import", "tsx", file],
+        {
+          env: {
+            NODE_ENV: "test",
+            PATH: process.env.PATH ?? "/usr/bin:/bin",
+            HOME: process.env.HOME ?? "/tmp",
+            POD_BASE_URL: x402.gateway.baseUrl,
+            EVM_PRIVATE_KEY: key,
+          },
+          timeout: 60_000,
+        },
+        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+      );
+    });
+    expect(output.code, `${output.stdout}\n${output.stderr}`).toBe(0);
+    expect(output.stdout).toMatch(/^200 /m);
+    const line = output.stdout.split("\n").find((candidate) => candidate.startsWith("{"));
+    expect(JSON.parse(line ?? "{}")).toMatchObject({
+      success: true,
+      network: evm.network,
+      payer: account.address,
+    });
   });
 
   it("pays a streamed messages request", async () => {
