@@ -162,6 +162,11 @@ const envSchema = z.object({
   /** count_tokens calls per token per minute: they are free to the caller but use an upstream key. */
   COUNT_TOKENS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   HOLD_TTL_SECONDS: z.coerce.number().int().positive().default(900),
+  /**
+   * A request without its own output limit holds at most 1/HOLD_BALANCE_SHARE of the free
+   * balance (or its worst case, if smaller) and its forwarded limit is bounded to match.
+   */
+  HOLD_BALANCE_SHARE: z.coerce.number().int().min(1).max(1_000_000).default(32),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   MAX_BODY_BYTES: z.coerce
     .number()

@@ -21,15 +21,76 @@ export async function readBodyText(request: Request, limit: number): Promise<str
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Deeper than any real request; deeper values overflow the stack of JSON.stringify and schema checks. */
+export const maxJsonDepth = 64;
+
 export function parseJsonText(text: string): unknown {
   if (text.trim() === "") throw badRequest("invalid JSON: empty body");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw badRequest(`invalid JSON: ${error instanceof Error ? error.message : "unparseable"}`);
   }
+  if (jsonDepthExceeds(text, maxJsonDepth))
+    throw badRequest(`invalid JSON: nested deeper than ${maxJsonDepth} levels`);
+  return value;
 }
 
+/** Counts bracket depth outside strings: linear and without recursion, whatever the input. */
+function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 92)
+        index += 1; // backslash: skip the escaped character
+      else if (code === 34) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 123 || code === 91) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (code === 125 || code === 93) depth -= 1;
+  }
+  return false;
+}
+
+/**
+ * A JSON body whose strings are stored (names, labels, reasons, keys): NUL and lone
+ * surrogates are refused here, since Postgres text cannot hold them and would fail the write.
+ */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
-  return parseJsonText(await readBodyText(request, limit));
+  const value = parseJsonText(await readBodyText(request, limit));
+  const path = firstUnstorableString(value);
+  if (path !== undefined)
+    throw badRequest(`${path || "body"} contains a NUL character or an unpaired surrogate`, {
+      ...(path ? { param: path } : {}),
+    });
+  return value;
+}
+
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The path of the first string (or key) Postgres cannot store, if any. */
+function firstUnstorableString(root: unknown): string | undefined {
+  const bad = (text: string) => text.includes("\u0000") || loneSurrogate.test(text);
+  const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: "" }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, path } = item;
+    if (typeof value === "string") {
+      if (bad(value)) return path;
+    } else if (Array.isArray(value)) {
+      value.forEach((child, index) => {
+        stack.push({ value: child, path: `${path}[${index}]` });
+      });
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        const childPath = path ? `${path}.${key}` : key;
+        if (bad(key)) return childPath;
+        stack.push({ value: child, path: childPath });
+      }
+    }
+  }
+  return undefined;
 }

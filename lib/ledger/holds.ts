@@ -37,6 +37,64 @@ export async function placeHold(
   return { type: "held", holdId, availableAfter: BigInt(row.available) };
 }
 
+export interface BoundedHoldInput {
+  accountId: bigint;
+  /** The full worst case: held when the balance allows. */
+  max: bigint;
+  /** The least worth holding (the request is refused below it). */
+  min: bigint;
+  /**
+   * At most 1/share of the free balance is taken above `min` (1: all of it), so concurrent
+   * requests without their own limit leave room for each other instead of being refused.
+   */
+  share: bigint;
+  ttlSeconds: number;
+}
+
+export type BoundedHoldResult =
+  | { type: "held"; holdId: string; amount: bigint; availableAfter: bigint }
+  | { type: "insufficient"; available: bigint };
+
+/**
+ * Holds LEAST(max, GREATEST(min, free / share), free) in one statement. The row is locked
+ * before the amount is computed, so the amount is sized from the latest balance, and the
+ * conditional update still guards against any overdraw.
+ */
+export async function placeBoundedHold(
+  executor: Executor,
+  input: BoundedHoldInput,
+): Promise<BoundedHoldResult> {
+  const holdId = newId("hold");
+  const rows = await queryRows<{
+    free: string | bigint;
+    amount: string | bigint | null;
+    available: string | bigint | null;
+  }>(
+    executor,
+    sql`WITH current AS (
+          SELECT id, balance - held AS free,
+                 LEAST(${input.max}::bigint, GREATEST(${input.min}::bigint, (balance - held) / ${input.share}::bigint), balance - held) AS amount
+          FROM accounts WHERE id = ${input.accountId} FOR UPDATE
+        ), updated AS (
+          UPDATE accounts AS a SET held = a.held + c.amount
+          FROM current AS c
+          WHERE a.id = c.id AND c.amount >= ${input.min}::bigint AND c.amount > 0 AND a.balance - a.held >= c.amount
+          RETURNING a.id, a.balance - a.held AS available, c.amount
+        ), inserted AS (
+          INSERT INTO holds (id, account_id, amount, expires_at)
+          SELECT ${holdId}, id, amount, now() + make_interval(secs => ${input.ttlSeconds}) FROM updated
+          RETURNING 1
+        )
+        -- Data-modifying CTEs always run to completion, read or not.
+        SELECT c.free, u.amount, u.available FROM current AS c LEFT JOIN updated AS u ON true`,
+  );
+  const row = rows[0];
+  if (!row) return { type: "insufficient", available: 0n };
+  if (row.amount === null || row.available === null)
+    return { type: "insufficient", available: BigInt(row.free) };
+  return { type: "held", holdId, amount: BigInt(row.amount), availableAfter: BigInt(row.available) };
+}
+
 /** Releases a hold without charging (the request failed before the upstream billed anything). */
 export async function releaseHold(database: Database, holdId: string): Promise<void> {
   await database.transaction(async (transaction) => {

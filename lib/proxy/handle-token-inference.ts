@@ -1,16 +1,10 @@
 import type { AppContext } from "../app-context";
 import { type CallerDialect, errorDialectOf } from "../dialects/dialect";
-import { GatewayError } from "../errors/gateway-error";
-import { parseJsonText, readBodyText } from "../http/read-body";
 import { errorResponse } from "../http/responses";
 import { newId } from "../ids";
 import { releaseHold } from "../ledger/holds";
-import { resolveModel } from "../routing/resolve-model";
-import { parseRoutingHeaders, routeRequest } from "../routing/route-request";
-import { translatableCandidates } from "../routing/translatable-candidates";
 import { authenticateToken } from "../tokens/authenticate-token";
-import { highestPrice } from "./highest-price";
-import { estimateInputTokens, parseInferenceRequest } from "./inference-request";
+import { holdPrice, prepareInference, routedCandidates } from "./prepare-inference";
 import { reserveForRequest } from "./reserve";
 import { serveReserved } from "./serve-reserved";
 
@@ -33,36 +27,27 @@ export async function handleTokenInference(
   const idHeaders = { "x-request-id": requestId };
   try {
     const record = await authenticateToken(app.database.db, token);
-    const routing = parseRoutingHeaders(request.headers);
-    const rawBody = await readBodyText(request, app.env.MAX_BODY_BYTES);
-    const inference = parseInferenceRequest(dialect, parseJsonText(rawBody), rawBody);
-    const model = resolveModel(app.catalog, inference.model);
-    if (!model) {
-      throw new GatewayError("model_not_found", `model not found: ${inference.model}`, { param: "model" });
-    }
-    const candidates = translatableCandidates(
-      dialect,
-      inference.body,
-      await routeRequest(app, model, routing),
-    );
-    const maxOutputTokens = Math.min(inference.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens);
+    const prepared = await prepareInference(app, request, dialect);
+    const candidates = routedCandidates(prepared);
     const reservation = await reserveForRequest(app.database.db, {
       accountId: record.accountId,
       // Held at the dearest candidate's rates, so a failover never bills beyond the hold.
-      price: highestPrice(candidates),
-      inputTokens: estimateInputTokens(inference, model.contextWindow),
-      maxOutputTokens,
+      price: holdPrice(candidates),
+      inputTokens: prepared.inputTokens,
+      maxOutputTokens: prepared.maxOutputTokens,
+      choices: prepared.inference.choices,
+      callerLimit: prepared.inference.maxTokens !== undefined,
+      balanceShare: app.env.HOLD_BALANCE_SHARE,
       ttlSeconds: app.env.HOLD_TTL_SECONDS,
     });
     try {
       return await serveReserved(app, request, {
         requestId,
         accountId: record.accountId,
-        inference,
-        model,
+        inference: prepared.inference,
+        model: prepared.model,
         candidates,
         reservation,
-        maxOutputTokens,
       });
     } catch (error) {
       await releaseHold(app.database.db, reservation.holdId);

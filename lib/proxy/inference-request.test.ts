@@ -45,6 +45,20 @@ describe("parseInferenceRequest", () => {
     }
   });
 
+  it("keeps the smaller of two limits, reads n, and flags input fetched by URL", () => {
+    const request = parse("openai", {
+      model: "m",
+      messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }],
+      max_completion_tokens: 1,
+      max_tokens: 4000,
+      n: 3,
+    });
+    expect(request).toMatchObject({ maxTokens: 1, maxTokensField: "max_completion_tokens", choices: 3 });
+    expect(request.unsizedInput).toBe(true);
+    expect(estimateInputTokens(request, 128_000)).toBe(128_000);
+    expect(parse("anthropic", { model: "m", messages: [], max_tokens: 5, n: 4 }).choices).toBe(1);
+  });
+
   it("estimates generously but never past the context window", () => {
     const request = parse("openai", { model: "m", messages: [{ role: "user", content: "x".repeat(400) }] });
     expect(estimateInputTokens(request, 1_000_000)).toBeGreaterThanOrEqual(100);

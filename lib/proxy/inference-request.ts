@@ -1,6 +1,7 @@
 import type { CallerDialect } from "../dialects/dialect";
 import { parseResponsesRequest } from "../dialects/translate/responses/parse-request";
 import { badRequest } from "../errors/gateway-error";
+import { findUnsizedInput } from "./unsized-input";
 
 /** A validated inference call as the caller sent it. */
 export interface InferenceRequest {
@@ -9,13 +10,23 @@ export interface InferenceRequest {
   rawBody: string;
   model: string;
   stream: boolean;
-  /** The caller's output limit, if it gave one. */
+  /** The caller's output limit, if it gave one; the smaller one when it gave both fields. */
   maxTokens: number | undefined;
-  /** Which field carried it, so a bounded value goes back into the same field. */
+  /** Which field the caller used (max_completion_tokens wins when both were sent). */
   maxTokensField: "max_tokens" | "max_completion_tokens" | "max_output_tokens";
+  /** OpenAI `n`: every choice is billed, so the hold covers the output limit this many times. */
+  choices: number;
+  /**
+   * The body references input the byte estimate cannot size (an image or file by URL or id):
+   * the hold then prices the input at the model's whole context window.
+   */
+  unsizedInput: boolean;
   /** OpenAI only: the caller asked for the final usage chunk. */
   includeUsage: boolean;
 }
+
+/** OpenAI's own ceiling for `n`. */
+const maxChoices = 128;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -40,6 +51,8 @@ function parseResponsesInference(body: Record<string, unknown>, rawBody: string)
     stream: request.stream,
     maxTokens: request.maxTokens,
     maxTokensField: "max_output_tokens",
+    choices: 1,
+    unsizedInput: findUnsizedInput("responses", body),
     includeUsage: false,
   };
 }
@@ -58,9 +71,12 @@ export function parseInferenceRequest(
   if (parsed.stream !== undefined && typeof parsed.stream !== "boolean") {
     throw badRequest("stream must be a boolean", { param: "stream" });
   }
-  const completionTokens = positiveInteger(parsed.max_completion_tokens, "max_completion_tokens");
+  const completionTokens =
+    dialect === "openai" ? positiveInteger(parsed.max_completion_tokens, "max_completion_tokens") : undefined;
   const plainTokens = positiveInteger(parsed.max_tokens, "max_tokens");
-  const useCompletionField = dialect === "openai" && completionTokens !== undefined;
+  const choices = dialect === "openai" ? (positiveInteger(parsed.n, "n") ?? 1) : 1;
+  if (choices > maxChoices) throw badRequest(`n must be at most ${maxChoices}`, { param: "n" });
+  const limits = [completionTokens, plainTokens].filter((value) => value !== undefined);
   const streamOptions = isRecord(parsed.stream_options) ? parsed.stream_options : undefined;
   return {
     dialect,
@@ -68,8 +84,11 @@ export function parseInferenceRequest(
     rawBody,
     model,
     stream: parsed.stream === true,
-    maxTokens: useCompletionField ? completionTokens : plainTokens,
-    maxTokensField: useCompletionField ? "max_completion_tokens" : "max_tokens",
+    // Upstreams differ in which field they honour, so only the smaller is ever forwarded.
+    maxTokens: limits.length > 0 ? Math.min(...limits) : undefined,
+    maxTokensField: completionTokens !== undefined ? "max_completion_tokens" : "max_tokens",
+    choices,
+    unsizedInput: findUnsizedInput(dialect, parsed),
     includeUsage: dialect === "openai" && streamOptions?.include_usage === true,
   };
 }
@@ -77,9 +96,11 @@ export function parseInferenceRequest(
 /**
  * An upper-bound guess of the prompt's tokens for the hold: real tokenizers average
  * about four bytes a token, so half the body's bytes is generous; the context window
- * is a hard ceiling because the upstream refuses anything longer.
+ * is a hard ceiling because the upstream refuses anything longer. Input fetched by the
+ * upstream (an image or file URL) has no bytes here, so it is priced at that ceiling.
  */
 export function estimateInputTokens(request: InferenceRequest, contextWindow: number): number {
+  if (request.unsizedInput) return contextWindow;
   return Math.min(Math.ceil(Buffer.byteLength(request.rawBody) / 2) + 16, contextWindow);
 }
 

@@ -1,58 +1,56 @@
-import type { Database } from "../db/client";
+import type { Executor } from "../db/client";
 import { GatewayError } from "../errors/gateway-error";
-import { getAccountBalance } from "../ledger/accounts";
-import { placeHold } from "../ledger/holds";
+import { placeBoundedHold } from "../ledger/holds";
 import { affordableOutputTokens, type TokenPrice, worstCaseCost } from "../pricing/cost";
 
 export interface Reservation {
   holdId: string;
   /** Available balance once the hold is placed (the stream's X-Balance-Remaining). */
   availableAfter: bigint;
-  /** Set when the balance could not cover the caller's output limit: the bounded upstream limit. */
-  boundedMaxTokens: number | undefined;
+  /** The per-choice output limit the hold covers: the one limit forwarded upstream. */
+  maxOutputTokens: number;
 }
 
 export interface ReserveInput {
   accountId: bigint;
   price: TokenPrice;
   inputTokens: number;
+  /** The per-choice output limit asked for (the caller's, else the model's). */
   maxOutputTokens: number;
+  /** OpenAI `n`: each choice is billed. */
+  choices: number;
+  /** The caller set its own limit: hold it whole if the balance allows. */
+  callerLimit: boolean;
+  /** Without a caller limit, hold at most 1/share of the free balance above the minimum. */
+  balanceShare: number;
   ttlSeconds: number;
 }
 
 /**
- * Holds the worst-case cost. When the balance cannot cover it, the output limit is
- * bounded to what the balance covers instead, so no request can overdraw an account.
+ * Holds the worst case of the request, in one statement. When the balance cannot cover
+ * it, or the caller set no limit and the worst case would take more than its share of the
+ * free balance, the output limit is bounded to what the hold covers instead, so no request
+ * overdraws an account and concurrent requests do not refuse each other.
  */
-export async function reserveForRequest(database: Database, input: ReserveInput): Promise<Reservation> {
-  // The common case first: the balance covers the worst case, and one statement holds it.
-  const worstCase = worstCaseCost(input.inputTokens, input.maxOutputTokens, input.price);
-  const optimistic = await placeHold(database, input.accountId, worstCase, input.ttlSeconds);
-  if (optimistic.type === "held") {
-    return {
-      holdId: optimistic.holdId,
-      availableAfter: optimistic.availableAfter,
-      boundedMaxTokens: undefined,
-    };
-  }
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    const { available } = await getAccountBalance(database, input.accountId);
-    let maxTokens = input.maxOutputTokens;
-    let bounded: number | undefined;
-    let amount = worstCaseCost(input.inputTokens, maxTokens, input.price);
-    if (amount > available) {
-      const affordable = affordableOutputTokens(available, input.inputTokens, input.price);
-      if (affordable < 1) throw insufficient(available);
-      maxTokens = Math.min(maxTokens, affordable);
-      bounded = maxTokens;
-      amount = worstCaseCost(input.inputTokens, maxTokens, input.price);
-    }
-    const hold = await placeHold(database, input.accountId, amount, input.ttlSeconds);
-    // Another request took the balance between the read and the hold: read again.
-    if (hold.type === "held")
-      return { holdId: hold.holdId, availableAfter: hold.availableAfter, boundedMaxTokens: bounded };
-  }
-  throw insufficient(0n);
+export async function reserveForRequest(executor: Executor, input: ReserveInput): Promise<Reservation> {
+  const worst = (outputTokens: number) =>
+    worstCaseCost(input.inputTokens, outputTokens * input.choices, input.price);
+  const hold = await placeBoundedHold(executor, {
+    accountId: input.accountId,
+    max: worst(input.maxOutputTokens),
+    min: worst(1),
+    share: input.callerLimit ? 1n : BigInt(input.balanceShare),
+    ttlSeconds: input.ttlSeconds,
+  });
+  if (hold.type === "insufficient") throw insufficient(hold.available);
+  const covered = Math.floor(
+    affordableOutputTokens(hold.amount, input.inputTokens, input.price) / input.choices,
+  );
+  return {
+    holdId: hold.holdId,
+    availableAfter: hold.availableAfter,
+    maxOutputTokens: Math.max(1, Math.min(input.maxOutputTokens, covered)),
+  };
 }
 
 function insufficient(available: bigint): GatewayError {

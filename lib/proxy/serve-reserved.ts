@@ -24,51 +24,85 @@ export interface ReservedRequest {
   model: CatalogModel;
   candidates: Candidate[];
   reservation: Reservation;
-  /** The output limit the hold was sized for; no upstream may be asked for more. */
-  maxOutputTokens: number;
 }
 
-const forwardedHeaderNames = ["anthropic-version", "anthropic-beta"];
-const outputLimitFields = ["max_tokens", "max_completion_tokens"] as const;
+const outputLimitFields = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
+type OutputLimitField = (typeof outputLimitFields)[number];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
+ * The one field a source honours: Anthropic's max_tokens; for OpenAI-format sources the
+ * caller's own field, else max_completion_tokens for OpenAI itself (its reasoning models
+ * refuse max_tokens) and max_tokens for the compatible APIs.
+ */
+function limitFieldFor(request: ReservedRequest, candidate: Candidate): OutputLimitField {
+  if (candidate.dialect === "anthropic") return "max_tokens";
+  const { inference } = request;
+  if (inference.dialect === "openai" && inference.maxTokensField !== "max_output_tokens")
+    if (inference.maxTokens !== undefined) return inference.maxTokensField;
+  return candidate.route === "centralized" && candidate.providerId === "openai"
+    ? "max_completion_tokens"
+    : "max_tokens";
+}
+
+/** Leaves exactly one output limit in the body: the one the hold covers, in the honoured field. */
+function setOutputLimit(body: Record<string, unknown>, field: OutputLimitField, limit: number): void {
+  for (const name of outputLimitFields) delete body[name];
+  body[field] = limit;
+}
+
+/**
  * The upstream body. Same dialect: the caller's bytes unchanged unless the model id, limit
- * or usage option must change. Other dialect: translated, with the upstream's model id and
- * an output limit the hold covers (Anthropic needs one even when an OpenAI caller sent none).
+ * or usage option must change. Other dialect: translated with the upstream's model id. In
+ * both, exactly one output limit is forwarded, and it is the one the hold covers.
  */
 export function buildUpstreamBody(request: ReservedRequest, candidate: Candidate): string {
   const { inference, reservation } = request;
-  const bounded = reservation.boundedMaxTokens;
+  const limit = reservation.maxOutputTokens;
+  const field = limitFieldFor(request, candidate);
   if (candidate.dialect !== inference.dialect) {
     const source: Record<string, unknown> = { ...inference.body };
-    if (bounded !== undefined) source[inference.maxTokensField] = bounded;
+    setOutputLimit(source, inference.maxTokensField, limit);
     const translated = translateRequest(
       inference.dialect,
       candidate.dialect,
       source,
       candidate.upstreamModelId,
     );
-    for (const field of outputLimitFields) {
-      const value = translated[field];
-      if (typeof value === "number" && value > request.maxOutputTokens)
-        translated[field] = request.maxOutputTokens;
-    }
+    setOutputLimit(translated, field, limit);
     return JSON.stringify(translated);
   }
   const injectUsage = inference.dialect === "openai" && inference.stream && !inference.includeUsage;
-  if (candidate.upstreamModelId === inference.model && bounded === undefined && !injectUsage)
-    return inference.rawBody;
+  const other = field === "max_tokens" ? "max_completion_tokens" : "max_tokens";
+  const limitAsSent = inference.body[field] === limit && inference.body[other] === undefined;
+  if (candidate.upstreamModelId === inference.model && limitAsSent && !injectUsage) return inference.rawBody;
   const body: Record<string, unknown> = { ...inference.body, model: candidate.upstreamModelId };
-  if (bounded !== undefined) body[inference.maxTokensField] = bounded;
+  setOutputLimit(body, field, limit);
   if (injectUsage) {
     const options = isRecord(body.stream_options) ? body.stream_options : {};
     body.stream_options = { ...options, include_usage: true };
   }
   return JSON.stringify(body);
+}
+
+/**
+ * Caller headers forwarded to a same-dialect upstream. Betas that switch on pricing the
+ * hold does not cover (the 1M-token context window bills long prompts at premium rates)
+ * are dropped; the rest pass.
+ */
+export function forwardedHeaders(headers: Headers): Record<string, string> {
+  const forward: Record<string, string> = {};
+  const version = headers.get("anthropic-version");
+  if (version) forward["anthropic-version"] = version;
+  const betas = (headers.get("anthropic-beta") ?? "")
+    .split(",")
+    .map((beta) => beta.trim())
+    .filter((beta) => beta !== "" && !beta.startsWith("context-1m"));
+  if (betas.length > 0) forward["anthropic-beta"] = betas.join(",");
+  return forward;
 }
 
 function proxyHeaders(
@@ -121,11 +155,7 @@ export async function serveReserved(
   request: Request,
   reserved: ReservedRequest,
 ): Promise<Response> {
-  const forwardHeaders: Record<string, string> = {};
-  for (const name of forwardedHeaderNames) {
-    const value = request.headers.get(name);
-    if (value) forwardHeaders[name] = value;
-  }
+  const forwardHeaders = forwardedHeaders(request.headers);
   const { health } = routingStateOf(app);
   const success = await dispatchWithFailover(reserved.candidates, {
     signal: request.signal,

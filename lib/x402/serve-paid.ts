@@ -41,9 +41,8 @@ export async function servePaid(
       reservation: {
         holdId: settlement.holdId,
         availableAfter: settlement.availableAfter,
-        boundedMaxTokens: undefined,
+        maxOutputTokens: priced.maxOutputTokens,
       },
-      maxOutputTokens: priced.maxOutputTokens,
     });
   } catch (error) {
     await releaseHold(database, settlement.holdId);

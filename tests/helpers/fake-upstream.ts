@@ -187,10 +187,12 @@ async function openaiWriter(
   const created = Math.floor(Date.now() / 1000);
   const prompt = promptTokensOf(body);
   const cached = directives.cache ? Math.floor(prompt / 2) : 0;
+  // Like OpenAI, every one of `n` choices is generated and billed.
+  const choices = typeof body.n === "number" && body.n > 1 ? body.n : 1;
   const usage = {
     prompt_tokens: prompt,
-    completion_tokens: directives.tokens,
-    total_tokens: prompt + directives.tokens,
+    completion_tokens: directives.tokens * choices,
+    total_tokens: prompt + directives.tokens * choices,
     prompt_tokens_details: { cached_tokens: cached },
   };
   const toolCall = {
@@ -210,9 +212,12 @@ async function openaiWriter(
         object: "chat.completion",
         created,
         model,
-        choices: [
-          { index: 0, message, finish_reason: directives.tool ? "tool_calls" : "stop", logprobs: null },
-        ],
+        choices: Array.from({ length: choices }, (_, index) => ({
+          index,
+          message,
+          finish_reason: directives.tool ? "tool_calls" : "stop",
+          logprobs: null,
+        })),
         ...(directives.noUsage ? {} : { usage }),
       }),
     );

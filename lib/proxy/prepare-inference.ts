@@ -1,0 +1,81 @@
+import type { AppContext } from "../app-context";
+import type { CatalogModel } from "../catalog/models";
+import type { CallerDialect } from "../dialects/dialect";
+import { GatewayError } from "../errors/gateway-error";
+import { parseJsonText, readBodyText } from "../http/read-body";
+import { type TokenPrice, worstCaseCost } from "../pricing/cost";
+import type { Candidate } from "../routing/candidate";
+import { resolveModel } from "../routing/resolve-model";
+import { parseRoutingHeaders, routeRequest } from "../routing/route-request";
+import { translatableCandidates } from "../routing/translatable-candidates";
+import { highestPrice } from "./highest-price";
+import { estimateInputTokens, type InferenceRequest, parseInferenceRequest } from "./inference-request";
+
+/**
+ * One inference call read, validated, resolved and routed, with the numbers its hold is
+ * sized from. Shared by the prepaid token path and the x402 path.
+ */
+export interface PreparedInference {
+  inference: InferenceRequest;
+  rawBody: string;
+  model: CatalogModel;
+  /** Worst-case prompt tokens (the byte estimate, or the context window for unsized input). */
+  inputTokens: number;
+  /** The per-choice output limit: the caller's, else the model's, never past the model's. */
+  maxOutputTokens: number;
+  /**
+   * The sources in try order, or why there are none. Kept as a value rather than thrown:
+   * on the x402 paid path the payment is settled (and credited) first, then the reason is told.
+   */
+  routing: { type: "routed"; candidates: Candidate[] } | { type: "unroutable"; error: GatewayError };
+}
+
+export async function prepareInference(
+  app: AppContext,
+  request: Request,
+  dialect: CallerDialect,
+): Promise<PreparedInference> {
+  const routingRequest = parseRoutingHeaders(request.headers);
+  const rawBody = await readBodyText(request, app.env.MAX_BODY_BYTES);
+  const inference = parseInferenceRequest(dialect, parseJsonText(rawBody), rawBody);
+  const model = resolveModel(app.catalog, inference.model);
+  if (!model) {
+    throw new GatewayError("model_not_found", `model not found: ${inference.model}`, { param: "model" });
+  }
+  let routing: PreparedInference["routing"];
+  try {
+    const candidates = translatableCandidates(
+      dialect,
+      inference.body,
+      await routeRequest(app, model, routingRequest),
+    );
+    routing = { type: "routed", candidates };
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    routing = { type: "unroutable", error };
+  }
+  return {
+    inference,
+    rawBody,
+    model,
+    inputTokens: estimateInputTokens(inference, model.contextWindow),
+    maxOutputTokens: Math.min(inference.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens),
+    routing,
+  };
+}
+
+/** The candidates, or the routing error when there are none. */
+export function routedCandidates(prepared: PreparedInference): Candidate[] {
+  if (prepared.routing.type === "unroutable") throw prepared.routing.error;
+  return prepared.routing.candidates;
+}
+
+/** The most `outputTokens` per choice can cost at `price`: every choice is billed. */
+export function worstCaseOf(prepared: PreparedInference, price: TokenPrice, outputTokens: number): bigint {
+  return worstCaseCost(prepared.inputTokens, outputTokens * prepared.inference.choices, price);
+}
+
+/** The dearest rates over the candidates: a hold at them covers a failover to any. */
+export function holdPrice(candidates: Candidate[]): TokenPrice {
+  return highestPrice(candidates);
+}
