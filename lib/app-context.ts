@@ -4,6 +4,7 @@ import { type DatabaseHandle, openDatabase } from "./db/client";
 import { asDatabaseStartStep } from "./db/database-unavailable";
 import type { CentralizedUpstreamName, Env } from "./env";
 import { loadEnv } from "./env";
+import { HoldKeeper } from "./ledger/hold-keeper";
 import { releaseExpiredHolds } from "./ledger/holds";
 import { log, setLogLevel } from "./log";
 import { startMaintenance } from "./maintenance";
@@ -15,6 +16,8 @@ import { createLimiterFactory } from "./rate-limit/shared-limiter";
 export interface AppContext {
   env: Env;
   database: DatabaseHandle;
+  /** This process's holds: tagged, kept alive while their request runs, released if it dies. */
+  holds: HoldKeeper;
   catalog: CatalogIndex;
   upstreams: Map<CentralizedUpstreamName, CentralizedUpstream>;
   registerLimiter: RateLimiter;
@@ -48,7 +51,8 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     return opened;
   });
   await loadCatalogIntoDatabase(database.db, catalogModels);
-  const released = await releaseExpiredHolds(database.db);
+  const holds = new HoldKeeper(database, env.HOLD_TTL_SECONDS);
+  const released = (await holds.start()) + (await releaseExpiredHolds(database.db));
   if (released > 0) log.warn("released holds left by an earlier process", { released });
 
   const limiters = await createLimiterFactory(env.REDIS_URL);
@@ -57,6 +61,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   const app: AppContext = {
     env,
     database,
+    holds,
     catalog: buildCatalogIndex(catalogModels),
     upstreams: configuredUpstreams(env),
     registerLimiter: limiters.perMinute(env.REGISTER_RATE_LIMIT_PER_MINUTE, "register"),
@@ -66,6 +71,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     async close() {
       stopMaintenance?.();
       await limiters.close();
+      await holds.stop();
       await database.close();
     },
   };

@@ -168,6 +168,17 @@ const envSchema = z.object({
    */
   HOLD_BALANCE_SHARE: z.coerce.number().int().min(1).max(1_000_000).default(32),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /** A non-streamed upstream body larger than this is refused (502) instead of buffered. */
+  MAX_UPSTREAM_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
+  /**
+   * A client that reads nothing of its stream for this long is cut off: the upstream is
+   * aborted and what was streamed is billed, so a paused reader cannot hold a hold open.
+   */
+  STREAM_WRITE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()

@@ -12,7 +12,7 @@ import { scheduleReconciliation } from "./x402/reconcile-claims";
  * drained hosts, return bonds after their cooldown and pay host withdrawals.
  */
 export async function runMaintenance(app: AppContext): Promise<void> {
-  const released = await releaseExpiredHolds(app.database.db);
+  const released = (await app.holds.releaseDeadInstances()) + (await releaseExpiredHolds(app.database.db));
   if (released > 0) log.warn("released expired holds", { released });
   const rails = configuredRails(app);
   if (rails.length > 0) scheduleReconciliation(app, rails);

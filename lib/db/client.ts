@@ -16,9 +16,17 @@ export type Transaction = PgTransaction<PgQueryResultHKT, Schema>;
 /** Queries take either the database or an open transaction, so they compose into larger transactions. */
 export type Executor = Database | Transaction;
 
+/** One connection kept for the process's lifetime: session-level advisory locks live on it. */
+export interface SessionConnection {
+  query(text: string, params: unknown[]): Promise<Array<Record<string, unknown>>>;
+  release(): void;
+}
+
 export interface DatabaseHandle {
   db: Database;
   kind: "pglite" | "postgres";
+  /** Postgres only: a dedicated connection (PGlite is one process, so it needs none). */
+  session?: () => Promise<SessionConnection>;
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
@@ -54,6 +62,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return {
       db,
       kind: "postgres",
+      async session() {
+        const reserved = await client.reserve();
+        return {
+          query: async (text, params) =>
+            (await reserved.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as unknown as Array<
+              Record<string, unknown>
+            >,
+          release: () => reserved.release(),
+        };
+      },
       migrate: () => migratePostgres(drizzlePostgres(client), { migrationsFolder: migrationsFolder() }),
       close: () => client.end({ timeout: 5 }),
     };

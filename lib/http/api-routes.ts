@@ -28,6 +28,7 @@ import { handleTransactions } from "../handlers/transactions";
 import { handleUsageSummary } from "../handlers/usage-summary";
 import { handleX402Inference } from "../handlers/x402-inference";
 import { handleX402WalletBalance } from "../handlers/x402-wallet-balance";
+import { handleMetrics } from "../metrics/handle-metrics";
 import { handleTokenInference } from "../proxy/handle-token-inference";
 import { preflightResponse, withCors } from "./cors";
 import { errorResponse } from "./responses";
@@ -55,6 +56,7 @@ export const apiRoutes: ApiRoute[] = [
     handler: (app, request) => handleAdminCredit(app, request),
   },
   { method: "GET", pattern: /^\/health\/?$/, handler: (app) => handleHealth(app) },
+  { method: "GET", pattern: /^\/metrics\/?$/, handler: (app, request) => handleMetrics(app, request) },
   // x402 before the token routes: their pattern would otherwise take "x402" for a token.
   {
     method: "POST",

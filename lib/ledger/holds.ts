@@ -49,6 +49,8 @@ export interface BoundedHoldInput {
    */
   share: bigint;
   ttlSeconds: number;
+  /** The gateway instance that serves the request (see hold-keeper.ts). */
+  owner: string;
 }
 
 export type BoundedHoldResult =
@@ -81,8 +83,8 @@ export async function placeBoundedHold(
           WHERE a.id = c.id AND c.amount >= ${input.min}::bigint AND c.amount > 0 AND a.balance - a.held >= c.amount
           RETURNING a.id, a.balance - a.held AS available, c.amount
         ), inserted AS (
-          INSERT INTO holds (id, account_id, amount, expires_at)
-          SELECT ${holdId}, id, amount, now() + make_interval(secs => ${input.ttlSeconds}) FROM updated
+          INSERT INTO holds (id, account_id, amount, expires_at, owner)
+          SELECT ${holdId}, id, amount, now() + make_interval(secs => ${input.ttlSeconds}), ${input.owner} FROM updated
           RETURNING 1
         )
         -- Data-modifying CTEs always run to completion, read or not.

@@ -6,9 +6,16 @@ import type { Usage } from "../pricing/cost";
 export interface SettleInferenceInput {
   holdId: string;
   accountId: bigint;
-  /** What the request cost; the charge never exceeds the hold (or, if it was swept, the free balance). */
+  /** What the request cost at the route's price, from the upstream's usage. */
   cost: bigint;
+  /**
+   * Charge beyond the hold from the free balance when the cost exceeds it (prepaid tokens).
+   * False keeps the charge within the hold (x402: the quoted cap is a promise to the payer).
+   */
+  chargeBeyondHold: boolean;
   treasuryAccountId: bigint;
+  /** Absorbs what the account could not cover (an external account, so it may go negative). */
+  lossAccountId: bigint;
   /** Marketplace and relay routes: the provider's account, credited `providerSharePercent` of the charge. */
   providerAccountId?: bigint;
   providerSharePercent: bigint;
@@ -26,6 +33,8 @@ export interface SettleInferenceInput {
 
 export interface SettleInferenceResult {
   charged: bigint;
+  /** Cost the account could not cover, posted to the loss account (0 almost always). */
+  shortfall: bigint;
   /** Available balance after the charge (what other in-flight holds leave free). */
   availableAfter: bigint;
 }
@@ -34,6 +43,11 @@ export interface SettleInferenceResult {
  * Releases the hold, debits the charge, credits treasury and provider, writes the ledger
  * entries and the usage record: all in one statement, so it is atomic and costs a single
  * round trip on the hot path. The provider share rounds down; the treasury gets the rest.
+ *
+ * The charge is the cost, up to what the account can cover (the hold, plus its free balance
+ * when `chargeBeyondHold`). Any remainder is never dropped: the same transaction debits it
+ * to the loss account and credits the treasury, which owes the upstream the full cost.
+ * Providers are paid their share of what was charged, not of a cost the payer never covered.
  */
 export async function settleInference(
   executor: Executor,
@@ -43,6 +57,7 @@ export async function settleInference(
   const { usage } = input.usageRecord;
   const rows = await queryPrepared<{
     charged: string | bigint;
+    shortfall: string | bigint;
     balance: string | bigint;
     held: string | bigint;
   }>(
@@ -55,13 +70,14 @@ export async function settleInference(
           SET held = a.held - COALESCE((SELECT amount FROM released), 0),
               balance = a.balance - c.charged
           FROM (
-            SELECT CASE WHEN EXISTS (SELECT 1 FROM released)
-                        THEN LEAST(${input.cost}::bigint, (SELECT amount FROM released))
-                        ELSE LEAST(${input.cost}::bigint, GREATEST((SELECT balance - held FROM accounts WHERE id = ${input.accountId}), 0))
-                   END AS charged
+            SELECT LEAST(${input.cost}::bigint,
+                         COALESCE((SELECT amount FROM released), 0)
+                         + CASE WHEN ${input.chargeBeyondHold} OR NOT EXISTS (SELECT 1 FROM released)
+                                THEN GREATEST((SELECT balance - held FROM accounts WHERE id = ${input.accountId}), 0)
+                                ELSE 0 END) AS charged
           ) AS c
           WHERE a.id = ${input.accountId}
-          RETURNING a.balance, a.held, c.charged
+          RETURNING a.balance, a.held, c.charged, ${input.cost}::bigint - c.charged AS shortfall
         ), parts AS (
           SELECT ${input.accountId}::bigint AS account_id, -charged AS amount FROM user_account
           UNION ALL
@@ -70,18 +86,24 @@ export async function settleInference(
           SELECT ${input.treasuryAccountId}::bigint,
                  charged - CASE WHEN ${provider}::bigint IS NULL THEN 0 ELSE charged * ${input.providerSharePercent}::bigint / 100 END
           FROM user_account
+          UNION ALL
+          SELECT ${input.lossAccountId}::bigint, -shortfall FROM user_account
+          UNION ALL
+          SELECT ${input.treasuryAccountId}::bigint, shortfall FROM user_account
         ), txn AS (
           INSERT INTO ledger_transactions (kind, idempotency_key, metadata)
-          SELECT 'inference', ${input.idempotencyKey}, ${JSON.stringify({ ...input.metadata, cost: input.cost.toString() })}::jsonb
-          FROM user_account WHERE charged > 0
+          SELECT 'inference', ${input.idempotencyKey},
+                 ${JSON.stringify({ ...input.metadata, cost: input.cost.toString() })}::jsonb || jsonb_build_object('shortfall', shortfall::text)
+          FROM user_account WHERE charged > 0 OR shortfall > 0
           RETURNING id
         ), entries AS (
           INSERT INTO ledger_entries (transaction_id, account_id, amount)
-          SELECT txn.id, parts.account_id, parts.amount FROM txn, parts WHERE parts.amount <> 0
+          SELECT txn.id, p.account_id, SUM(p.amount) FROM txn, parts AS p
+          GROUP BY txn.id, p.account_id HAVING SUM(p.amount) <> 0
           RETURNING 1
         ), credited AS (
           UPDATE accounts AS a SET balance = a.balance + p.amount
-          FROM parts AS p
+          FROM (SELECT account_id, SUM(amount) AS amount FROM parts GROUP BY account_id) AS p
           WHERE a.id = p.account_id AND p.account_id <> ${input.accountId} AND p.amount <> 0 AND EXISTS (SELECT 1 FROM txn)
           RETURNING 1
         ), usage_row AS (
@@ -94,9 +116,13 @@ export async function settleInference(
           RETURNING 1
         )
         -- Data-modifying CTEs always run to completion, read or not.
-        SELECT charged, balance, held FROM user_account`,
+        SELECT charged, shortfall, balance, held FROM user_account`,
   );
   const row = rows[0];
   if (!row) throw new Error(`account ${input.accountId} not found while settling`);
-  return { charged: BigInt(row.charged), availableAfter: BigInt(row.balance) - BigInt(row.held) };
+  return {
+    charged: BigInt(row.charged),
+    shortfall: BigInt(row.shortfall),
+    availableAfter: BigInt(row.balance) - BigInt(row.held),
+  };
 }

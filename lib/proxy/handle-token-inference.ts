@@ -2,7 +2,6 @@ import type { AppContext } from "../app-context";
 import { type CallerDialect, errorDialectOf } from "../dialects/dialect";
 import { errorResponse } from "../http/responses";
 import { newId } from "../ids";
-import { releaseHold } from "../ledger/holds";
 import { authenticateToken } from "../tokens/authenticate-token";
 import { holdPrice, prepareInference, routedCandidates } from "./prepare-inference";
 import { reserveForRequest } from "./reserve";
@@ -39,7 +38,9 @@ export async function handleTokenInference(
       callerLimit: prepared.inference.maxTokens !== undefined,
       balanceShare: app.env.HOLD_BALANCE_SHARE,
       ttlSeconds: app.env.HOLD_TTL_SECONDS,
+      owner: app.holds.instanceId,
     });
+    app.holds.track(reservation.holdId);
     try {
       return await serveReserved(app, request, {
         requestId,
@@ -48,9 +49,10 @@ export async function handleTokenInference(
         model: prepared.model,
         candidates,
         reservation,
+        chargeBeyondHold: true,
       });
     } catch (error) {
-      await releaseHold(app.database.db, reservation.holdId);
+      await app.holds.release(reservation.holdId);
       throw error;
     }
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { Executor } from "../db/client";
 import { GatewayError } from "../errors/gateway-error";
 import { placeBoundedHold } from "../ledger/holds";
+import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { affordableOutputTokens, type TokenPrice, worstCaseCost } from "../pricing/cost";
 
 export interface Reservation {
@@ -24,6 +25,8 @@ export interface ReserveInput {
   /** Without a caller limit, hold at most 1/share of the free balance above the minimum. */
   balanceShare: number;
   ttlSeconds: number;
+  /** The gateway instance serving the request. */
+  owner: string;
 }
 
 /**
@@ -41,8 +44,14 @@ export async function reserveForRequest(executor: Executor, input: ReserveInput)
     min: worst(1),
     share: input.callerLimit ? 1n : BigInt(input.balanceShare),
     ttlSeconds: input.ttlSeconds,
+    owner: input.owner,
   });
-  if (hold.type === "insufficient") throw insufficient(hold.available);
+  if (hold.type === "insufficient") {
+    gatewayMetrics.holdsRefused.inc();
+    throw insufficient(hold.available);
+  }
+  gatewayMetrics.holdsPlaced.inc();
+  gatewayMetrics.heldMicrounits.inc({}, Number(hold.amount));
   const covered = Math.floor(
     affordableOutputTokens(hold.amount, input.inputTokens, input.price) / input.choices,
   );

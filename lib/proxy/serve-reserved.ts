@@ -7,12 +7,14 @@ import {
   translateResponseToResponsesStream,
 } from "../dialects/translate";
 import { GatewayError } from "../errors/gateway-error";
+import { gatewayMetrics } from "../metrics/gateway-metrics";
 import type { Usage } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
 import { routingStateOf } from "../routing/routing-state";
 import { usageFromResponseBody } from "../usage/usage-from-body";
 import { dispatchWithFailover } from "./dispatch-with-failover";
 import { approximatePromptTokens, type InferenceRequest } from "./inference-request";
+import { readUpstreamBody } from "./read-upstream-body";
 import type { Reservation } from "./reserve";
 import { type RequestOutcome, settleRequest } from "./settle-request";
 import { relayStream } from "./stream-relay";
@@ -24,6 +26,8 @@ export interface ReservedRequest {
   model: CatalogModel;
   candidates: Candidate[];
   reservation: Reservation;
+  /** Prepaid tokens: a cost past the hold is charged from the free balance; x402 stays within the cap. */
+  chargeBeyondHold: boolean;
 }
 
 const outputLimitFields = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
@@ -162,8 +166,21 @@ export async function serveReserved(
     forwardHeaders,
     headersTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
     buildBody: (candidate) => buildUpstreamBody(reserved, candidate),
-    onAttemptFailed: (candidate, _reason, elapsedMs) => health.recordFailure(candidate.providerId, elapsedMs),
-    onAttemptSucceeded: (candidate, elapsedMs) => health.recordSuccess(candidate.providerId, elapsedMs),
+    onAttemptFailed: (candidate, _reason, elapsedMs) => {
+      health.recordFailure(candidate.providerId, elapsedMs);
+      gatewayMetrics.upstreamErrors.inc({ provider: candidate.providerId, kind: "attempt_failed" });
+      gatewayMetrics.upstreamLatency.observe(
+        { provider: candidate.providerId, result: "error" },
+        elapsedMs / 1000,
+      );
+    },
+    onAttemptSucceeded: (candidate, elapsedMs) => {
+      health.recordSuccess(candidate.providerId, elapsedMs);
+      gatewayMetrics.upstreamLatency.observe(
+        { provider: candidate.providerId, result: "ok" },
+        elapsedMs / 1000,
+      );
+    },
   });
   const { candidate, response } = success;
   const { inference } = reserved;
@@ -176,6 +193,7 @@ export async function serveReserved(
       model: reserved.model.id,
       usage,
       outcome,
+      chargeBeyondHold: reserved.chargeBeyondHold,
     });
 
   const contentType = response.headers.get("content-type") ?? "application/json";
@@ -200,6 +218,7 @@ export async function serveReserved(
       ...(translate ? { translate } : {}),
       abortUpstream: success.abort,
       idleTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
+      writeTimeoutMs: app.env.STREAM_WRITE_TIMEOUT_MS,
       onEnd: async (tap, outcome) => {
         await settle(tap.billableUsage() ?? estimatedUsage(inference, tap.deltaCount), outcome);
       },
@@ -214,7 +233,11 @@ export async function serveReserved(
     });
   }
 
-  const text = await response.text();
+  const text = await readUpstreamBody(response, {
+    timeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
+    maxBytes: app.env.MAX_UPSTREAM_BODY_BYTES,
+    abort: success.abort,
+  });
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

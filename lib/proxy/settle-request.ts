@@ -2,10 +2,17 @@ import type { AppContext } from "../app-context";
 import type { Executor } from "../db/client";
 import { type AccountKind, ensureAccount, systemAccounts } from "../ledger/accounts";
 import { settleInference } from "../ledger/settle-inference";
+import { log } from "../log";
+import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { costOfUsage, type Usage } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
 
-export type RequestOutcome = "completed" | "client_aborted" | "upstream_error" | "stream_cut";
+export type RequestOutcome =
+  | "completed"
+  | "client_aborted"
+  | "client_stalled"
+  | "upstream_error"
+  | "stream_cut";
 
 export interface SettleRequestInput {
   requestId: string;
@@ -15,6 +22,8 @@ export interface SettleRequestInput {
   model: string;
   usage: Usage;
   outcome: RequestOutcome;
+  /** Prepaid: charge past the hold from the free balance; x402: never past the paid cap. */
+  chargeBeyondHold: boolean;
 }
 
 /** Provider share of marketplace and relay revenue, in percent; the treasury keeps the rest. */
@@ -49,15 +58,24 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
     systemAccounts.treasury.kind,
     systemAccounts.treasury.ref,
   );
+  const lossAccountId = await cachedAccountId(
+    database,
+    systemAccounts.inferenceLoss.kind,
+    systemAccounts.inferenceLoss.ref,
+  );
   const providerAccountId =
     input.candidate.route === "centralized"
       ? undefined
       : await cachedAccountId(database, "provider", input.candidate.providerId);
-  return settleInference(database, {
+  app.holds.forget(input.holdId);
+  const cost = costOfUsage(input.usage, input.candidate.price);
+  const settled = await settleInference(database, {
     holdId: input.holdId,
     accountId: input.accountId,
-    cost: costOfUsage(input.usage, input.candidate.price),
+    cost,
+    chargeBeyondHold: input.chargeBeyondHold,
     treasuryAccountId,
+    lossAccountId,
     ...(providerAccountId === undefined ? {} : { providerAccountId }),
     providerSharePercent,
     idempotencyKey: `inference:${input.requestId}`,
@@ -76,4 +94,18 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
       outcome: input.outcome,
     },
   });
+  gatewayMetrics.settlements.inc({ outcome: input.outcome, route: input.candidate.route });
+  gatewayMetrics.chargedMicrounits.inc({}, Number(settled.charged));
+  if (settled.shortfall > 0n) {
+    gatewayMetrics.lossEvents.inc();
+    gatewayMetrics.lossMicrounits.inc({}, Number(settled.shortfall));
+    log.warn("usage cost exceeded what the account could cover: shortfall posted to the loss account", {
+      requestId: input.requestId,
+      cost: cost.toString(),
+      charged: settled.charged.toString(),
+      shortfall: settled.shortfall.toString(),
+      provider: input.candidate.providerId,
+    });
+  }
+  return settled;
 }

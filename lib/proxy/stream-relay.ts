@@ -17,6 +17,8 @@ export interface RelayStreamOptions {
   abortUpstream(): void;
   /** An upstream silent this long mid-stream is given up on (aborted, error in-band, usage so far billed). */
   idleTimeoutMs: number;
+  /** A client that pulls nothing for this long is cut off (upstream aborted, usage so far billed). */
+  writeTimeoutMs: number;
   /** Runs exactly once, after the last byte is queued and before the response ends. */
   onEnd(tap: StreamUsageTap, outcome: RequestOutcome): Promise<void>;
 }
@@ -84,8 +86,23 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
     }
   };
 
+  // Armed after each chunk handed to the client, disarmed when it asks for the next: a
+  // client that stopped reading (its socket full) never asks, and is cut off.
+  let writeTimer: NodeJS.Timeout | undefined;
+  const armWriteTimer = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    writeTimer = setTimeout(() => {
+      if (ended) return;
+      log.warn("client stopped reading its stream: cut off", { writeTimeoutMs: options.writeTimeoutMs });
+      options.abortUpstream();
+      reader.cancel().catch(() => undefined);
+      controller.error(new Error("client stopped reading"));
+      finish("client_stalled").catch(() => undefined);
+    }, options.writeTimeoutMs);
+  };
+
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      clearTimeout(writeTimer);
       let idleTimer: NodeJS.Timeout | undefined;
       try {
         const idle = new Promise<never>((_resolve, reject) => {
@@ -95,6 +112,7 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
         clearTimeout(idleTimer);
         if (!done) {
           controller.enqueue(value);
+          armWriteTimer(controller);
           return;
         }
         if (!tap.sawTerminal && !tap.upstreamError) {
@@ -127,6 +145,7 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
       }
     },
     async cancel() {
+      clearTimeout(writeTimer);
       options.abortUpstream();
       await reader.cancel().catch(() => undefined);
       await finish("client_aborted");

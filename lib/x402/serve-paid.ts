@@ -4,7 +4,6 @@ import type { Executor } from "../db/client";
 import { usageRecords } from "../db/schema";
 import { GatewayError, toGatewayError } from "../errors/gateway-error";
 import { getAccountBalance } from "../ledger/accounts";
-import { releaseHold } from "../ledger/holds";
 import { log } from "../log";
 import { serveReserved } from "../proxy/serve-reserved";
 import { x402CorsHeaders } from "./cors";
@@ -30,6 +29,8 @@ export async function servePaid(
   const database = app.database.db;
   let response: Response;
   try {
+    // The cap was held inside the payment's transaction; from here this process keeps it alive.
+    await app.holds.adopt(settlement.holdId);
     const unservable = unservableReason(priced, settlement.quote.capMicrounits);
     if (unservable) throw unservable;
     response = await serveReserved(app, request, {
@@ -43,9 +44,10 @@ export async function servePaid(
         availableAfter: settlement.availableAfter,
         maxOutputTokens: priced.maxOutputTokens,
       },
+      chargeBeyondHold: false,
     });
   } catch (error) {
-    await releaseHold(database, settlement.holdId);
+    await app.holds.release(settlement.holdId);
     throw await creditedError(database, toGatewayError(error), settlement);
   }
 

@@ -1,0 +1,34 @@
+import { Counter, Histogram } from "./registry";
+
+/**
+ * The gateway's counters. Module state on purpose: like any Prometheus client, one set per
+ * process, shared by every AppContext in it (tests read deltas, never absolute values).
+ */
+export const gatewayMetrics = {
+  holdsPlaced: new Counter("pod_holds_placed_total", "Holds placed for inference requests."),
+  holdsRefused: new Counter(
+    "pod_holds_refused_total",
+    "Requests refused 402: the balance could not hold them.",
+  ),
+  heldMicrounits: new Counter("pod_held_microunits_total", "Microunits held for inference requests."),
+  holdsReleasedDead: new Counter(
+    "pod_holds_released_total",
+    "Holds released without a settlement, by reason (request_failed, expired, dead_instance).",
+  ),
+  settlements: new Counter("pod_settlements_total", "Inference settlements, by outcome and route."),
+  chargedMicrounits: new Counter("pod_charged_microunits_total", "Microunits charged for inference."),
+  lossEvents: new Counter(
+    "pod_billing_loss_events_total",
+    "Settlements whose cost exceeded what the account could cover (posted to the loss account).",
+  ),
+  lossMicrounits: new Counter(
+    "pod_billing_loss_microunits_total",
+    "Microunits of cost posted to the loss account because the account could not cover them.",
+  ),
+  upstreamErrors: new Counter("pod_upstream_errors_total", "Failed upstream attempts, by provider and kind."),
+  upstreamLatency: new Histogram(
+    "pod_upstream_time_to_headers_seconds",
+    "Time until an upstream answered with headers, by provider and result.",
+    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  ),
+};

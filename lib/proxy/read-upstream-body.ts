@@ -1,0 +1,57 @@
+import { GatewayError } from "../errors/gateway-error";
+
+export interface ReadUpstreamBodyOptions {
+  /** The whole body must arrive within this (UPSTREAM_TIMEOUT_MS, counted from the headers). */
+  timeoutMs: number;
+  maxBytes: number;
+  /** Aborts the upstream request when the body is given up on. */
+  abort(): void;
+}
+
+/**
+ * Reads a non-streamed upstream body with a deadline and a size bound: an upstream that
+ * stalls after its headers, or sends an endless body, cannot hold the request (or the
+ * process's memory) beyond them.
+ */
+export async function readUpstreamBody(
+  response: Response,
+  options: ReadUpstreamBodyOptions,
+): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new GatewayError(
+            "upstream_timeout",
+            `upstream timeout: the response body did not arrive within ${options.timeoutMs} ms`,
+          ),
+        ),
+      options.timeoutMs,
+    );
+  });
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), deadline]);
+      if (done) break;
+      size += value.byteLength;
+      if (size > options.maxBytes)
+        throw new GatewayError(
+          "upstream_error",
+          `upstream error: the response body exceeds ${options.maxBytes} bytes`,
+        );
+      chunks.push(value);
+    }
+  } catch (error) {
+    options.abort();
+    reader.cancel().catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
