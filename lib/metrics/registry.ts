@@ -7,8 +7,8 @@ type Labels = Record<string, string>;
 function labelKey(labels: Labels): string {
   const entries = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
   if (entries.length === 0) return "";
-  const escape = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
-  return `{${entries.map(([name, value]) => `${name}="${escape(value)}"`).join(",")}}`;
+  const escaped = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+  return `{${entries.map(([name, value]) => `${name}="${escaped(value)}"`).join(",")}}`;
 }
 
 function withLabel(key: string, name: string, value: string): string {
