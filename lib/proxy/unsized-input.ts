@@ -63,7 +63,8 @@ function refuseServerTools(dialect: CallerDialect, body: Record<string, unknown>
     throw badRequest("web_search_options is not supported: the upstream bills searches beyond token prices", {
       param: "web_search_options",
     });
-  if (!Array.isArray(body.tools)) return;
+  // The Responses codec drops hosted tools (web_search, file_search, …) rather than forward them.
+  if (dialect === "responses" || !Array.isArray(body.tools)) return;
   for (const tool of body.tools) {
     if (!isRecord(tool) || typeof tool.type !== "string") continue;
     const serverTool =
