@@ -142,6 +142,8 @@ export interface SlowStreamResult {
   p99GapMs: number;
   stalls: number;
   seconds: number;
+  /** What the errors were: an HTTP status, "cut" (200 without [DONE]), "timeout" or a socket error code. */
+  errorKinds: Record<string, number>;
 }
 
 /** `count` concurrent slow streams at once; a stall is a silence over one second. */
@@ -151,6 +153,11 @@ export async function slowStreams(target: Target, payload: string, count: number
   let completed = 0;
   let errors = 0;
   let stalls = 0;
+  const errorKinds: Record<string, number> = {};
+  const fail = (kind: string) => {
+    errors += 1;
+    errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+  };
   const started = performance.now();
   const one = () =>
     new Promise<void>((resolve) => {
@@ -181,18 +188,18 @@ export async function slowStreams(target: Target, payload: string, count: number
             gaps.push(maxGap);
             if (maxGap > 1000) stalls += 1;
             if (incoming.statusCode === 200 && text.includes("[DONE]")) completed += 1;
-            else errors += 1;
+            else fail(incoming.statusCode === 200 ? "cut" : String(incoming.statusCode));
             resolve();
           });
-          incoming.on("error", () => {
-            errors += 1;
+          incoming.on("error", (error: NodeJS.ErrnoException) => {
+            fail(error.message === "timeout" ? "timeout" : (error.code ?? "error"));
             resolve();
           });
         },
       );
       outgoing.on("timeout", () => outgoing.destroy(new Error("timeout")));
-      outgoing.on("error", () => {
-        errors += 1;
+      outgoing.on("error", (error: NodeJS.ErrnoException) => {
+        fail(error.message === "timeout" ? "timeout" : (error.code ?? "error"));
         resolve();
       });
       outgoing.end(payload);
@@ -207,6 +214,7 @@ export async function slowStreams(target: Target, payload: string, count: number
     p99GapMs: percentile(gaps, 99),
     stalls,
     seconds: (performance.now() - started) / 1000,
+    errorKinds,
   };
 }
 

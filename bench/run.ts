@@ -203,7 +203,13 @@ function report(rows: Row[], meta: { started: Date; load: string; busy: number; 
     for (const row of slow) {
       const s = row.slow as SlowStreamResult;
       lines.push(
-        `| ${row.system.label} | ${s.completed}/${s.streams} | ${s.errors} | ${s.stalls} | ${fmt(s.maxGapMs, 0)} | ${fmt(s.p99GapMs, 0)} | ${fmt(s.seconds, 1)} |`,
+        `| ${row.system.label} | ${s.completed}/${s.streams} | ${s.errors}${
+          s.errors
+            ? ` (${Object.entries(s.errorKinds)
+                .map(([kind, n]) => `${kind}: ${n}`)
+                .join(", ")})`
+            : ""
+        } | ${s.stalls} | ${fmt(s.maxGapMs, 0)} | ${fmt(s.p99GapMs, 0)} | ${fmt(s.seconds, 1)} |`,
       );
     }
     lines.push("");

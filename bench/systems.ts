@@ -183,7 +183,7 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
     options.key,
   );
   const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${origin}/health`, child, 120);
+  await waitForHttp(`${origin}/health`, child, 400);
   const registered = (await (await fetch(`${origin}/v1/register`, { method: "POST" })).json()) as {
     api_token: string;
   };
