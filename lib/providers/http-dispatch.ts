@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import { Agent, request } from "undici";
 import type { Dialect } from "../dialects/dialect";
 import type { DispatchOptions } from "../routing/candidate";
 
@@ -16,8 +18,7 @@ export function dispatchHttp(target: HttpTarget, body: string, options: Dispatch
   const operation = options.operation ?? "generate";
   if (target.dialect === "anthropic") {
     const path = operation === "count_tokens" ? "/v1/messages/count_tokens" : "/v1/messages";
-    return fetch(`${target.baseUrl}${path}`, {
-      method: "POST",
+    return postUpstream(`${target.baseUrl}${path}`, {
       headers: {
         "content-type": "application/json",
         "x-api-key": target.apiKey,
@@ -33,10 +34,40 @@ export function dispatchHttp(target: HttpTarget, body: string, options: Dispatch
   if (operation !== "generate") {
     return Promise.reject(new Error(`an OpenAI-format upstream cannot serve ${operation}`));
   }
-  return fetch(`${target.baseUrl}/chat/completions`, {
-    method: "POST",
+  return postUpstream(`${target.baseUrl}/chat/completions`, {
     headers: { "content-type": "application/json", authorization: `Bearer ${target.apiKey}` },
     body,
     signal: options.signal,
+  });
+}
+
+/**
+ * Upstream calls use undici's dispatcher API, not the global fetch: in the production process
+ * Next patches the global fetch (cache and tracing work on every call), and fetch's own
+ * spec machinery costs more than the request. Callers still get a web Response.
+ */
+const upstreamAgent = new Agent({ keepAliveTimeout: 30_000 });
+
+async function postUpstream(
+  url: string,
+  init: { headers: Record<string, string>; body: string; signal: AbortSignal | undefined },
+): Promise<Response> {
+  const upstream = await request(url, {
+    method: "POST",
+    headers: init.headers,
+    body: init.body,
+    signal: init.signal,
+    dispatcher: upstreamAgent,
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(upstream.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const noBody = upstream.statusCode === 204 || upstream.statusCode === 304;
+  if (noBody) upstream.body.resume();
+  return new Response(noBody ? null : (Readable.toWeb(upstream.body) as ReadableStream<Uint8Array>), {
+    status: upstream.statusCode,
+    headers,
   });
 }
