@@ -1,9 +1,13 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import next from "next";
+import { isApiPath, serveApiRequest } from "./lib/api/pipeline";
 import { type AppContext, createAppContext, setAppContext } from "./lib/app-context";
+import { renderErrorBody } from "./lib/dialects/render-error";
 import { loadEnv } from "./lib/env";
-import { isApiPath, routeApiRequest } from "./lib/http/api-routes";
+import type { GatewayError } from "./lib/errors/gateway-error";
 import { sendWebResponse, toWebRequest } from "./lib/http/node-adapter";
+import { checkRequestTarget } from "./lib/http/request-target";
+import { newId } from "./lib/ids";
 import { log, redactPath } from "./lib/log";
 import { attachProviderSocket } from "./lib/marketplace/provider-socket";
 import { startOrExit } from "./lib/start-failure";
@@ -23,9 +27,23 @@ export interface StartOptions {
   withNext?: boolean;
 }
 
+/** A request refused from its request line alone; the connection is closed after it. */
+function refuseTarget(outgoing: ServerResponse, error: GatewayError): void {
+  const requestId = newId("req");
+  outgoing.writeHead(error.status, {
+    "content-type": "application/json",
+    "x-request-id": requestId,
+    "access-control-allow-origin": "*",
+    connection: "close",
+    ...(error.status === 405 ? { allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" } : {}),
+  });
+  outgoing.end(JSON.stringify(renderErrorBody("openai", error, requestId)));
+}
+
 /**
- * One node:http server: API paths go straight to the web-standard handlers; every other
- * path is handed to Next. A Next route handler costs about 1 ms of CPU a request, which
+ * One node:http server: the request line is checked first (canonical origin-form path,
+ * known method), then API paths go straight to the request pipeline; every other path is
+ * handed to Next. A Next route handler costs about 1 ms of CPU a request, which
  * the API hot path cannot afford.
  */
 export async function startGatewayServer(options: StartOptions = {}): Promise<GatewayServer> {
@@ -47,10 +65,15 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
   let origin = `http://${host}:${port}`;
 
   const server = createServer((incoming, outgoing) => {
-    const pathname = (incoming.url ?? "/").split("?")[0] ?? "/";
+    const target = checkRequestTarget(incoming.method, incoming.url);
+    if (!target.ok) {
+      refuseTarget(outgoing, target.error);
+      return;
+    }
+    const { pathname } = target;
     if (isApiPath(pathname) || !nextHandler) {
       const request = toWebRequest(incoming, outgoing, origin, app.env.TRUST_PROXY);
-      routeApiRequest(app, request)
+      serveApiRequest(app, request)
         .then((response) => sendWebResponse(response, outgoing))
         .catch((error: unknown) => {
           log.error("request failed", { path: redactPath(pathname), error });

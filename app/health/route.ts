@@ -1,7 +1,5 @@
-// GET /health – database and upstream status
-import { handleHealth } from "@/lib/handlers/health";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /health: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app) => handleHealth(app));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/health");

@@ -1,7 +1,5 @@
-// GET /metrics – Prometheus counters and gauges (admin token)
-import { nextRoute } from "@/lib/http/next-route";
-import { handleMetrics } from "@/lib/metrics/handle-metrics";
+// GET /metrics: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app, request) => handleMetrics(app, request));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/metrics");

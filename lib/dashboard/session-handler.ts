@@ -2,6 +2,7 @@ import type { AppContext } from "../app-context";
 import { badRequest, GatewayError } from "../errors/gateway-error";
 import { readJsonBody } from "../http/read-body";
 import { errorResponse, jsonResponse } from "../http/responses";
+import { newId } from "../ids";
 import { findDashboardToken } from "./queries";
 import { clearedSessionCookie, sessionCookie } from "./session-cookie";
 
@@ -35,7 +36,7 @@ export async function handleDashboardSession(app: AppContext, request: Request):
       "cache-control": "no-store",
     });
   } catch (error) {
-    return errorResponse("openai", error, { "cache-control": "no-store" });
+    return errorResponse("openai", error, newId("req"), { "cache-control": "no-store" });
   }
 }
 

@@ -1,20 +1,29 @@
-import type { GatewayError } from "../errors/gateway-error";
+import { anthropicErrorType, type GatewayError } from "../errors/gateway-error";
 import type { Dialect } from "./dialect";
 
 /**
  * The error body in the caller's dialect. OpenAI SDKs read `error.message/type/code`;
- * Anthropic SDKs read `{type:"error", error:{type, message}}`. Both pick their typed
- * error class from the status, so the body only has to be well-formed.
+ * Anthropic SDKs read `{type:"error", error:{type, message}}` with Anthropic's own type
+ * names. Both pick their typed error class from the status. The gateway's kind is
+ * `error.code` in both, and the request id is in the body as well as in a header, so a
+ * logged body alone is enough to ask for help.
  */
-export function renderErrorBody(dialect: Dialect, error: GatewayError): Record<string, unknown> {
+export function renderErrorBody(
+  dialect: Dialect,
+  error: GatewayError,
+  requestId?: string,
+): Record<string, unknown> {
+  const id = requestId ? { request_id: requestId } : {};
   if (dialect === "anthropic") {
     return {
       type: "error",
       error: {
-        type: error.type,
+        type: anthropicErrorType[error.type],
+        code: error.type,
         message: error.message,
         ...(error.details ? { details: error.details } : {}),
       },
+      ...id,
     };
   }
   return {
@@ -25,5 +34,6 @@ export function renderErrorBody(dialect: Dialect, error: GatewayError): Record<s
       param: error.param ?? null,
       ...(error.details ? { details: error.details } : {}),
     },
+    ...id,
   };
 }

@@ -24,6 +24,32 @@ export const errorStatus = {
   upstream_timeout: 504,
 } as const;
 
+/**
+ * The same kinds in Anthropic's own `error.type` vocabulary, so the Anthropic SDK and tools
+ * built on it (Claude Code retries `overloaded_error`, shows `billing_error`) recognise them.
+ * The gateway's precise kind travels beside it as `error.code`.
+ * @see https://docs.anthropic.com/en/api/errors
+ */
+export const anthropicErrorType = {
+  bad_request: "invalid_request_error",
+  unauthorized: "authentication_error",
+  insufficient_balance: "billing_error",
+  payment_required: "billing_error",
+  no_provider_at_price: "billing_error",
+  forbidden: "permission_error",
+  not_found: "not_found_error",
+  model_not_found: "not_found_error",
+  method_not_allowed: "invalid_request_error",
+  conflict: "conflict_error",
+  payload_too_large: "request_too_large",
+  rate_limited: "rate_limit_error",
+  internal_error: "api_error",
+  upstream_error: "api_error",
+  no_provider: "overloaded_error",
+  service_unavailable: "api_error",
+  upstream_timeout: "timeout_error",
+} as const satisfies Record<keyof typeof errorStatus, string>;
+
 export type ErrorType = keyof typeof errorStatus;
 
 export interface GatewayErrorOptions {

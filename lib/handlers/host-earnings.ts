@@ -7,7 +7,7 @@ import { authenticateHost } from "../hosts/authenticate-host";
 import { requireAdmin } from "../hosts/require-admin";
 import { finishRetirements, startRetirement } from "../hosts/retire-host";
 import { errorResponse, jsonResponse } from "../http/responses";
-import { isUuid } from "../ids";
+import { isUuid, newId } from "../ids";
 import { hostEarnings, hostPayoutList, hostTransactions } from "../payouts/host-earnings";
 import { isSolanaAddress } from "../payouts/payout-worker";
 import { requestWithdrawal } from "../payouts/request-withdrawal";
@@ -53,7 +53,7 @@ export async function handleHostBalance(app: AppContext, request: Request): Prom
       noStore,
     );
   } catch (error) {
-    return errorResponse("openai", error);
+    return errorResponse("openai", error, newId("req"));
   }
 }
 
@@ -84,7 +84,7 @@ export async function handleHostTransactions(app: AppContext, request: Request):
       noStore,
     );
   } catch (error) {
-    return errorResponse("openai", error);
+    return errorResponse("openai", error, newId("req"));
   }
 }
 
@@ -115,7 +115,7 @@ export async function handleHostWithdraw(app: AppContext, request: Request): Pro
     });
     return jsonResponse(payoutView(payout), replayed ? 200 : 202, noStore);
   } catch (error) {
-    return errorResponse("openai", error);
+    return errorResponse("openai", error, newId("req"));
   }
 }
 
@@ -138,7 +138,7 @@ export async function handleHostRetire(app: AppContext, request: Request): Promi
       noStore,
     );
   } catch (error) {
-    return errorResponse("openai", error);
+    return errorResponse("openai", error, newId("req"));
   }
 }
 
@@ -159,6 +159,6 @@ export async function handleApprovePayout(
     if (!payout) throw new GatewayError("not_found", "no payout awaiting approval with that id");
     return jsonResponse(payoutView(payout));
   } catch (error) {
-    return errorResponse("openai", error);
+    return errorResponse("openai", error, newId("req"));
   }
 }

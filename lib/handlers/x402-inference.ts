@@ -1,10 +1,8 @@
-import type { AppContext } from "../app-context";
+import type { ApiCall } from "../api/route-definition";
 import type { Dialect } from "../dialects/dialect";
 import { GatewayError } from "../errors/gateway-error";
 import { clientIp } from "../http/client-ip";
-import { errorResponse } from "../http/responses";
-import { newId } from "../ids";
-import { x402CorsHeaders } from "../x402/cors";
+import { publicBaseUrl } from "../http/public-urls";
 import { encodeJsonHeader } from "../x402/header-codec";
 import { issueQuote } from "../x402/issue-quote";
 import { loadBoundQuote } from "../x402/load-bound-quote";
@@ -14,65 +12,48 @@ import { paymentRailsOf } from "../x402/rails/payment-rails";
 import { scheduleReconciliation } from "../x402/reconcile-claims";
 import { servePaid } from "../x402/serve-paid";
 import { settlePayment } from "../x402/settle-payment";
-import { publicBaseUrl } from "./public-urls";
 
 /**
  * POST /proxy/x402/v1/chat/completions and /proxy/x402/v1/messages: accountless inference.
  * Without a payment: a 402 carrying the quote. With one: verify and settle it first (a
  * self-broadcast transfer, a co-signed standard payment, or a surplus-balance spend), then
- * serve, streaming included, with a PAYMENT-RESPONSE receipt. Every error is in the
- * caller's dialect; no error before settlement has moved any money.
+ * serve, streaming included, with a PAYMENT-RESPONSE receipt. Errors are thrown to the
+ * request pipeline, which renders them in the caller's dialect; no error before settlement
+ * has moved any money.
  */
-export async function handleX402Inference(
-  app: AppContext,
-  request: Request,
-  dialect: Dialect,
-): Promise<Response> {
-  const requestId = newId("req");
-  const headers = { "x-request-id": requestId, ...x402CorsHeaders };
-  try {
-    const rails = paymentRailsOf(app);
-    const priced = await priceRequest(app, request, dialect);
-    const proof = readPaymentProof(request.headers);
-    if (!proof) {
-      const quotes = await app.x402QuoteLimiter.hit(clientIp(request));
-      if (!quotes.allowed) {
-        throw new GatewayError(
-          "rate_limited",
-          "rate limited: too many unpaid x402 quotes from this address",
-          {
-            headers: { "retry-after": String(quotes.retryAfterSeconds) },
-            details: { retry_after_seconds: quotes.retryAfterSeconds },
-          },
-        );
-      }
-      const document = await issueQuote(app, rails, priced, `${publicBaseUrl(app, request)}${priced.path}`);
-      // Co-signed payments a crash or a slow confirmation left pending are finished off the paid path.
-      scheduleReconciliation(app, rails);
-      throw new GatewayError(
-        "payment_required",
-        "Payment required: pay one of the PAYMENT-REQUIRED options, then retry the same request with a PAYMENT-SIGNATURE header.",
-        {
-          headers: { "payment-required": encodeJsonHeader(document), "cache-control": "no-store" },
-          details: { quote_id: document.quote_id, payment_required: document },
-        },
-      );
+export async function handleX402Inference(call: ApiCall<"x402">, dialect: Dialect): Promise<Response> {
+  const { app, request, requestId } = call;
+  const rails = paymentRailsOf(app);
+  const priced = await priceRequest(app, request, dialect);
+  const proof = readPaymentProof(request.headers);
+  if (!proof) {
+    const quotes = await app.x402QuoteLimiter.hit(clientIp(request));
+    if (!quotes.allowed) {
+      throw new GatewayError("rate_limited", "rate limited: too many unpaid x402 quotes from this address", {
+        headers: { "retry-after": String(quotes.retryAfterSeconds) },
+        details: { retry_after_seconds: quotes.retryAfterSeconds },
+      });
     }
-    const limit = await app.x402PaymentLimiter.hit(clientIp(request));
-    if (!limit.allowed) {
-      throw new GatewayError(
-        "rate_limited",
-        "rate limited: too many x402 payment attempts from this address",
-        {
-          headers: { "retry-after": String(limit.retryAfterSeconds) },
-          details: { retry_after_seconds: limit.retryAfterSeconds },
-        },
-      );
-    }
-    const quote = await loadBoundQuote(app.database.db, proof.quoteId, priced);
-    const settlement = await settlePayment({ app, priced, quote }, rails, proof);
-    return await servePaid(app, request, priced, settlement, requestId);
-  } catch (error) {
-    return errorResponse(dialect, error, headers);
+    const document = await issueQuote(app, rails, priced, `${publicBaseUrl(app, request)}${priced.path}`);
+    // Co-signed payments a crash or a slow confirmation left pending are finished off the paid path.
+    scheduleReconciliation(app, rails);
+    throw new GatewayError(
+      "payment_required",
+      "Payment required: pay one of the PAYMENT-REQUIRED options, then retry the same request with a PAYMENT-SIGNATURE header.",
+      {
+        headers: { "payment-required": encodeJsonHeader(document), "cache-control": "no-store" },
+        details: { quote_id: document.quote_id, payment_required: document },
+      },
+    );
   }
+  const limit = await app.x402PaymentLimiter.hit(clientIp(request));
+  if (!limit.allowed) {
+    throw new GatewayError("rate_limited", "rate limited: too many x402 payment attempts from this address", {
+      headers: { "retry-after": String(limit.retryAfterSeconds) },
+      details: { retry_after_seconds: limit.retryAfterSeconds },
+    });
+  }
+  const quote = await loadBoundQuote(app.database.db, proof.quoteId, priced);
+  const settlement = await settlePayment({ app, priced, quote }, rails, proof);
+  return await servePaid(app, request, priced, settlement, requestId);
 }

@@ -15,7 +15,7 @@ const exposedHeaders = [
   "retry-after",
 ].join(", ");
 
-/** What every API response carries; handlers that answer before the router adds them use it too. */
+/** What every API response carries (the pipeline adds them). */
 export const corsHeaders: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers": exposedHeaders,
@@ -50,23 +50,4 @@ export function preflightResponse(request: Request): Response {
       "access-control-max-age": "86400",
     },
   });
-}
-
-function addCorsHeaders(headers: Headers): void {
-  headers.set("access-control-allow-origin", "*");
-  // A handler that exposes its own list (x402's) keeps it, so route files and server.ts agree.
-  if (!headers.has("access-control-expose-headers"))
-    headers.set("access-control-expose-headers", exposedHeaders);
-}
-
-/** Adds the CORS headers to a response (a fresh Response when the original's headers are immutable). */
-export function withCors(response: Response): Response {
-  try {
-    addCorsHeaders(response.headers);
-    return response;
-  } catch {
-    const copy = new Response(response.body, response);
-    addCorsHeaders(copy.headers);
-    return copy;
-  }
 }

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { badRequest, GatewayError } from "../errors/gateway-error";
 
 /** Reads a body up to `limit` bytes; larger bodies are refused before they are buffered whole. */
@@ -93,4 +94,19 @@ function firstUnstorableString(root: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Reads a JSON body and validates it; every problem is listed in one 400. */
+export async function readValidatedJson<T extends z.ZodType>(
+  request: Request,
+  schema: T,
+  limit: number,
+): Promise<z.infer<T>> {
+  const parsed = schema.safeParse(await readJsonBody(request, limit));
+  if (!parsed.success) {
+    throw badRequest(
+      parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "),
+    );
+  }
+  return parsed.data;
 }

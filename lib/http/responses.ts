@@ -10,21 +10,27 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
   });
 }
 
-/** Renders any thrown value as an error response in the caller's dialect. */
+/** The header a dialect's SDK reads the request id from. */
+export function requestIdHeader(dialect: Dialect): "request-id" | "x-request-id" {
+  return dialect === "anthropic" ? "request-id" : "x-request-id";
+}
+
+/**
+ * Renders any thrown value as an error response in the caller's dialect: the one error
+ * renderer of the gateway. The request id goes in the dialect's header and in the body.
+ */
 export function errorResponse(
   dialect: Dialect,
   thrown: unknown,
+  requestId: string,
   headers: Record<string, string> = {},
 ): Response {
   const error: GatewayError = toGatewayError(thrown);
   if (error.status >= 500 && error.type === "internal_error")
-    log.error("unhandled error", { error: error.cause });
-  const requestIdHeader = dialect === "anthropic" ? "request-id" : "x-request-id";
+    log.error("unhandled error", { requestId, error: error.cause });
   const merged: Record<string, string> = { ...error.headers, ...headers };
-  const requestId = merged["x-request-id"];
-  if (dialect === "anthropic" && requestId) {
-    delete merged["x-request-id"];
-    merged[requestIdHeader] = requestId;
-  }
-  return jsonResponse(renderErrorBody(dialect, error), error.status, merged);
+  delete merged["x-request-id"];
+  delete merged["request-id"];
+  merged[requestIdHeader(dialect)] = requestId;
+  return jsonResponse(renderErrorBody(dialect, error, requestId), error.status, merged);
 }

@@ -3,6 +3,7 @@ import type { AppContext } from "../app-context";
 import { queryRows } from "../db/client";
 import { requireAdmin } from "../hosts/require-admin";
 import { errorResponse } from "../http/responses";
+import { newId } from "../ids";
 import { systemAccounts } from "../ledger/accounts";
 import { gatewayMetrics } from "./gateway-metrics";
 import { renderMetrics } from "./registry";
@@ -49,6 +50,6 @@ export async function handleMetrics(app: AppContext, request: Request): Promise<
       headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" },
     });
   } catch (error) {
-    return errorResponse("openai", error);
+    return errorResponse("openai", error, newId("req"));
   }
 }

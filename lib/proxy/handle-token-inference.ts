@@ -1,8 +1,6 @@
-import type { AppContext } from "../app-context";
-import { type CallerDialect, errorDialectOf } from "../dialects/dialect";
-import { errorResponse } from "../http/responses";
-import { newId } from "../ids";
-import { authenticateToken } from "../tokens/authenticate-token";
+import type { ApiCall } from "../api/route-definition";
+import type { CallerDialect } from "../dialects/dialect";
+import { badRequest } from "../errors/gateway-error";
 import { holdPrice, prepareInference, routedCandidates } from "./prepare-inference";
 import { reserveForRequest } from "./reserve";
 import { serveReserved } from "./serve-reserved";
@@ -17,45 +15,40 @@ import { serveReserved } from "./serve-reserved";
  * positive balance is refused (402) by the hold itself, before any upstream call.
  */
 export async function handleTokenInference(
-  app: AppContext,
-  request: Request,
-  token: string,
+  call: ApiCall<"token">,
   dialect: CallerDialect,
 ): Promise<Response> {
-  const requestId = newId("req");
-  const idHeaders = { "x-request-id": requestId };
+  const { app, request, requestId, principal: record } = call;
+  const prepared = await prepareInference(app, request, dialect);
+  // Anthropic's Messages API requires an output limit; so does its drop-in.
+  if (dialect === "anthropic" && prepared.inference.maxTokens === undefined)
+    throw badRequest("max_tokens: Field required", { param: "max_tokens" });
+  const candidates = routedCandidates(prepared);
+  const reservation = await reserveForRequest(app.database.db, {
+    accountId: record.accountId,
+    // Held at the dearest candidate's rates, so a failover never bills beyond the hold.
+    price: holdPrice(candidates),
+    inputTokens: prepared.inputTokens,
+    maxOutputTokens: prepared.maxOutputTokens,
+    choices: prepared.inference.choices,
+    callerLimit: prepared.inference.maxTokens !== undefined,
+    balanceShare: app.env.HOLD_BALANCE_SHARE,
+    ttlSeconds: app.env.HOLD_TTL_SECONDS,
+    owner: app.holds.instanceId,
+  });
+  app.holds.track(reservation.holdId);
   try {
-    const record = await authenticateToken(app.database.db, token);
-    const prepared = await prepareInference(app, request, dialect);
-    const candidates = routedCandidates(prepared);
-    const reservation = await reserveForRequest(app.database.db, {
+    return await serveReserved(app, request, {
+      requestId,
       accountId: record.accountId,
-      // Held at the dearest candidate's rates, so a failover never bills beyond the hold.
-      price: holdPrice(candidates),
-      inputTokens: prepared.inputTokens,
-      maxOutputTokens: prepared.maxOutputTokens,
-      choices: prepared.inference.choices,
-      callerLimit: prepared.inference.maxTokens !== undefined,
-      balanceShare: app.env.HOLD_BALANCE_SHARE,
-      ttlSeconds: app.env.HOLD_TTL_SECONDS,
-      owner: app.holds.instanceId,
+      inference: prepared.inference,
+      model: prepared.model,
+      candidates,
+      reservation,
+      chargeBeyondHold: true,
     });
-    app.holds.track(reservation.holdId);
-    try {
-      return await serveReserved(app, request, {
-        requestId,
-        accountId: record.accountId,
-        inference: prepared.inference,
-        model: prepared.model,
-        candidates,
-        reservation,
-        chargeBeyondHold: true,
-      });
-    } catch (error) {
-      await app.holds.release(reservation.holdId);
-      throw error;
-    }
   } catch (error) {
-    return errorResponse(errorDialectOf(dialect), error, idHeaders);
+    await app.holds.release(reservation.holdId);
+    throw error;
   }
 }

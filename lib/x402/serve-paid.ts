@@ -6,7 +6,6 @@ import { GatewayError, toGatewayError } from "../errors/gateway-error";
 import { getAccountBalance } from "../ledger/accounts";
 import { log } from "../log";
 import { serveReserved } from "../proxy/serve-reserved";
-import { x402CorsHeaders } from "./cors";
 import { candidatesWithinCap, type PricedRequest, unservableReason } from "./price-request";
 import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./receipt";
 import type { Settlement } from "./settlement";
@@ -52,7 +51,6 @@ export async function servePaid(
   }
 
   const headers = new Headers(response.headers);
-  for (const [name, value] of Object.entries(x402CorsHeaders)) headers.set(name, value);
   headers.set("x-should-retry", "false");
   const streamed =
     (headers.get("content-type") ?? "").includes("text/event-stream") && response.body !== null;

@@ -1,7 +1,5 @@
-// GET /v1/providers – active providers with their models and prices
-import { handleProviders } from "@/lib/handlers/providers";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /v1/providers: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app) => handleProviders(app));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/providers");

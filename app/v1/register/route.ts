@@ -1,7 +1,5 @@
-// POST /v1/register – mint a prepaid token and its deposit code
-import { handleRegister } from "@/lib/handlers/register";
-import { nextRoute } from "@/lib/http/next-route";
+// POST /v1/register: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute((app, request) => handleRegister(app, request));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/register");

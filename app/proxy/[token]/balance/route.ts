@@ -1,7 +1,5 @@
-// GET /proxy/<token>/balance – the token's balance in microunits
-import { handleBalance } from "@/lib/handlers/balance";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /proxy/<token>/balance: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app, request, [token = ""]) => handleBalance(app, request, token), ["token"]);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/balance");

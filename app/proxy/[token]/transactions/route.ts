@@ -1,10 +1,5 @@
-// GET /proxy/<token>/transactions – credits and debits of a token, newest first
-import { handleTransactions } from "@/lib/handlers/transactions";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /proxy/<token>/transactions: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute(
-  (app, request, [token = ""]) => handleTransactions(app, request, token),
-  ["token"],
-);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/transactions");

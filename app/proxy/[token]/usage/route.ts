@@ -1,10 +1,5 @@
-// GET /proxy/<token>/usage?days=30 – balance, spend totals, spend per day and per model
-import { handleUsageSummary } from "@/lib/handlers/usage-summary";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /proxy/<token>/usage: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute(
-  (app, request, [token = ""]) => handleUsageSummary(app, request, token),
-  ["token"],
-);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/usage");

@@ -1,7 +1,5 @@
-// POST /v1/admin/credits – an operator's manual credit through the ledger
-import { handleAdminCredit } from "@/lib/handlers/admin-credits";
-import { nextRoute } from "@/lib/http/next-route";
+// POST /v1/admin/credits: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute((app, request) => handleAdminCredit(app, request));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/admin/credits");

@@ -1,7 +1,5 @@
-// GET /v1/host/balance – earnings, what can be withdrawn now, open payouts
-import { handleHostBalance } from "@/lib/handlers/host-earnings";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /v1/host/balance: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app, request) => handleHostBalance(app, request));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/host/balance");

@@ -1,8 +1,5 @@
-// GET, PUT /v1/host/listings – list or upsert the host's key-relay listings
-import { handleListListings, handlePutListing } from "@/lib/handlers/host-listings";
-import { nextRoute } from "@/lib/http/next-route";
+// GET, PUT /v1/host/listings: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app, request) => handleListListings(app, request));
-export const PUT = nextRoute((app, request) => handlePutListing(app, request));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/host/listings");

@@ -1,7 +1,5 @@
-// GET /v1/host/profile – the calling host's status and bond instructions
-import { handleHostProfile } from "@/lib/handlers/host-profile";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /v1/host/profile: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app, request) => handleHostProfile(app, request));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/host/profile");

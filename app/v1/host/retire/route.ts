@@ -1,7 +1,5 @@
-// POST /v1/host/retire – drain, leave routing, start the bond cooldown
-import { handleHostRetire } from "@/lib/handlers/host-earnings";
-import { nextRoute } from "@/lib/http/next-route";
+// POST /v1/host/retire: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute((app, request) => handleHostRetire(app, request));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/host/retire");

@@ -1,7 +1,5 @@
-// POST /v1/host/withdraw – queue a USDC payout of earnings (Idempotency-Key required)
-import { handleHostWithdraw } from "@/lib/handlers/host-earnings";
-import { nextRoute } from "@/lib/http/next-route";
+// POST /v1/host/withdraw: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute((app, request) => handleHostWithdraw(app, request));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/host/withdraw");

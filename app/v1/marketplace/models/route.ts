@@ -1,7 +1,5 @@
-// GET /v1/marketplace/models – public catalogue: cheapest and centralized prices, marketplace supply
-import { handleMarketplaceModels } from "@/lib/handlers/marketplace-models";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /v1/marketplace/models: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app) => handleMarketplaceModels(app));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/marketplace/models");

@@ -1,7 +1,5 @@
-// POST /v1/webhooks/stripe – Stripe's signed events (card credits, refunds, disputes)
-import { handleStripeWebhook } from "@/lib/handlers/stripe-webhook";
-import { nextRoute } from "@/lib/http/next-route";
+// POST /v1/webhooks/stripe: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute((app, request) => handleStripeWebhook(app, request));
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/webhooks/stripe");

@@ -1,7 +1,5 @@
-// POST /proxy/<token>/fund/card – a Stripe Checkout Session for a card top-up
-import { handleFundCard } from "@/lib/handlers/fund-card";
-import { nextRoute } from "@/lib/http/next-route";
+// POST /proxy/<token>/fund/card: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute((app, request, [token = ""]) => handleFundCard(app, request, token), ["token"]);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/fund/card");

@@ -1,10 +1,5 @@
-// GET /proxy/<token>/funding/history – card payments, deposits and receivables
-import { handleFundingHistory } from "@/lib/handlers/funding-history";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /proxy/<token>/funding/history: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute(
-  (app, request, [token = ""]) => handleFundingHistory(app, request, token),
-  ["token"],
-);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/funding/history");

@@ -1,7 +1,5 @@
-// GET /proxy/<token>/v1/models – the model list in the OpenAI shape
-import { handleModels } from "@/lib/handlers/models";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /proxy/<token>/v1/models: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app, request, [token = ""]) => handleModels(app, request, token), ["token"]);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/v1/models");

@@ -1,10 +1,5 @@
-// POST /proxy/<token>/v1/responses – OpenAI Responses API (stateless) on a prepaid token
-import { nextRoute } from "@/lib/http/next-route";
-import { handleTokenInference } from "@/lib/proxy/handle-token-inference";
+// POST /proxy/<token>/v1/responses: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute(
-  (app, request, [token = ""]) => handleTokenInference(app, request, token, "responses"),
-  ["token"],
-);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/v1/responses");

@@ -1,10 +1,5 @@
-// DELETE /v1/host/listings/<model> – remove the host's listing for a model
-import { handleDeleteListing } from "@/lib/handlers/host-listings";
-import { nextRoute } from "@/lib/http/next-route";
+// DELETE /v1/host/listings/<model>: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const DELETE = nextRoute(
-  (app, request, [model = ""]) => handleDeleteListing(app, request, model),
-  ["model"],
-);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/host/listings/:model");

@@ -1,10 +1,5 @@
-// GET /proxy/<token>/fund/card/<session_id> – whether a card payment has been credited
-import { handleCardSessionStatus } from "@/lib/handlers/fund-card";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /proxy/<token>/fund/card/<session>: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute(
-  (app, request, [token = "", session = ""]) => handleCardSessionStatus(app, request, token, session),
-  ["token", "session"],
-);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/fund/card/:session");

@@ -1,7 +1,5 @@
-// GET /proxy/<token>/fund/card/quote?amount_usd=20 – the card fee and total before paying
-import { handleCardQuote } from "@/lib/handlers/fund-card";
-import { nextRoute } from "@/lib/http/next-route";
+// GET /proxy/<token>/fund/card/quote: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const GET = nextRoute((app, request, [token = ""]) => handleCardQuote(app, request, token), ["token"]);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/fund/card/quote");

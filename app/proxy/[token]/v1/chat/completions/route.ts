@@ -1,10 +1,5 @@
-// POST /proxy/<token>/v1/chat/completions – OpenAI-dialect inference on a prepaid token
-import { nextRoute } from "@/lib/http/next-route";
-import { handleTokenInference } from "@/lib/proxy/handle-token-inference";
+// POST /proxy/<token>/v1/chat/completions: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute(
-  (app, request, [token = ""]) => handleTokenInference(app, request, token, "openai"),
-  ["token"],
-);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/v1/chat/completions");

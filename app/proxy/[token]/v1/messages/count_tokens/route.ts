@@ -1,10 +1,5 @@
-// POST /proxy/<token>/v1/messages/count_tokens – Anthropic's free token counter
-import { handleCountTokens } from "@/lib/handlers/count-tokens";
-import { nextRoute } from "@/lib/http/next-route";
+// POST /proxy/<token>/v1/messages/count_tokens: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
 
-export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
-export const POST = nextRoute(
-  (app, request, [token = ""]) => handleCountTokens(app, request, token),
-  ["token"],
-);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/v1/messages/count_tokens");

@@ -1,10 +1,11 @@
-import type { AppContext } from "../app-context";
-import type { CatalogModel } from "../catalog/models";
-import { errorResponse, jsonResponse } from "../http/responses";
-import { loadCandidatePools } from "../routing/candidate-pools";
-import { liveOffersFor } from "../routing/marketplace-candidates";
-import { centralizedCap } from "../routing/price-cap";
-import { rankCandidates } from "../routing/rank-candidates";
+import type { AppContext } from "../../app-context";
+import type { CatalogModel } from "../../catalog/models";
+import { jsonResponse } from "../../http/responses";
+import { loadCandidatePools } from "../../routing/candidate-pools";
+import { liveOffersFor } from "../../routing/marketplace-candidates";
+import { centralizedCap } from "../../routing/price-cap";
+import { rankCandidates } from "../../routing/rank-candidates";
+import type { ApiCall } from "../route-definition";
 
 const microunits = (value: bigint | undefined) => (value === undefined ? null : Number(value));
 
@@ -39,12 +40,8 @@ async function modelRow(app: AppContext, model: CatalogModel) {
  * centralized providers this gateway routes to (cheapest first), and marketplace supply
  * (providers with a routable marketplace or key-relay listing, and their reported throughput).
  */
-export async function handleMarketplaceModels(app: AppContext): Promise<Response> {
-  try {
-    const models = [];
-    for (const model of app.catalog.models) models.push(await modelRow(app, model));
-    return jsonResponse({ models }, 200, { "cache-control": "public, max-age=5" });
-  } catch (error) {
-    return errorResponse("openai", error);
-  }
+export async function listMarketplaceModels({ app }: ApiCall<"none">): Promise<Response> {
+  const models = [];
+  for (const model of app.catalog.models) models.push(await modelRow(app, model));
+  return jsonResponse({ models }, 200, { "cache-control": "public, max-age=5" });
 }

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import type { AppContext } from "../app-context";
-import { jsonResponse } from "../http/responses";
+import { jsonResponse } from "../../http/responses";
+import type { ApiCall } from "../route-definition";
 
 /** GET /health – database reachability and which upstreams are configured (never their keys). */
-export async function handleHealth(app: AppContext): Promise<Response> {
+export async function getHealth({ app }: ApiCall<"none">): Promise<Response> {
   let database: "ok" | "error" = "ok";
   try {
     await app.database.db.execute(sql`SELECT 1`);

@@ -1,15 +1,14 @@
-import type { AppContext } from "../app-context";
-import { badRequest, GatewayError } from "../errors/gateway-error";
-import { parseJsonText, readBodyText } from "../http/read-body";
-import { errorResponse, jsonResponse } from "../http/responses";
-import { newId } from "../ids";
-import { getAccountBalance } from "../ledger/accounts";
-import { log } from "../log";
-import { dispatchWithFailover } from "../proxy/dispatch-with-failover";
-import { centralizedCandidates } from "../routing/centralized-candidates";
-import { resolveModel } from "../routing/resolve-model";
-import { authenticateToken } from "../tokens/authenticate-token";
-import type { TokenRecord } from "../tokens/find-token";
+import type { AppContext } from "../../app-context";
+import { badRequest, GatewayError } from "../../errors/gateway-error";
+import { parseJsonText, readBodyText } from "../../http/read-body";
+import { jsonResponse } from "../../http/responses";
+import { getAccountBalance } from "../../ledger/accounts";
+import { log } from "../../log";
+import { dispatchWithFailover } from "../../proxy/dispatch-with-failover";
+import { centralizedCandidates } from "../../routing/centralized-candidates";
+import { resolveModel } from "../../routing/resolve-model";
+import type { TokenRecord } from "../../tokens/find-token";
+import type { ApiCall } from "../route-definition";
 
 /** Claude Code waits on the count before it sends a turn: past this, an estimate is better. */
 const countTimeoutMs = 10_000;
@@ -107,23 +106,18 @@ async function askUpstream(
  * calls to manage its context. Free, like Anthropic's own, for a funded token: asked of a
  * configured Anthropic upstream when there is one, estimated otherwise (`x-pod-estimated: true`).
  */
-export async function handleCountTokens(app: AppContext, request: Request, token: string): Promise<Response> {
-  const requestId = newId("req");
-  try {
-    const record = await authenticateToken(app.database.db, token);
-    await admit(app, record);
-    const parsed = parseJsonText(await readBodyText(request, app.env.MAX_BODY_BYTES));
-    if (!isRecord(parsed)) throw badRequest("request body must be a JSON object");
-    if (typeof parsed.model !== "string" || parsed.model === "")
-      throw badRequest("model is required", { param: "model" });
-    if (!Array.isArray(parsed.messages)) throw badRequest("messages must be an array", { param: "messages" });
-    const exact = await askUpstream(app, request, parsed, parsed.model);
-    if (exact !== undefined) return jsonResponse({ input_tokens: exact }, 200, { "request-id": requestId });
-    return jsonResponse({ input_tokens: estimateTokens(parsed) }, 200, {
-      "request-id": requestId,
-      "x-pod-estimated": "true",
-    });
-  } catch (error) {
-    return errorResponse("anthropic", error, { "x-request-id": requestId });
-  }
+export async function countTokens(call: ApiCall<"token">): Promise<Response> {
+  const { app, request, requestId, principal } = call;
+  await admit(app, principal);
+  const parsed = parseJsonText(await readBodyText(request, call.bodyLimit));
+  if (!isRecord(parsed)) throw badRequest("request body must be a JSON object");
+  if (typeof parsed.model !== "string" || parsed.model === "")
+    throw badRequest("model is required", { param: "model" });
+  if (!Array.isArray(parsed.messages)) throw badRequest("messages must be an array", { param: "messages" });
+  const exact = await askUpstream(app, request, parsed, parsed.model);
+  if (exact !== undefined) return jsonResponse({ input_tokens: exact }, 200, { "request-id": requestId });
+  return jsonResponse({ input_tokens: estimateTokens(parsed) }, 200, {
+    "request-id": requestId,
+    "x-pod-estimated": "true",
+  });
 }

@@ -1,0 +1,46 @@
+import { listCardPayments, listReceivables, listTokenDeposits } from "../../funding/queries";
+import { jsonResponse } from "../../http/responses";
+import type { ApiCall } from "../route-definition";
+
+/** GET /proxy/<token>/funding/history – card payments, on-chain deposits and what is owed after refunds. */
+export async function listFundingHistory(call: ApiCall<"token">): Promise<Response> {
+  const { app, principal: record } = call;
+  const db = app.database.db;
+  const [cards, deposits, owed] = await Promise.all([
+    listCardPayments(db, record.accountId),
+    listTokenDeposits(db, record.id),
+    listReceivables(db, record.accountId),
+  ]);
+  return jsonResponse(
+    {
+      card_payments: cards.map((card) => ({
+        session_id: card.sessionId,
+        status: card.status,
+        credit_microunits: Number(card.credit),
+        amount_total: Number(card.amountTotal),
+        fee_amount: Number(card.fee),
+        currency: card.currency,
+        reversed_microunits: Number(card.reversed),
+        created_at: card.createdAt.toISOString(),
+        credited_at: card.creditedAt?.toISOString() ?? null,
+      })),
+      deposits: deposits.map((deposit) => ({
+        signature: deposit.signature,
+        network: deposit.network,
+        amount_microunits: Number(deposit.amount),
+        status: deposit.status,
+        block_time: deposit.blockTime?.toISOString() ?? null,
+        created_at: deposit.createdAt.toISOString(),
+      })),
+      receivables: owed.map((item) => ({
+        amount_microunits: Number(item.amount),
+        source: item.source,
+        session_id: item.sessionId,
+        created_at: item.createdAt.toISOString(),
+      })),
+      receivable_microunits: Number(owed.reduce((sum, item) => sum + item.amount, 0n)),
+    },
+    200,
+    { "cache-control": "no-store" },
+  );
+}

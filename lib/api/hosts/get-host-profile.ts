@@ -1,0 +1,22 @@
+import { bondView } from "../../hosts/bond";
+import { jsonResponse } from "../../http/responses";
+import type { ApiCall } from "../route-definition";
+
+/** GET /v1/host/profile – the calling host's status, bond instructions and enrolment code. */
+export async function getHostProfile({ app, principal: host }: ApiCall<"host">): Promise<Response> {
+  return jsonResponse(
+    {
+      provider_id: host.id,
+      display_name: host.displayName,
+      wallet: host.wallet,
+      contact_email: host.contactEmail,
+      status: host.status,
+      enrolled_at: host.enrolledAt.toISOString(),
+      activated_at: host.activatedAt?.toISOString() ?? null,
+      bond: bondView(app.env, host.bondDepositCode),
+      metadata: { enrollment_code: host.enrollmentCode },
+    },
+    200,
+    { "cache-control": "no-store" },
+  );
+}

@@ -1,0 +1,80 @@
+import { badRequest } from "../errors/gateway-error";
+import type { RouteDefinition } from "./route-definition";
+
+interface CompiledRoute {
+  route: RouteDefinition;
+  /** A literal segment, or null for a `:param`. */
+  segments: (string | null)[];
+  names: string[];
+}
+
+export type RouteMatch =
+  | { type: "matched"; route: RouteDefinition; params: Record<string, string> }
+  /** The path exists with other methods: a 405 in the dialect of that path. */
+  | { type: "method_not_allowed"; allowed: string[]; route: RouteDefinition }
+  | { type: "not_found" };
+
+function compile(route: RouteDefinition): CompiledRoute {
+  const parts = route.path.split("/").slice(1);
+  return {
+    route,
+    segments: parts.map((part) => (part.startsWith(":") ? null : part)),
+    names: parts.filter((part) => part.startsWith(":")).map((part) => part.slice(1)),
+  };
+}
+
+/** Negative when `a` is the more specific: the first segment where they differ is literal in `a`. */
+function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
+  for (let index = 0; index < Math.min(a.segments.length, b.segments.length); index += 1) {
+    const literalA = a.segments[index] !== null;
+    const literalB = b.segments[index] !== null;
+    if (literalA !== literalB) return literalA ? -1 : 1;
+  }
+  return 0;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest("malformed percent-encoding in the path");
+  }
+}
+
+/** Matches paths against a route table the way Next's file router does: literal segments first. */
+export function createRouteMatcher(routes: readonly RouteDefinition[]) {
+  const compiled = routes.map(compile).sort(bySpecificity);
+  const firstSegments = new Set(compiled.map((entry) => entry.segments[0]).filter((part) => part != null));
+
+  return {
+    /** True for paths the API owns even when no route matches (a JSON 404, never a page). */
+    owns(pathname: string): boolean {
+      return firstSegments.has(pathname.split("/")[1] ?? "");
+    },
+
+    match(method: string, pathname: string): RouteMatch {
+      // One trailing slash is tolerated, as it always was.
+      const trimmed = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
+      const parts = trimmed.split("/").slice(1);
+      let pathMatch: CompiledRoute | undefined;
+      const allowed: string[] = [];
+      for (const entry of compiled) {
+        if (entry.segments.length !== parts.length) continue;
+        if (!entry.segments.every((segment, index) => segment === null || segment === parts[index])) continue;
+        if (pathMatch && bySpecificity(pathMatch, entry) < 0) break;
+        pathMatch ??= entry;
+        if (entry.route.method !== method) {
+          allowed.push(entry.route.method);
+          continue;
+        }
+        const values = parts.filter((_, index) => entry.segments[index] === null).map(decodeSegment);
+        if (values.some((value) => value === "")) continue;
+        const params = Object.fromEntries(entry.names.map((name, index) => [name, values[index] ?? ""]));
+        return { type: "matched", route: entry.route, params };
+      }
+      return pathMatch
+        ? { type: "method_not_allowed", allowed, route: pathMatch.route }
+        : { type: "not_found" };
+    },
+  };
+}

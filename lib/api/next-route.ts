@@ -1,0 +1,26 @@
+import { getAppContext } from "../app-context";
+import { clientIpFromForwarded, clientIpHeader } from "../http/client-ip";
+import { serveApiRequest } from "./pipeline";
+import { apiRoutes } from "./routes";
+
+/** Next passes `{ params }` as a second argument; the manifest match reads the path itself. */
+type RouteFileHandler = (request: Request, context?: unknown) => Promise<Response>;
+
+/**
+ * The exports of an app/ route file, built from the manifest: every method goes through
+ * the same pipeline server.ts uses (so a wrong method is the same JSON 405, OPTIONS the
+ * same preflight). `path` is the manifest path the file serves; naming one the manifest
+ * lacks fails the build instead of serving a route nobody defined.
+ */
+export function nextRoute(
+  path: string,
+): Record<"GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS", RouteFileHandler> {
+  if (!apiRoutes.some((route) => route.path === path)) throw new Error(`no API route is defined for ${path}`);
+  const handle: RouteFileHandler = async (request) => {
+    const app = await getAppContext();
+    const headers = new Headers(request.headers);
+    headers.set(clientIpHeader, clientIpFromForwarded(request.headers, app.env.TRUST_PROXY));
+    return serveApiRequest(app, new Request(request, { headers }));
+  };
+  return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle };
+}

@@ -1,0 +1,114 @@
+import type { AppContext } from "../app-context";
+import type { Dialect } from "../dialects/dialect";
+import { GatewayError } from "../errors/gateway-error";
+import { corsHeaders, preflightResponse } from "../http/cors";
+import { errorResponse, requestIdHeader } from "../http/responses";
+import { newId } from "../ids";
+import { authenticate } from "./authenticate";
+import { createRouteMatcher } from "./match-route";
+import type { RouteDefinition } from "./route-definition";
+import { apiRoutes } from "./routes";
+
+const matcher = createRouteMatcher(apiRoutes);
+
+/** True for paths the API owns (`/v1/…`, `/proxy/…`, `/health`): never handed to Next's pages. */
+export function isApiPath(pathname: string): boolean {
+  return matcher.owns(pathname);
+}
+
+/** The envelope for a path no route serves: Anthropic's for `…/messages`, OpenAI's otherwise. */
+function guessDialect(pathname: string): Dialect {
+  return /\/messages(\/|$)/.test(pathname) ? "anthropic" : "openai";
+}
+
+function redactedPath(pathname: string): string {
+  return pathname.replace(/^\/proxy\/[^/]+/, (prefix) =>
+    prefix === "/proxy/x402" ? prefix : "/proxy/<token>",
+  );
+}
+
+/**
+ * Adds what every API response carries: CORS headers and the request id (in the header the
+ * dialect's SDK reads, unless the handler already set one). Relayed upstream responses have
+ * immutable headers, so those are copied once.
+ */
+function finish(response: Response, dialect: Dialect, requestId: string): Response {
+  const decorate = (headers: Headers) => {
+    headers.set("access-control-allow-origin", "*");
+    if (!headers.has("access-control-expose-headers"))
+      headers.set("access-control-expose-headers", corsHeaders["access-control-expose-headers"] ?? "");
+    if (!headers.has("x-request-id") && !headers.has("request-id"))
+      headers.set(requestIdHeader(dialect), requestId);
+  };
+  try {
+    decorate(response.headers);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    decorate(copy.headers);
+    return copy;
+  }
+}
+
+function bodyLimitOf(app: AppContext, route: RouteDefinition): number {
+  return route.bodyLimit === "env" ? app.env.MAX_BODY_BYTES : route.bodyLimit;
+}
+
+/** Runs one matched route: body limit, authentication, the handler, and the one error renderer. */
+async function runRoute(
+  app: AppContext,
+  route: RouteDefinition,
+  request: Request,
+  params: Record<string, string>,
+  requestId: string,
+): Promise<Response> {
+  try {
+    const bodyLimit = bodyLimitOf(app, route);
+    // Routes that read no body ignore one; the others refuse an oversize body before reading it.
+    if (bodyLimit > 0 && Number(request.headers.get("content-length") ?? "0") > bodyLimit)
+      throw new GatewayError("payload_too_large", `request body exceeds ${bodyLimit} bytes`);
+    const principal = await authenticate(route.auth, app, request, params);
+    const response = await route.handler({
+      app,
+      request,
+      params,
+      requestId,
+      dialect: route.dialect,
+      principal,
+      bodyLimit,
+    });
+    return finish(response, route.dialect, requestId);
+  } catch (error) {
+    return finish(errorResponse(route.dialect, error, requestId), route.dialect, requestId);
+  }
+}
+
+/**
+ * The one request pipeline of the API, for server.ts and the app/ route files alike:
+ * preflight, route match (JSON 404/405 in the path's dialect), then the route itself.
+ * The request target was already checked (canonical path, known method) by the caller.
+ */
+export async function serveApiRequest(app: AppContext, request: Request): Promise<Response> {
+  const requestId = newId("req");
+  const { pathname } = new URL(request.url);
+  if (request.method === "OPTIONS") return finish(preflightResponse(request), "openai", requestId);
+  let match: ReturnType<typeof matcher.match>;
+  try {
+    match = matcher.match(request.method, pathname);
+  } catch (error) {
+    const dialect = guessDialect(pathname);
+    return finish(errorResponse(dialect, error, requestId), dialect, requestId);
+  }
+  if (match.type === "matched") return runRoute(app, match.route, request, match.params, requestId);
+  if (match.type === "method_not_allowed") {
+    const error = new GatewayError(
+      "method_not_allowed",
+      `method ${request.method} not allowed on ${redactedPath(pathname)}`,
+      { headers: { allow: [...match.allowed, "OPTIONS"].join(", ") } },
+    );
+    return finish(errorResponse(match.route.dialect, error, requestId), match.route.dialect, requestId);
+  }
+  const dialect = guessDialect(pathname);
+  const error = new GatewayError("not_found", "not found: no such endpoint");
+  return finish(errorResponse(dialect, error, requestId), dialect, requestId);
+}

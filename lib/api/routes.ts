@@ -1,0 +1,368 @@
+import {
+  handleApprovePayout,
+  handleHostBalance,
+  handleHostRetire,
+  handleHostTransactions,
+  handleHostWithdraw,
+} from "../handlers/host-earnings";
+import { handleX402Inference } from "../handlers/x402-inference";
+import { handleMetrics } from "../metrics/handle-metrics";
+import { handleTokenInference } from "../proxy/handle-token-inference";
+import { creditToken } from "./admin/credit-token";
+import { setHostStatus } from "./admin/set-host-status";
+import { fundCard, getCardSession, quoteCardFunding } from "./funding/fund-card";
+import { getFundingOptions } from "./funding/get-funding-options";
+import { listFundingHistory } from "./funding/list-funding-history";
+import { addRelayKey } from "./hosts/add-relay-key";
+import { deleteListing } from "./hosts/delete-listing";
+import { enrollHost } from "./hosts/enroll-host";
+import { getHostProfile } from "./hosts/get-host-profile";
+import { listListings } from "./hosts/list-listings";
+import { listRelayKeys } from "./hosts/list-relay-keys";
+import { putListing } from "./hosts/put-listing";
+import { revokeRelayKey } from "./hosts/revoke-relay-key";
+import { countTokens } from "./inference/count-tokens";
+import { listModels } from "./inference/list-models";
+import { listMarketplaceModels } from "./marketplace/list-marketplace-models";
+import { listProviders } from "./marketplace/list-providers";
+import { defineRoute, type RouteDefinition } from "./route-definition";
+import { getHealth } from "./system/get-health";
+import { getBalance } from "./tokens/get-balance";
+import { getUsageSummary } from "./tokens/get-usage-summary";
+import { listTransactions } from "./tokens/list-transactions";
+import { registerToken } from "./tokens/register-token";
+import { receiveStripeEvent } from "./webhooks/receive-stripe-event";
+import { getWalletBalance } from "./x402/get-wallet-balance";
+
+/**
+ * Every API route, defined once. server.ts matches requests against this table, and each
+ * app/ route file is built from its entry, so both entry points run the same pipeline.
+ * A literal segment wins over a `:param` (so `/proxy/x402/…` is never read as a token).
+ * Adding a route: one entry here, one route file (see ARCHITECTURE.md).
+ */
+export const apiRoutes: readonly RouteDefinition[] = [
+  defineRoute({
+    method: "GET",
+    path: "/health",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getHealth,
+  }),
+
+  // Prepaid tokens
+  defineRoute({
+    method: "POST",
+    path: "/v1/register",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: registerToken,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/balance",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getBalance,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/transactions",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listTransactions,
+  }),
+
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/usage",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getUsageSummary,
+  }),
+
+  // Funding a prepaid token
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/funding",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getFundingOptions,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/funding/history",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listFundingHistory,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/fund/card",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: fundCard,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/fund/card/quote",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: quoteCardFunding,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/fund/card/:session",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getCardSession,
+  }),
+  // Signed by Stripe: the handler checks the signature over the raw body.
+  defineRoute({
+    method: "POST",
+    path: "/v1/webhooks/stripe",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: receiveStripeEvent,
+  }),
+
+  // Inference on a prepaid token
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/v1/chat/completions",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: (call) => handleTokenInference(call, "openai"),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/v1/messages",
+    auth: "token",
+    dialect: "anthropic",
+    bodyLimit: "env",
+    handler: (call) => handleTokenInference(call, "anthropic"),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/v1/messages/count_tokens",
+    auth: "token",
+    dialect: "anthropic",
+    bodyLimit: "env",
+    handler: countTokens,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/v1/responses",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: (call) => handleTokenInference(call, "responses"),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/v1/models",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listModels,
+  }),
+
+  // Inference paid per request with x402
+  defineRoute({
+    method: "POST",
+    path: "/proxy/x402/v1/chat/completions",
+    auth: "x402",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: (call) => handleX402Inference(call, "openai"),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/x402/v1/messages",
+    auth: "x402",
+    dialect: "anthropic",
+    bodyLimit: "env",
+    handler: (call) => handleX402Inference(call, "anthropic"),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/x402/balance/:wallet",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getWalletBalance,
+  }),
+
+  // Marketplace catalogue
+  defineRoute({
+    method: "GET",
+    path: "/v1/marketplace/models",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listMarketplaceModels,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/providers",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listProviders,
+  }),
+
+  // Hosts
+  defineRoute({
+    method: "POST",
+    path: "/v1/host/enroll",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: enrollHost,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/host/profile",
+    auth: "host",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getHostProfile,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/host/relay-keys",
+    auth: "host",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listRelayKeys,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/host/relay-keys",
+    auth: "host",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: addRelayKey,
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v1/host/relay-keys/:id",
+    auth: "host",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: revokeRelayKey,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/host/listings",
+    auth: "host",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listListings,
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/v1/host/listings",
+    auth: "host",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: putListing,
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v1/host/listings/:model",
+    auth: "host",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: deleteListing,
+  }),
+
+  // Host earnings (these handlers still check their own credential and render their own errors)
+  defineRoute({
+    method: "GET",
+    path: "/v1/host/balance",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: ({ app, request }) => handleHostBalance(app, request),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/host/transactions",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: ({ app, request }) => handleHostTransactions(app, request),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/host/withdraw",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: ({ app, request }) => handleHostWithdraw(app, request),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/host/retire",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: ({ app, request }) => handleHostRetire(app, request),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/payouts/:id/approve",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: ({ app, request, params }) => handleApprovePayout(app, request, params.id ?? ""),
+  }),
+
+  // Checks the admin token itself; Prometheus text, not JSON.
+  defineRoute({
+    method: "GET",
+    path: "/metrics",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: ({ app, request }) => handleMetrics(app, request),
+  }),
+
+  // Operators
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/credits",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: creditToken,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/hosts/:id/activate",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: setHostStatus("active"),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/hosts/:id/suspend",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: setHostStatus("suspended"),
+  }),
+];

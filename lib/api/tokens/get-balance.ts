@@ -1,0 +1,24 @@
+import { jsonResponse } from "../../http/responses";
+import { getAccountBalance } from "../../ledger/accounts";
+import { findToken } from "../../tokens/find-token";
+import type { ApiCall } from "../route-definition";
+
+/** GET /proxy/<token>/balance – the token's balance in integer microunits. */
+export async function getBalance({ app, params, principal }: ApiCall<"token">): Promise<Response> {
+  const balance = await getAccountBalance(app.database.db, principal.accountId);
+  // The authenticated record is cached; activation is read fresh.
+  const activatedAt = (await findToken(app.database.db, params.token ?? ""))?.activatedAt ?? null;
+  return jsonResponse(
+    {
+      api_token: params.token,
+      // Available balance: what is not reserved by in-flight requests.
+      usdc_balance: Number(balance.available),
+      credit_balance: 0,
+      deposit_code: principal.depositCode,
+      is_active: activatedAt !== null && balance.balance > 0n,
+      held_balance: Number(balance.held),
+    },
+    200,
+    { "cache-control": "no-store" },
+  );
+}

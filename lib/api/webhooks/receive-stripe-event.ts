@@ -1,0 +1,38 @@
+import type Stripe from "stripe";
+import { badRequest, GatewayError } from "../../errors/gateway-error";
+import { applyStripeEvent } from "../../funding/apply-stripe-event";
+import { cardSettings } from "../../funding/card-settings";
+import { readBodyText } from "../../http/read-body";
+import { jsonResponse } from "../../http/responses";
+import { log } from "../../log";
+import type { ApiCall } from "../route-definition";
+
+/**
+ * POST /v1/webhooks/stripe – Stripe's signed events. Only a payload whose Stripe-Signature
+ * verifies against STRIPE_WEBHOOK_SECRET (within Stripe's 5-minute tolerance) is applied.
+ * Anything that cannot be applied is parked with a reason and still acknowledged, so Stripe
+ * stops retrying; a crash mid-way answers 500 and the retry applies it once.
+ */
+export async function receiveStripeEvent(call: ApiCall<"none">): Promise<Response> {
+  const { app, request } = call;
+  const card = cardSettings(app.env);
+  if (!card.enabled) throw new GatewayError("not_found", card.reason);
+  const signature = request.headers.get("stripe-signature");
+  if (!signature) throw badRequest("missing Stripe-Signature header");
+  const payload = await readBodyText(request, call.bodyLimit);
+  let event: Stripe.Event;
+  try {
+    event = card.stripe.webhooks.constructEvent(payload, signature, card.webhookSecret);
+  } catch {
+    throw badRequest("invalid Stripe signature");
+  }
+  const result = await applyStripeEvent(app.database.db, event);
+  if (result.outcome === "parked")
+    log.warn("stripe event parked", { event: event.id, type: event.type, reason: result.reason });
+  return jsonResponse({
+    received: true,
+    event_id: event.id,
+    outcome: result.outcome,
+    reason: result.reason ?? null,
+  });
+}
