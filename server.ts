@@ -30,14 +30,16 @@ export interface StartOptions {
 /** A request refused from its request line alone; the connection is closed after it. */
 function refuseTarget(outgoing: ServerResponse, error: GatewayError): void {
   const requestId = newId("req");
+  const body = JSON.stringify(renderErrorBody("openai", error, requestId));
   outgoing.writeHead(error.status, {
+    "content-length": String(Buffer.byteLength(body)),
     "content-type": "application/json",
     "x-request-id": requestId,
     "access-control-allow-origin": "*",
     connection: "close",
     ...(error.status === 405 ? { allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" } : {}),
   });
-  outgoing.end(JSON.stringify(renderErrorBody("openai", error, requestId)));
+  outgoing.end(body);
 }
 
 /**

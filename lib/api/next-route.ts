@@ -7,6 +7,28 @@ import { apiRoutes } from "./routes";
 type RouteFileHandler = (request: Request, context?: unknown) => Promise<Response>;
 
 /**
+ * Next hands route files its own idea of the URL (`localhost:<port>` whatever the client
+ * asked); links built from the request must name the host the client used, as server.ts does.
+ */
+function publicUrl(request: Request): URL {
+  const url = new URL(request.url);
+  const host = request.headers.get("host");
+  if (host) url.host = host;
+  return url;
+}
+
+function requestInit(request: Request): RequestInit {
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  return {
+    method: request.method,
+    body: hasBody ? request.body : null,
+    signal: request.signal,
+    // Required by undici for streaming request bodies.
+    ...(hasBody ? { duplex: "half" } : {}),
+  } as RequestInit;
+}
+
+/**
  * The exports of an app/ route file, built from the manifest: every method goes through
  * the same pipeline server.ts uses (so a wrong method is the same JSON 405, OPTIONS the
  * same preflight). `path` is the manifest path the file serves; naming one the manifest
@@ -20,7 +42,7 @@ export function nextRoute(
     const app = await getAppContext();
     const headers = new Headers(request.headers);
     headers.set(clientIpHeader, clientIpFromForwarded(request.headers, app.env.TRUST_PROXY));
-    return serveApiRequest(app, new Request(request, { headers }));
+    return serveApiRequest(app, new Request(publicUrl(request), { ...requestInit(request), headers }));
   };
   return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle };
 }

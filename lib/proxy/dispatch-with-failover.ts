@@ -1,3 +1,5 @@
+import type { Dialect } from "../dialects/dialect";
+import { parseUpstreamError } from "../dialects/translate/translate-error";
 import { GatewayError } from "../errors/gateway-error";
 import { log } from "../log";
 import type { Candidate, UpstreamOperation } from "../routing/candidate";
@@ -46,16 +48,18 @@ export async function dispatchWithFailover(
 ): Promise<DispatchSuccess> {
   let lastStatus: number | undefined;
   let lastReason = "no provider attempted";
+  const failures: Failure[] = [];
   for (const candidate of candidates) {
     if (options.signal.aborted)
       throw new GatewayError("bad_request", "bad request: client closed the request");
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal.reason);
     options.signal.addEventListener("abort", onAbort, { once: true });
-    const timer = setTimeout(
-      () => controller.abort(new Error("upstream headers timeout")),
-      options.headersTimeoutMs,
-    );
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error("upstream headers timeout"));
+    }, options.headersTimeoutMs);
     const started = performance.now();
     try {
       const response = await candidate.dispatch(options.buildBody(candidate), {
@@ -77,7 +81,13 @@ export async function dispatchWithFailover(
       }
       const text = await response.text().catch(() => "");
       options.signal.removeEventListener("abort", onAbort);
-      if (!isSourceFailure(response.status)) throw upstreamClientError(response.status, text);
+      if (!isSourceFailure(response.status))
+        throw upstreamClientError(candidate.dialect, response.status, text);
+      failures.push({
+        type: "status",
+        status: response.status,
+        retryAfter: response.headers.get("retry-after"),
+      });
       lastStatus = response.status;
       lastReason = `upstream ${candidate.providerId} answered ${response.status}`;
       options.onAttemptFailed?.(candidate, lastReason, performance.now() - started);
@@ -89,36 +99,61 @@ export async function dispatchWithFailover(
       if (options.signal.aborted)
         throw new GatewayError("bad_request", "bad request: client closed the request");
       lastStatus = undefined;
-      lastReason = `upstream ${candidate.providerId} unreachable: ${error instanceof Error ? error.message : "error"}`;
+      failures.push({ type: timedOut ? "timeout" : "unreachable" });
+      lastReason = timedOut
+        ? `upstream ${candidate.providerId} sent no headers within ${options.headersTimeoutMs} ms`
+        : `upstream ${candidate.providerId} unreachable: ${error instanceof Error ? error.message : "error"}`;
       options.onAttemptFailed?.(candidate, lastReason, performance.now() - started);
       log.warn("upstream attempt failed", { provider: candidate.providerId, reason: lastReason });
     }
   }
-  if (lastStatus === undefined) {
-    throw new GatewayError("upstream_error", `upstream error: ${lastReason}`);
-  }
-  throw new GatewayError("upstream_error", `upstream error: ${lastReason}`, {
-    details: { upstream_status: lastStatus },
-  });
+  throw exhausted(failures, lastReason, lastStatus);
 }
 
-/** Keeps the upstream's own explanation of a malformed request, in our envelope. */
-function upstreamClientError(status: number, text: string): GatewayError {
-  let message = text.slice(0, 500);
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } };
-    if (typeof body.error?.message === "string") message = body.error.message;
-  } catch {
-    // not JSON: keep the raw (truncated) text
+type Failure =
+  | { type: "status"; status: number; retryAfter: string | null }
+  | { type: "timeout" | "unreachable" };
+
+/**
+ * The error once every source failed. When they all rate-limited, the caller is rate
+ * limited too (429 with the upstreams' shortest Retry-After); when they all timed out, it
+ * is the timeout kind (504); any other mix is a 502.
+ */
+function exhausted(failures: Failure[], lastReason: string, lastStatus: number | undefined): GatewayError {
+  if (
+    failures.length > 0 &&
+    failures.every((failure) => failure.type === "status" && failure.status === 429)
+  ) {
+    const waits = failures
+      .map((failure) => (failure.type === "status" ? Number(failure.retryAfter) : Number.NaN))
+      .filter((seconds) => Number.isInteger(seconds) && seconds >= 0);
+    const retryAfter = waits.length > 0 ? Math.min(...waits) : 1;
+    return new GatewayError(
+      "rate_limited",
+      "rate limited: every source for this model is rate limiting; retry later",
+      {
+        headers: { "retry-after": String(retryAfter) },
+        details: { retry_after_seconds: retryAfter, upstream_status: 429 },
+      },
+    );
   }
-  const type = status === 413 ? "payload_too_large" : status === 429 ? "rate_limited" : "bad_request";
+  if (failures.length > 0 && failures.every((failure) => failure.type === "timeout"))
+    return new GatewayError("upstream_timeout", `upstream timeout: ${lastReason}`);
   return new GatewayError(
-    type,
-    message.startsWith("bad request")
-      ? message
-      : `bad request: ${message || `upstream rejected the request (${status})`}`,
-    {
-      status: status >= 400 && status < 500 ? status : 400,
-    },
+    "upstream_error",
+    `upstream error: ${lastReason}`,
+    lastStatus === undefined ? {} : { details: { upstream_status: lastStatus } },
   );
+}
+
+/**
+ * A request the upstream calls malformed, in our envelope: its explanation is kept when it
+ * comes in the upstream's error envelope, otherwise a generic message (never raw bytes).
+ */
+function upstreamClientError(dialect: Dialect, status: number, text: string): GatewayError {
+  const { message } = parseUpstreamError(dialect, text, status);
+  const type = status === 413 ? "payload_too_large" : "bad_request";
+  return new GatewayError(type, message.startsWith("bad request") ? message : `bad request: ${message}`, {
+    status: status >= 400 && status < 500 ? status : 400,
+  });
 }

@@ -15,7 +15,8 @@ const docsSources = [
   "content",
   "components",
   "app",
-  "lib/docs",
+  // Route files bundle the API code (lib/api and what it imports).
+  "lib",
   "public",
   "contentlayer.config.ts",
   "next.config.ts",

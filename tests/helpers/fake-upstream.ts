@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 /**
  * A local stand-in for the OpenAI or Anthropic API that speaks its exact wire format.
  * Behaviour is steered from the prompt with directives such as `[fake:error=500]`,
- * `[fake:tokens=12]`, `[fake:slow=20]`, `[fake:cut=3]`, `[fake:tool]`, `[fake:cache]`.
+ * `[fake:tokens=12]`, `[fake:slow=20]`, `[fake:cut=3]`, `[fake:tool]`, `[fake:cache]`,
+ * `[fake:html=400]` (an HTML error page), `[fake:hang=3000]` (headers that long late).
  */
 export type FakeDialect = "openai" | "anthropic";
 
@@ -104,7 +105,11 @@ function sendError(dialect: FakeDialect, response: ServerResponse, status: numbe
             param: null,
           },
         };
-  response.writeHead(status, { "content-type": "application/json" });
+  // Real upstreams say when to come back after a rate limit.
+  response.writeHead(status, {
+    "content-type": "application/json",
+    ...(status === 429 ? { "retry-after": "7" } : {}),
+  });
   response.end(JSON.stringify(body));
 }
 
@@ -145,6 +150,16 @@ export async function startFakeUpstream(
         const prompt = promptText(body);
         const directives = readDirectives(prompt, maxTokens);
         if (directives.error) return sendError(dialect, response, directives.error);
+        // `[fake:html=<status>]`: an error page, as a load balancer in front of an upstream sends.
+        const html = /\[fake:html=(\d+)\]/.exec(prompt)?.[1];
+        if (html) {
+          response.writeHead(Number(html), { "content-type": "text/html" });
+          response.end("<html><body>upstream-internal-detail 10.0.0.7</body></html>");
+          return;
+        }
+        // `[fake:hang=<ms>]`: no headers for that long (a header timeout on the gateway's side).
+        const hang = Number(/\[fake:hang=(\d+)\]/.exec(prompt)?.[1] ?? 0);
+        if (hang > 0) await sleep(hang);
         // `[fake:fail=<name>]` fails only the named fake, so failover to another one can be shown.
         for (const match of prompt.matchAll(/\[fake:fail=([a-z0-9-]+)(?::(\d+))?\]/g)) {
           if (match[1] === name) return sendError(dialect, response, Number(match[2] ?? 500));

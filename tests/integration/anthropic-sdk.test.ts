@@ -96,7 +96,7 @@ describe("official Anthropic SDK against the gateway", () => {
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(402);
     expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
       type: "error",
-      error: { type: "insufficient_balance" },
+      error: { type: "billing_error", code: "insufficient_balance" },
     });
   });
 

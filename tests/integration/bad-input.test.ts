@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { anthropicErrorType, type ErrorType } from "../../lib/errors/gateway-error";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 
@@ -18,7 +19,7 @@ const anthropicPath = () => `${gateway.baseUrl}/proxy/${token}/v1/messages`;
 const post = (url: string, body: string) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
 
-const cases: { name: string; body: string; status: number; type: string; message: RegExp }[] = [
+const cases: { name: string; body: string; status: number; type: ErrorType; message: RegExp }[] = [
   { name: "invalid JSON", body: "{nope", status: 400, type: "bad_request", message: /invalid JSON/ },
   {
     name: "missing model",
@@ -71,9 +72,14 @@ describe("bad input gets a clear 4xx in the caller's dialect and moves no money"
     it(`${testCase.name} (Anthropic dialect)`, async () => {
       const response = await post(anthropicPath(), testCase.body);
       expect(response.status).toBe(testCase.status);
-      const body = (await response.json()) as { type: string; error: { type: string; message: string } };
+      const body = (await response.json()) as {
+        type: string;
+        error: { type: string; code: string; message: string };
+      };
       expect(body.type).toBe("error");
-      expect(body.error.type).toBe(testCase.type);
+      // Anthropic's own type name, with the gateway's kind beside it.
+      expect(body.error.type).toBe(anthropicErrorType[testCase.type]);
+      expect(body.error.code).toBe(testCase.type);
       expect(body.error.message).toMatch(testCase.message);
       expect(response.headers.get("request-id")).toMatch(/^req_/);
     });

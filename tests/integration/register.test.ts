@@ -71,7 +71,7 @@ describe("POST /v1/register", () => {
     >;
     expect(after).toMatchObject({ usdc_balance: 2_500_000, is_active: true });
     const unknown = await fetch(`${gateway.baseUrl}/proxy/00000000-0000-4000-8000-000000000000/balance`);
-    expect(unknown.status).toBe(404);
+    expect(unknown.status).toBe(401);
   });
 
   it("limits each client IP to 10 a minute with 429 and Retry-After", async () => {

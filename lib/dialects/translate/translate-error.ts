@@ -1,8 +1,19 @@
 import { parseAnthropicError, renderAnthropicError } from "./anthropic/error-envelope";
+import type { ErrorInfo } from "./error-kind";
 import type { Dialect } from "./ir";
 import { safeParseJson } from "./json-value";
 import { parseOpenaiError, renderOpenaiError } from "./openai/error-envelope";
 import { encodeJsonFrame } from "./sse";
+
+/**
+ * What an upstream's error body says, read as its dialect's envelope. A body that is not a
+ * recognisable envelope (an HTML error page, a proxy's text) yields a generic message:
+ * upstream bytes are never echoed raw to a caller.
+ */
+export function parseUpstreamError(from: Dialect, body: unknown, status: number): ErrorInfo {
+  const json = typeof body === "string" ? safeParseJson(body) : body;
+  return from === "openai" ? parseOpenaiError(json, status) : parseAnthropicError(json, status);
+}
 
 /**
  * An upstream error body of dialect `from` (parsed JSON or raw text) → the error envelope
@@ -15,8 +26,7 @@ export function translateErrorBody(
   body: unknown,
   status: number,
 ): Record<string, unknown> {
-  const json = typeof body === "string" ? safeParseJson(body) : body;
-  const info = from === "openai" ? parseOpenaiError(json, status) : parseAnthropicError(json, status);
+  const info = parseUpstreamError(from, body, status);
   return to === "openai" ? renderOpenaiError(info) : renderAnthropicError(info);
 }
 

@@ -90,7 +90,10 @@ describe("X-Pod-Routing-Mode", () => {
       );
       const anthropic = await inferenceClient(gateway, token).messages({ headers: mode(value) });
       expect(anthropic.status).toBe(400);
-      expect(await anthropic.json()).toMatchObject({ type: "error", error: { type: "bad_request" } });
+      expect(await anthropic.json()).toMatchObject({
+        type: "error",
+        error: { type: "invalid_request_error", code: "bad_request" },
+      });
     },
   );
 });

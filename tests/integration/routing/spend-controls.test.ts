@@ -105,10 +105,12 @@ describe("spend controls: X-Pod-Max-Price-Input / X-Pod-Max-Price-Output", () =>
     expect(await response.json()).toEqual({
       type: "error",
       error: {
-        type: "no_provider_at_price",
+        type: "billing_error",
+        code: "no_provider_at_price",
         message: "No provider available at your price ceiling.",
         details: { suggested_min_input_per_1m: 150_000, suggested_min_output_per_1m: 600_000 },
       },
+      request_id: response.headers.get("request-id"),
     });
   });
 

@@ -136,7 +136,10 @@ describe("the x402 quote (402 PAYMENT-REQUIRED)", () => {
   it("rejects bad JSON and unknown models in the caller's dialect", async () => {
     const invalid = await x402.post("anthropic", "{not json");
     expect(invalid.status).toBe(400);
-    expect(await invalid.json()).toMatchObject({ type: "error", error: { type: "bad_request" } });
+    expect(await invalid.json()).toMatchObject({
+      type: "error",
+      error: { type: "invalid_request_error", code: "bad_request" },
+    });
     const unknown = await x402.post("openai", chatBody("hi", { model: "no-such-model" }));
     expect(unknown.status).toBe(404);
   });
