@@ -36,8 +36,25 @@ function rawRequest(text: string): Promise<string> {
 }
 
 const statusOf = (answer: string) => Number(answer.split(" ")[1]);
+/** The body of a raw answer, de-chunked when it came with Transfer-Encoding: chunked. */
+function bodyText(answer: string): string {
+  const [head = "", rest = ""] = [
+    answer.slice(0, answer.indexOf("\r\n\r\n")),
+    answer.slice(answer.indexOf("\r\n\r\n") + 4),
+  ];
+  if (!/transfer-encoding: chunked/i.test(head)) return rest;
+  let body = "";
+  let remaining = rest;
+  for (;;) {
+    const lineEnd = remaining.indexOf("\r\n");
+    const size = Number.parseInt(remaining.slice(0, lineEnd), 16);
+    if (!size) return body;
+    body += remaining.slice(lineEnd + 2, lineEnd + 2 + size);
+    remaining = remaining.slice(lineEnd + 2 + size + 2);
+  }
+}
 const bodyOf = (answer: string) =>
-  JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as {
+  JSON.parse(bodyText(answer)) as {
     error: { type: string; message: string };
     request_id: string;
   };
