@@ -13,7 +13,7 @@ import { startTestGateway, type TestGateway, testAdminToken } from "../helpers/g
  * route files on another, sharing one app context (one database).
  */
 
-const apiFolders = ["v1", "proxy", "health"];
+const apiFolders = ["v1", "proxy", "health", "metrics"];
 
 /** `app/proxy/[token]/balance/route.ts` → `/proxy/:token/balance`. */
 function routeFilePaths(): Map<string, string> {
@@ -352,6 +352,25 @@ const cases: Case[] = [
     path: () => `/v1/admin/hosts/${providerId}/suspend`,
     headers: asAdmin,
   },
+  { name: "host balance", method: "GET", path: () => "/v1/host/balance", headers: asHost },
+  { name: "host transactions", method: "GET", path: () => "/v1/host/transactions", headers: asHost },
+  {
+    name: "host withdraw without an idempotency key",
+    method: "POST",
+    path: () => "/v1/host/withdraw",
+    headers: asHost,
+    body: { amount_microunits: "1" },
+  },
+  // Unauthenticated: retiring for real would change what the second server answers.
+  { name: "host retire without a host token", method: "POST", path: () => "/v1/host/retire", body: {} },
+  {
+    name: "approve an unknown payout",
+    method: "POST",
+    path: () => "/v1/admin/payouts/00000000-0000-4000-8000-000000000000/approve",
+    headers: asAdmin,
+  },
+  // Counters move between the two calls, so compare the refusal rather than the text.
+  { name: "metrics without the admin token", method: "GET", path: () => "/metrics" },
   { name: "wrong method", method: "GET", path: () => `/proxy/${token}/v1/chat/completions` },
   { name: "wrong method on an x402 path", method: "PUT", path: () => "/proxy/x402/v1/messages" },
   {
