@@ -79,7 +79,7 @@ export function RequestsTable({ token }: { token: string }) {
             </tr>
           ) : (
             rows.map((row) => (
-              <tr key={`${row.id}-${row.amount_microunits}`} data-kind={row.kind}>
+              <tr key={`${row.id}-${row.amount_microunits}`} data-kind={row.kind} data-id={row.id}>
                 <td className="dash-table__time">{row.created_at.replace("T", " ").slice(0, 19)}</td>
                 <td>
                   {row.kind === "inference" ? (
