@@ -17,7 +17,7 @@ export async function hostEarnings(executor: Executor, env: Env, hostId: string)
   const since = new Date(Date.now() - 24 * 3600 * 1000);
   const [sums] = await executor
     .select({
-      today: sql<string>`COALESCE(SUM(CASE WHEN ${hostPayouts.createdAt} >= ${since} AND ${hostPayouts.status} <> 'failed' THEN ${hostPayouts.amount} END), 0)`,
+      today: sql<string>`COALESCE(SUM(CASE WHEN ${hostPayouts.createdAt} >= ${since.toISOString()}::timestamptz AND ${hostPayouts.status} <> 'failed' THEN ${hostPayouts.amount} END), 0)`,
       pending: sql<string>`COALESCE(SUM(CASE WHEN ${hostPayouts.status} IN ('awaiting_approval', 'requested', 'broadcast') THEN ${hostPayouts.amount} END), 0)`,
     })
     .from(hostPayouts)

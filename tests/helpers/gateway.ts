@@ -66,7 +66,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     NODE_ENV: "test",
     PORT: "0",
     HOST: "127.0.0.1",
-    LOG_LEVEL: "silent",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     ADMIN_TOKEN: testAdminToken,
     POD_DATA_DIR: database.dataDir,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
