@@ -13,9 +13,22 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["tests/**/*.test.ts"],
+          exclude: ["tests/e2e/dashboard.test.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        // The dashboard's browser tests run after the rest, on their own: in parallel with the
+        // other suites' servers and browsers they time out on this 2-core machine.
+        extends: true,
+        test: {
+          name: "pages",
+          include: ["tests/e2e/dashboard.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
     ],

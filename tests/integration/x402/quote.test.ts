@@ -141,7 +141,9 @@ describe("the x402 quote (402 PAYMENT-REQUIRED)", () => {
       error: { type: "invalid_request_error", code: "bad_request" },
     });
     const unknown = await x402.post("openai", chatBody("hi", { model: "no-such-model" }));
-    expect(unknown.status).toBe(404);
+    // Like the reference: a model nobody serves is 503 no_provider, before any quote.
+    expect(unknown.status).toBe(503);
+    expect(await unknown.json()).toMatchObject({ error: { type: "no_provider" } });
   });
 
   it("prices the quote under the spend-control, routing-mode and pin headers", async () => {
