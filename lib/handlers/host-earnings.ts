@@ -6,13 +6,13 @@ import { badRequest, GatewayError } from "../errors/gateway-error";
 import { authenticateHost } from "../hosts/authenticate-host";
 import { requireAdmin } from "../hosts/require-admin";
 import { finishRetirements, startRetirement } from "../hosts/retire-host";
+import { readValidatedJson } from "../http/read-body";
 import { errorResponse, jsonResponse } from "../http/responses";
 import { isUuid, newId } from "../ids";
 import { hostEarnings, hostPayoutList, hostTransactions } from "../payouts/host-earnings";
 import { isSolanaAddress } from "../payouts/payout-worker";
 import { requestWithdrawal } from "../payouts/request-withdrawal";
 import { parseUsdcAmount } from "../relays/usdc-amount";
-import { readHostBody } from "./host-request-body";
 
 const noStore = { "cache-control": "no-store" };
 
@@ -103,7 +103,7 @@ export async function handleHostWithdraw(app: AppContext, request: Request): Pro
     if (!idempotencyKey || idempotencyKey.length > 200) {
       throw badRequest("send an Idempotency-Key header (up to 200 characters) so a retry cannot pay twice");
     }
-    const body = await readHostBody(request, withdrawSchema, app.env.MAX_BODY_BYTES);
+    const body = await readValidatedJson(request, withdrawSchema, app.env.MAX_BODY_BYTES);
     const amount = parseUsdcAmount(body.amount_usdc, "amount_usdc");
     if (amount <= 0n) throw badRequest("amount_usdc must be a positive USDC amount");
     const destination = body.destination ?? host.wallet;
