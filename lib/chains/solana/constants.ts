@@ -60,5 +60,7 @@ export const ASSOCIATED_TOKEN_PROGRAM_ADDRESS = address("ATokenGPvbdGVxr1b2hvZbs
 export const COMPUTE_BUDGET_PROGRAM_ADDRESS = address("ComputeBudget111111111111111111111111111111");
 /** SPL Memo v2 (the one x402 clients use). */
 export const MEMO_PROGRAM_ADDRESS = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+/** SPL Memo v1: older wallets and exchanges still write memos with it. */
+export const MEMO_V1_PROGRAM_ADDRESS = address("Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo");
 /** Phantom/Solflare inject Lighthouse assertion instructions into transactions they sign. */
 export const LIGHTHOUSE_PROGRAM_ADDRESS = address("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95");

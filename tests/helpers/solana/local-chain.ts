@@ -146,6 +146,32 @@ export class LocalChain {
     return this.landed.get(signature);
   }
 
+  /**
+   * `getSignaturesForAddress`: landed transactions that name `address` among their account
+   * keys, newest first. `before` starts below that signature (an unknown one yields nothing),
+   * `until` stops above it (an unknown one sets no lower bound), as a validator does.
+   */
+  signaturesForAddress(
+    address: Address,
+    options: { before?: string; until?: string; limit: number; confirmedOnly: boolean },
+  ): LandedTransaction[] {
+    const newestFirst = [...this.landed.values()].reverse();
+    let start = 0;
+    if (options.before !== undefined) {
+      const index = newestFirst.findIndex((record) => record.signature === options.before);
+      if (index < 0 || (options.confirmedOnly && !newestFirst[index]?.confirmed)) return [];
+      start = index + 1;
+    }
+    const found: LandedTransaction[] = [];
+    for (const record of newestFirst.slice(start)) {
+      if (record.signature === options.until) break;
+      if (found.length >= options.limit) break;
+      if (options.confirmedOnly && !record.confirmed) continue;
+      if (record.message.staticAccounts.includes(address)) found.push(record);
+    }
+    return found;
+  }
+
   getSignatureStatus(signature: string): SignatureStatus | null {
     const record = this.landed.get(signature);
     return record ? { slot: record.slot, err: record.err, confirmed: record.confirmed } : null;

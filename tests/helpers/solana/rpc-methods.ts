@@ -7,11 +7,12 @@ import {
   isAddress,
   type MaybeEncodedAccount,
 } from "@solana/kit";
+import { MEMO_PROGRAM_ADDRESS, MEMO_V1_PROGRAM_ADDRESS } from "../../../lib/chains/solana/constants";
 import type { Faucet } from "./faucet";
 import { RPC_ERROR_CODES, RpcError, type RpcMethodTable, type RpcParams } from "./json-rpc-server";
 import type { LocalChain } from "./local-chain";
 import { readMint, readTokenAccount, uiTokenAmount } from "./token-accounts";
-import { renderTransaction, type TransactionEncoding } from "./transaction-record";
+import { type LandedTransaction, renderTransaction, type TransactionEncoding } from "./transaction-record";
 
 /**
  * The Solana JSON-RPC methods the gateway, @solana/kit and the @x402/svm client and
@@ -103,6 +104,36 @@ export function createRpcMethods(chain: LocalChain, faucet: Faucet): RpcMethodTa
         }),
       );
     },
+    getSignaturesForAddress: (params) => {
+      const config = configParam(params, 1);
+      const commitment = config.commitment ?? "finalized";
+      if (commitment !== "confirmed" && commitment !== "finalized") {
+        throw invalidParams("Method does not support commitment below `confirmed`");
+      }
+      const limit = config.limit ?? MAX_SIGNATURES_LIMIT;
+      if (
+        typeof limit !== "number" ||
+        !Number.isInteger(limit) ||
+        limit < 1 ||
+        limit > MAX_SIGNATURES_LIMIT
+      ) {
+        throw invalidParams(`Invalid limit; max ${MAX_SIGNATURES_LIMIT}`);
+      }
+      const records = chain.signaturesForAddress(addressParam(params, 0), {
+        ...optionalSignature(config, "before"),
+        ...optionalSignature(config, "until"),
+        limit,
+        confirmedOnly: true,
+      });
+      return records.map((record) => ({
+        signature: record.signature,
+        slot: record.slot,
+        err: record.err,
+        memo: memoField(record),
+        blockTime: record.blockTime,
+        confirmationStatus: "finalized",
+      }));
+    },
     getTransaction: (params) => {
       const config = configParam(params, 1);
       const record = chain.getLanded(stringParam(params, 0, "signature"));
@@ -133,6 +164,29 @@ export function createRpcMethods(chain: LocalChain, faucet: Faucet): RpcMethodTa
       return time;
     },
   };
+}
+
+/** getSignaturesForAddress answers at most this many per call (Agave's limit). */
+const MAX_SIGNATURES_LIMIT = 1000;
+const MEMO_PROGRAMS: readonly string[] = [MEMO_PROGRAM_ADDRESS, MEMO_V1_PROGRAM_ADDRESS];
+
+function optionalSignature(config: Record<string, unknown>, name: "before" | "until") {
+  const value = config[name];
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "string") throw invalidParams(`Invalid param: ${name} must be a signature string`);
+  return { [name]: value };
+}
+
+/** The validator's memo summary: each memo instruction as `[<byte length>] <text>`, joined by `; `. */
+function memoField(record: LandedTransaction): string | null {
+  const keys = record.message.staticAccounts;
+  const memos = record.message.instructions
+    .filter((instruction) => MEMO_PROGRAMS.includes(keys[instruction.programAddressIndex] ?? ""))
+    .map((instruction) => {
+      const data = instruction.data ?? new Uint8Array();
+      return `[${data.length}] ${new TextDecoder().decode(data)}`;
+    });
+  return memos.length > 0 ? memos.join("; ") : null;
 }
 
 type AccountEncoding = "base58" | "base64" | "jsonParsed";

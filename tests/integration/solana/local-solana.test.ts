@@ -204,6 +204,72 @@ describe("local solana chain", () => {
     expect((await solana.rpc.getTransaction(signature, options).send())?.meta?.err).toBeNull();
   });
 
+  it("lists signatures for an address newest first, with before, until, limit and memos", async () => {
+    const recipient = await generateKeyPairSigner();
+    const sent: string[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      const transaction = await transferSol(recipient.address, 1_000_000n);
+      sent.push(
+        await solana.rpc
+          .sendTransaction(getBase64EncodedWireTransaction(transaction), { encoding: "base64" })
+          .send(),
+      );
+    }
+    // A failed transfer that lands (skipPreflight) is listed with its error.
+    const failing = await transferSol(recipient.address, 999_000_000_000n);
+    const failed = await solana.rpc
+      .sendTransaction(getBase64EncodedWireTransaction(failing), { encoding: "base64", skipPreflight: true })
+      .send();
+    const all = await solana.rpc.getSignaturesForAddress(recipient.address).send();
+    expect(all.map((item) => item.signature)).toEqual([failed, ...[...sent].reverse()]);
+    expect(all[0]?.err).toEqual({ InstructionError: [0n, { Custom: 1n }] });
+    expect(all[1]).toMatchObject({ err: null, memo: null, confirmationStatus: "finalized" });
+    expect(typeof all[1]?.slot).toBe("bigint");
+
+    const page = await solana.rpc.getSignaturesForAddress(recipient.address, { limit: 2 }).send();
+    expect(page.map((item) => item.signature)).toEqual([failed, sent[3]]);
+    const next = await solana.rpc
+      .getSignaturesForAddress(recipient.address, { before: page[1]?.signature, limit: 2 })
+      .send();
+    expect(next.map((item) => item.signature)).toEqual([sent[2], sent[1]]);
+    const newer = await solana.rpc
+      .getSignaturesForAddress(recipient.address, { until: sent[1] as never, commitment: "confirmed" })
+      .send();
+    expect(newer.map((item) => item.signature)).toEqual([failed, sent[3], sent[2]]);
+    // An unknown `before` yields nothing; an unknown `until` is no bound.
+    const unknown = all[0]?.signature.split("").reverse().join("");
+    expect(
+      await solana.rpc.getSignaturesForAddress(recipient.address, { before: unknown as never }).send(),
+    ).toEqual([]);
+    expect(
+      await solana.rpc.getSignaturesForAddress(recipient.address, { until: unknown as never }).send(),
+    ).toHaveLength(5);
+    await expect(
+      solana.rpc.getSignaturesForAddress(recipient.address, { limit: 1001 }).send(),
+    ).rejects.toThrow(/Invalid limit/);
+
+    // The faucet's nonce memo shows in the validator's summary form.
+    const funded = await generateKeyPairSigner();
+    await solana.airdrop(funded.address, 1_000_000n);
+    const [airdrop] = await solana.rpc.getSignaturesForAddress(funded.address).send();
+    expect(airdrop?.memo).toMatch(/^\[16\] [0-9a-f]{16}$/);
+
+    // Held confirmations stay out of the list until released.
+    solana.holdConfirmations();
+    const held = await solana.rpc
+      .sendTransaction(getBase64EncodedWireTransaction(await transferSol(recipient.address, 1_000_000n)), {
+        encoding: "base64",
+      })
+      .send();
+    expect(
+      (await solana.rpc.getSignaturesForAddress(recipient.address, { limit: 1 }).send())[0]?.signature,
+    ).toBe(failed);
+    solana.releaseConfirmations();
+    expect(
+      (await solana.rpc.getSignaturesForAddress(recipient.address, { limit: 1 }).send())[0]?.signature,
+    ).toBe(held);
+  });
+
   it("simulates without signatures when asked, and computes message fees", async () => {
     const unsigned = await signInstructions({
       feePayer: payer.address,
