@@ -15,11 +15,9 @@ export function SessionKeeper({ signedIn, token }: { signedIn: boolean; token?: 
   useEffect(() => {
     const fromHash = tokenFromHash(window.location.hash);
     if (fromHash !== undefined) {
-      window.history.replaceState(
-        window.history.state,
-        "",
-        window.location.pathname + window.location.search,
-      );
+      // A null state (not Next's own) makes Next's patched replaceState adopt the new URL; with
+      // Next's state passed back, its router keeps the old URL and restores the hash on refresh.
+      window.history.replaceState(null, "", window.location.pathname + window.location.search);
       void signIn(fromHash).then((result) => {
         if (result.ok) {
           rememberToken(fromHash);

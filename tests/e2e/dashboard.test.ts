@@ -88,7 +88,7 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
     await page.goto(`${gateway.baseUrl}/dashboard`);
     await shoot(page, "dashboard-signed-out-desktop");
     await page.getByRole("button", { name: "Create a token" }).click();
-    const field = page.getByRole("textbox", { name: "Your API token" });
+    const field = page.getByRole("textbox", { name: "Your API token", exact: true });
     await field.waitFor();
     token = await field.inputValue();
     expect(token).toMatch(/^[0-9a-f-]{36}$/);
