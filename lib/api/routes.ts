@@ -1,13 +1,5 @@
-import {
-  handleApprovePayout,
-  handleHostBalance,
-  handleHostRetire,
-  handleHostTransactions,
-  handleHostWithdraw,
-} from "../handlers/host-earnings";
-import { handleX402Inference } from "../handlers/x402-inference";
-import { handleMetrics } from "../metrics/handle-metrics";
 import { handleTokenInference } from "../proxy/handle-token-inference";
+import { approvePayout } from "./admin/approve-payout";
 import { creditToken } from "./admin/credit-token";
 import { setHostStatus } from "./admin/set-host-status";
 import { fundCard, getCardSession, quoteCardFunding } from "./funding/fund-card";
@@ -16,23 +8,29 @@ import { listFundingHistory } from "./funding/list-funding-history";
 import { addRelayKey } from "./hosts/add-relay-key";
 import { deleteListing } from "./hosts/delete-listing";
 import { enrollHost } from "./hosts/enroll-host";
+import { getHostBalance } from "./hosts/get-host-balance";
 import { getHostProfile } from "./hosts/get-host-profile";
+import { listHostTransactions } from "./hosts/list-host-transactions";
 import { listListings } from "./hosts/list-listings";
 import { listRelayKeys } from "./hosts/list-relay-keys";
 import { putListing } from "./hosts/put-listing";
+import { retireHost } from "./hosts/retire-host";
 import { revokeRelayKey } from "./hosts/revoke-relay-key";
+import { withdrawEarnings } from "./hosts/withdraw-earnings";
 import { countTokens } from "./inference/count-tokens";
 import { listModels } from "./inference/list-models";
 import { listMarketplaceModels } from "./marketplace/list-marketplace-models";
 import { listProviders } from "./marketplace/list-providers";
 import { defineRoute, type RouteDefinition } from "./route-definition";
 import { getHealth } from "./system/get-health";
+import { getMetrics } from "./system/get-metrics";
 import { getBalance } from "./tokens/get-balance";
 import { getUsageSummary } from "./tokens/get-usage-summary";
 import { listTransactions } from "./tokens/list-transactions";
 import { registerToken } from "./tokens/register-token";
 import { receiveStripeEvent } from "./webhooks/receive-stripe-event";
 import { getWalletBalance } from "./x402/get-wallet-balance";
+import { serveX402Inference } from "./x402/serve-x402-inference";
 
 /**
  * Every API route, defined once. server.ts matches requests against this table, and each
@@ -185,7 +183,7 @@ export const apiRoutes: readonly RouteDefinition[] = [
     auth: "x402",
     dialect: "openai",
     bodyLimit: "env",
-    handler: (call) => handleX402Inference(call, "openai"),
+    handler: (call) => serveX402Inference(call, "openai"),
   }),
   defineRoute({
     method: "POST",
@@ -193,7 +191,7 @@ export const apiRoutes: readonly RouteDefinition[] = [
     auth: "x402",
     dialect: "anthropic",
     bodyLimit: "env",
-    handler: (call) => handleX402Inference(call, "anthropic"),
+    handler: (call) => serveX402Inference(call, "anthropic"),
   }),
   defineRoute({
     method: "GET",
@@ -288,59 +286,58 @@ export const apiRoutes: readonly RouteDefinition[] = [
     handler: deleteListing,
   }),
 
-  // Host earnings (these handlers still check their own credential and render their own errors)
+  // Host earnings
   defineRoute({
     method: "GET",
     path: "/v1/host/balance",
-    auth: "none",
+    auth: "host",
     dialect: "openai",
     bodyLimit: 0,
-    handler: ({ app, request }) => handleHostBalance(app, request),
+    handler: getHostBalance,
   }),
   defineRoute({
     method: "GET",
     path: "/v1/host/transactions",
-    auth: "none",
+    auth: "host",
     dialect: "openai",
     bodyLimit: 0,
-    handler: ({ app, request }) => handleHostTransactions(app, request),
+    handler: listHostTransactions,
   }),
   defineRoute({
     method: "POST",
     path: "/v1/host/withdraw",
-    auth: "none",
+    auth: "host",
     dialect: "openai",
     bodyLimit: "env",
-    handler: ({ app, request }) => handleHostWithdraw(app, request),
+    handler: withdrawEarnings,
   }),
   defineRoute({
     method: "POST",
     path: "/v1/host/retire",
-    auth: "none",
+    auth: "host",
     dialect: "openai",
     bodyLimit: "env",
-    handler: ({ app, request }) => handleHostRetire(app, request),
-  }),
-  defineRoute({
-    method: "POST",
-    path: "/v1/admin/payouts/:id/approve",
-    auth: "none",
-    dialect: "openai",
-    bodyLimit: 0,
-    handler: ({ app, request, params }) => handleApprovePayout(app, request, params.id ?? ""),
-  }),
-
-  // Checks the admin token itself; Prometheus text, not JSON.
-  defineRoute({
-    method: "GET",
-    path: "/metrics",
-    auth: "none",
-    dialect: "openai",
-    bodyLimit: 0,
-    handler: ({ app, request }) => handleMetrics(app, request),
+    handler: retireHost,
   }),
 
   // Operators
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/payouts/:id/approve",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: approvePayout,
+  }),
+  // Prometheus text, not JSON.
+  defineRoute({
+    method: "GET",
+    path: "/metrics",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getMetrics,
+  }),
   defineRoute({
     method: "POST",
     path: "/v1/admin/credits",

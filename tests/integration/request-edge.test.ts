@@ -139,6 +139,31 @@ describe("error vocabulary at the edges", () => {
     expect((await credit(`Bearer ${testAdminToken}`)).status).toBe(200);
   });
 
+  it("metrics and payout approval take the same admin credential, with the same refusal", async () => {
+    const unknownPayout = "/v1/admin/payouts/00000000-0000-4000-8000-000000000000/approve";
+    const call = (path: string, method: string, authorization: string) =>
+      fetch(`${gateway.baseUrl}${path}`, { method, headers: { authorization } });
+    const creditRefusal = (await (await call("/v1/admin/credits", "POST", testAdminToken)).json()) as {
+      error: unknown;
+    };
+    for (const [path, method] of [
+      ["/metrics", "GET"],
+      [unknownPayout, "POST"],
+    ] as const) {
+      const bare = await call(path, method, testAdminToken);
+      expect(bare.status, `${method} ${path} with a bare token`).toBe(401);
+      const body = (await bare.json()) as { error: unknown; request_id: string };
+      expect(body.error).toEqual(creditRefusal.error);
+      expect(body.request_id).toBe(bare.headers.get("x-request-id"));
+    }
+    const metrics = await call("/metrics", "GET", `Bearer ${testAdminToken}`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get("content-type")).toContain("text/plain");
+    // Past the credential check, an unknown payout is the handler's 404.
+    const approve = await call(unknownPayout, "POST", `Bearer ${testAdminToken}`);
+    expect(approve.status).toBe(404);
+  });
+
   it("/balance of an unknown or malformed token is the 401 every token route gives", async () => {
     for (const token of ["00000000-0000-4000-8000-000000000000", "not-a-token"]) {
       const response = await fetch(`${gateway.baseUrl}/proxy/${token}/balance`);

@@ -193,10 +193,14 @@ describe("host earnings and cashout", () => {
     const payout = (await response.json()) as { id: string; status: string };
     expect(payout.status).toBe("awaiting_approval");
     expect(await runPayouts(gateway.app)).toBe(0);
-    const approved = await fetch(`${gateway.baseUrl}/v1/admin/payouts/${payout.id}/approve`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${testAdminToken}` },
-    });
+    const approve = (authorization: string) =>
+      fetch(`${gateway.baseUrl}/v1/admin/payouts/${payout.id}/approve`, {
+        method: "POST",
+        headers: { authorization },
+      });
+    // The admin credential is the Bearer scheme only, as on every admin route.
+    expect((await approve(testAdminToken)).status).toBe(401);
+    const approved = await approve(`Bearer ${testAdminToken}`);
     expect(approved.status).toBe(200);
     expect(await runPayouts(gateway.app)).toBe(1);
   });

@@ -1,17 +1,17 @@
-import type { ApiCall } from "../api/route-definition";
-import type { Dialect } from "../dialects/dialect";
-import { GatewayError } from "../errors/gateway-error";
-import { clientIp } from "../http/client-ip";
-import { publicBaseUrl } from "../http/public-urls";
-import { encodeJsonHeader } from "../x402/header-codec";
-import { issueQuote } from "../x402/issue-quote";
-import { loadBoundQuote } from "../x402/load-bound-quote";
-import { readPaymentProof } from "../x402/payment-header";
-import { priceRequest } from "../x402/price-request";
-import { paymentRailsOf } from "../x402/rails/payment-rails";
-import { scheduleReconciliation } from "../x402/reconcile-claims";
-import { servePaid } from "../x402/serve-paid";
-import { settlePayment } from "../x402/settle-payment";
+import type { Dialect } from "../../dialects/dialect";
+import { GatewayError } from "../../errors/gateway-error";
+import { clientIp } from "../../http/client-ip";
+import { publicBaseUrl } from "../../http/public-urls";
+import { encodeJsonHeader } from "../../x402/header-codec";
+import { issueQuote } from "../../x402/issue-quote";
+import { loadBoundQuote } from "../../x402/load-bound-quote";
+import { readPaymentProof } from "../../x402/payment-header";
+import { priceRequest } from "../../x402/price-request";
+import { paymentRailsOf } from "../../x402/rails/payment-rails";
+import { scheduleReconciliation } from "../../x402/reconcile-claims";
+import { servePaid } from "../../x402/serve-paid";
+import { settlePayment } from "../../x402/settle-payment";
+import type { ApiCall } from "../route-definition";
 
 /**
  * POST /proxy/x402/v1/chat/completions and /proxy/x402/v1/messages: accountless inference.
@@ -21,7 +21,7 @@ import { settlePayment } from "../x402/settle-payment";
  * request pipeline, which renders them in the caller's dialect; no error before settlement
  * has moved any money.
  */
-export async function handleX402Inference(call: ApiCall<"x402">, dialect: Dialect): Promise<Response> {
+export async function serveX402Inference(call: ApiCall<"x402">, dialect: Dialect): Promise<Response> {
   const { app, request, requestId } = call;
   const rails = paymentRailsOf(app);
   const priced = await priceRequest(app, request, dialect);
