@@ -38,7 +38,11 @@ function platformOf(name) {
   const parts = name.split("/").pop().split("-");
   const os =
     parts.find((part) => osNames.includes(part)) ??
-    (parts.includes("windows") ? "win32" : parts.includes("macos") ? "darwin" : undefined);
+    (parts.includes("windows") || parts.includes("win")
+      ? "win32"
+      : parts.includes("macos") || parts.includes("mac")
+        ? "darwin"
+        : undefined);
   const cpuPart = parts.find((part) => part in cpuNames);
   if (!os || !cpuPart) return undefined;
   const platform = { os: [os], cpu: [cpuNames[cpuPart]] };
@@ -46,6 +50,12 @@ function platformOf(name) {
   else if (os === "linux" && (parts.includes("gnu") || parts.includes("glibc"))) platform.libc = ["glibc"];
   return platform;
 }
+
+// node-llama-cpp's GPU builds (CUDA, Vulkan: about 610 MB) would install on every Linux and
+// Windows x64 machine. The agent's GGUF backend runs on the CPU build, so they are marked for no
+// platform and npm skips them; an operator with a GPU installs one next to the agent
+// (`npm install @node-llama-cpp/linux-x64-cuda`).
+const optInOnly = /^node_modules\/@node-llama-cpp\/[a-z0-9]+-[a-z0-9]+-(cuda|cuda-ext|vulkan)$/;
 
 const check = process.argv.includes("--check");
 let added = 0;
@@ -60,7 +70,19 @@ for (const [path, entry] of Object.entries(packages)) {
     added += 1;
   }
 }
+let skipped = 0;
+for (const [path, entry] of Object.entries(packages)) {
+  if (!optInOnly.test(path) || entry.os?.[0] === "none") continue;
+  entry.os = ["none"];
+  skipped += 1;
+}
 if (check) {
+  if (skipped > 0) {
+    console.error(
+      `package-lock.json would install ${skipped} GPU builds: run \`node scripts/complete-lockfile.mjs\``,
+    );
+    process.exit(1);
+  }
   if (added > 0) {
     console.error(
       `package-lock.json lacks ${added} platform entries: run \`node scripts/complete-lockfile.mjs\``,
@@ -68,6 +90,8 @@ if (check) {
     process.exit(1);
   }
 } else {
-  if (added > 0) writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
-  console.log(`complete-lockfile: added ${added} platform entr${added === 1 ? "y" : "ies"}`);
+  if (added > 0 || skipped > 0) writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
+  console.log(
+    `complete-lockfile: added ${added} platform entr${added === 1 ? "y" : "ies"}, marked ${skipped} GPU build${skipped === 1 ? "" : "s"} opt-in`,
+  );
 }

@@ -1,4 +1,5 @@
 import type { AgentConfig, BackendConfig, BackendKind } from "./config";
+import { GgufEngine, ggufFileProblem, ggufModelId } from "./gguf-backend";
 
 /** A model the agent can sell, and where it is served. */
 export interface ServedModel {
@@ -7,6 +8,8 @@ export interface ServedModel {
   inputPer1m: number;
   outputPer1m: number;
   maxConcurrent: number;
+  /** The in-process model of a `gguf` backend, once loaded (see loadEngines). */
+  engine?: GgufEngine;
 }
 
 /** Default local ports, probed when no backend is configured. */
@@ -18,10 +21,10 @@ export const defaultBackends: BackendConfig[] = [
 ];
 
 /** When one model id is on several backends, the first of this order serves it. */
-const priority: BackendKind[] = ["vllm", "llamacpp", "lmstudio", "ollama", "openai"];
+const priority: BackendKind[] = ["vllm", "llamacpp", "lmstudio", "ollama", "openai", "gguf"];
 
-export function serverRoot(url: string): string {
-  return url.replace(/\/+$/, "").replace(/\/v1$/, "");
+export function serverRoot(url: string | undefined): string {
+  return (url ?? "").replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
 export function backendHeaders(backend: BackendConfig): Record<string, string> {
@@ -29,8 +32,16 @@ export function backendHeaders(backend: BackendConfig): Record<string, string> {
   return key ? { authorization: `Bearer ${key}`, "x-api-key": key } : {};
 }
 
-/** The model ids a server lists: `/v1/models` (OpenAI-compatible) or `/api/tags` (Ollama). */
+/**
+ * The model ids a backend offers: what a server lists at `/v1/models` (OpenAI-compatible) or
+ * `/api/tags` (Ollama); for `gguf`, the one id its file is sold as (the file is checked, not loaded).
+ */
 export async function listModels(backend: BackendConfig, timeoutMs = 2_000): Promise<string[]> {
+  if (backend.kind === "gguf") {
+    const problem = ggufFileProblem(backend.model_path ?? "");
+    if (problem) throw new Error(problem);
+    return [ggufModelId(backend)];
+  }
   const root = serverRoot(backend.url);
   const path = backend.kind === "ollama" ? "/api/tags" : "/v1/models";
   const response = await fetch(`${root}${path}`, {
@@ -67,7 +78,7 @@ export async function discoverModels(config: AgentConfig): Promise<Discovery> {
       ids = await listModels(backend);
     } catch (error) {
       notes.push(
-        `${backend.kind} at ${backend.url}: ${error instanceof Error ? error.message : "unreachable"}`,
+        `${backend.kind} at ${backendLocation(backend)}: ${error instanceof Error ? error.message : "unreachable"}`,
       );
       continue;
     }
@@ -86,9 +97,38 @@ export async function discoverModels(config: AgentConfig): Promise<Discovery> {
         backend,
         inputPer1m,
         outputPer1m,
-        maxConcurrent: price?.max_concurrent ?? config.limits.max_concurrent_per_model,
+        // One context sequence in-process: a GGUF model serves one job at a time.
+        maxConcurrent:
+          backend.kind === "gguf" ? 1 : (price?.max_concurrent ?? config.limits.max_concurrent_per_model),
       });
     }
   }
   return { models: found, notes };
+}
+
+/** Where a backend is: its URL, or the model file of a `gguf` backend. */
+export function backendLocation(backend: BackendConfig): string {
+  return backend.kind === "gguf" ? (backend.model_path ?? "(no model_path)") : (backend.url ?? "");
+}
+
+/**
+ * Loads the in-process model of every `gguf` backend among `models` (a few seconds each).
+ * A model that fails to load is dropped with the reason, like a backend that does not answer.
+ */
+export async function loadEngines(models: ServedModel[], notes: string[]): Promise<ServedModel[]> {
+  const ready: ServedModel[] = [];
+  for (const model of models) {
+    if (model.backend.kind !== "gguf") {
+      ready.push(model);
+      continue;
+    }
+    try {
+      ready.push({ ...model, engine: await GgufEngine.load(model.backend) });
+    } catch (error) {
+      notes.push(
+        `gguf ${backendLocation(model.backend)}: cannot load (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+  }
+  return ready;
 }

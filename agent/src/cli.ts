@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { parseArgs } from "node:util";
-import { discoverModels } from "./backends";
+import { backendLocation, discoverModels, loadEngines } from "./backends";
 import { type AgentConfig, configProblems, defaultConfigPath, loadConfig, saveConfig } from "./config";
 import { agentVersion, runConnection } from "./connection";
 import { loadOrCreateIdentity, readIdentity, writeIdentity } from "./identity";
@@ -20,7 +20,8 @@ usage: pod-agent [run|enroll|validate|status|version] [--config <file>]
   status     one line: connection, models, jobs (from a running agent) and the host's state
 
 Config: ${defaultConfigPath()} (POD_AGENT_CONFIG); env overrides POD_GATEWAY_URL, POD_ENROLLMENT_CODE,
-POD_HOST_TOKEN, POD_AGENT_IDENTITY, POD_AGENT_METRICS_ADDR, POD_AGENT_BACKEND_URL.`;
+POD_HOST_TOKEN, POD_AGENT_IDENTITY, POD_AGENT_METRICS_ADDR, POD_AGENT_BACKEND_URL,
+POD_AGENT_GGUF (a .gguf file served in-process) with POD_AGENT_GGUF_MODEL_ID.`;
 
 type Print = (line: string) => void;
 
@@ -142,15 +143,17 @@ async function validate(config: AgentConfig, print: Print): Promise<number> {
   const problems = configProblems(config);
   for (const problem of problems) print(`config: ${problem}`);
   const discovery = await discoverModels(config);
+  // A GGUF file is loaded once here, so a model llama.cpp cannot run fails validation.
+  const models = await loadEngines(discovery.models, discovery.notes);
   for (const note of discovery.notes) print(`backend: ${note}`);
-  for (const model of discovery.models) {
+  for (const model of models) {
     print(
-      `ok: ${model.modelId} on ${model.backend.kind} ${model.backend.url} at ${model.inputPer1m}/${model.outputPer1m} microunits per 1M tokens`,
+      `ok: ${model.modelId} on ${model.backend.kind} ${backendLocation(model.backend)} at ${model.inputPer1m}/${model.outputPer1m} microunits per 1M tokens`,
     );
   }
   if (!existsSync(config.identity_path))
     print(`identity: none yet at ${config.identity_path}; run pod-agent enroll`);
-  const ok = problems.length === 0 && discovery.models.length > 0;
+  const ok = problems.length === 0 && models.length > 0;
   print(ok ? "valid" : "not valid: fix the lines above");
   return ok ? 0 : 1;
 }
@@ -199,8 +202,12 @@ async function run(config: AgentConfig, print: Print): Promise<number> {
     ? readIdentity(config.identity_path)
     : loadOrCreateIdentity(config.identity_path).identity;
   const discovery = await discoverModels(config);
+  const models = await loadEngines(discovery.models, discovery.notes);
   for (const note of discovery.notes) log(`backend: ${note}`);
-  if (discovery.models.length === 0) {
+  for (const model of models) {
+    if (model.engine) log(`loaded ${model.engine.describe()}`);
+  }
+  if (models.length === 0) {
     log("no model to sell: start a backend or configure one, and set prices");
     return 1;
   }
@@ -221,7 +228,7 @@ async function run(config: AgentConfig, print: Print): Promise<number> {
       gateway: config.gateway,
       identity,
       enrollmentCode: config.enrollment_code,
-      models: discovery.models,
+      models,
       maxConcurrentTotal: config.limits.max_concurrent,
       metrics,
       log,

@@ -51,23 +51,25 @@ export class RunningJob {
     const started = Date.now();
     let response: Response;
     try {
-      response = await fetch(`${serverRoot(model.backend.url)}${path}`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          ...(job.format === "anthropic" ? { "anthropic-version": "2023-06-01" } : {}),
-          ...backendHeaders(model.backend),
-        },
-        body: JSON.stringify({ ...job.request, model: model.modelId }),
-        signal,
-      });
+      response = model.engine
+        ? await model.engine.respond({ ...job.request, model: model.modelId }, signal)
+        : await fetch(`${serverRoot(model.backend.url)}${path}`, {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              ...(job.format === "anthropic" ? { "anthropic-version": "2023-06-01" } : {}),
+              ...backendHeaders(model.backend),
+            },
+            body: JSON.stringify({ ...job.request, model: model.modelId }),
+            signal,
+          });
     } catch (error) {
       if (this.#controller.signal.aborted) return "cancelled";
       const timeout = error instanceof Error && error.name === "TimeoutError";
       send({
         type: "job_error",
         job_id: job.job_id,
-        error_code: timeout ? "backend_timeout" : "backend_unreachable",
+        error_code: timeout ? "backend_timeout" : model.engine ? "internal" : "backend_unreachable",
         message: error instanceof Error ? error.message : "backend unreachable",
         tokens_emitted: 0,
       });
