@@ -54,6 +54,8 @@ const envSchema = z.object({
   ),
   /** Commitment the deposit watcher waits for before crediting. */
   SOLANA_DEPOSIT_COMMITMENT: z.enum(["confirmed", "finalized"]).default("finalized"),
+  /** Seconds between the deposit watcher's passes (with SOLANA_DEPOSIT_ADDRESS set). */
+  SOLANA_DEPOSIT_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
   /** RPC URL the dashboard's browser code uses (defaults to SOLANA_RPC_URL). */
   SOLANA_PUBLIC_RPC_URL: optionalUrl,
   DASHBOARD_URL: optionalUrl,

@@ -1,4 +1,5 @@
 import type { AppContext } from "./app-context";
+import { scanDeposits } from "./deposits/deposit-watcher";
 import { finishRetirements, returnDueBonds } from "./hosts/retire-host";
 import { releaseExpiredHolds } from "./ledger/holds";
 import { log } from "./log";
@@ -22,11 +23,41 @@ export async function runMaintenance(app: AppContext): Promise<void> {
   await runPayouts(app);
 }
 
-/** Starts the upkeep loop; the timer never keeps the process alive on its own. */
+/**
+ * The on-chain deposit watcher's pass (`lib/deposits/deposit-watcher.ts`): credits new USDC
+ * deposits, bonds and parks the rest. It takes a database lease, so with several replicas one
+ * of them scans at a time; with deposits off (no SOLANA_DEPOSIT_ADDRESS) it does nothing.
+ */
+export async function runDepositWatch(app: AppContext): Promise<void> {
+  const result = await scanDeposits(app);
+  if (result.waiting > 0) log.info("deposits waiting for commitment", { waiting: result.waiting });
+}
+
+/**
+ * Starts the upkeep loop, and the deposit watcher every SOLANA_DEPOSIT_POLL_SECONDS when
+ * deposits are on; a pass never starts while the previous one runs. The timers never keep the
+ * process alive on their own.
+ */
 export function startMaintenance(app: AppContext, intervalMs = 60_000): () => void {
   const timer = setInterval(() => {
     runMaintenance(app).catch((error: unknown) => log.error("maintenance failed", { error }));
   }, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  let watching = false;
+  const depositTimer = app.env.SOLANA_DEPOSIT_ADDRESS
+    ? setInterval(() => {
+        if (watching) return;
+        watching = true;
+        runDepositWatch(app)
+          .catch((error: unknown) => log.error("deposit watch failed", { error }))
+          .finally(() => {
+            watching = false;
+          });
+      }, app.env.SOLANA_DEPOSIT_POLL_SECONDS * 1000)
+    : undefined;
+  depositTimer?.unref();
+  return () => {
+    clearInterval(timer);
+    if (depositTimer) clearInterval(depositTimer);
+  };
 }

@@ -2,6 +2,8 @@ import { handleTokenInference } from "../proxy/handle-token-inference";
 import { approvePayout } from "./admin/approve-payout";
 import { creditToken } from "./admin/credit-token";
 import { setHostStatus } from "./admin/set-host-status";
+import { listUnmatched } from "./deposits/list-unmatched-deposits";
+import { assignUnmatched, refundUnmatched } from "./deposits/resolve-deposit";
 import { fundCard, getCardSession, quoteCardFunding } from "./funding/fund-card";
 import { getFundingOptions } from "./funding/get-funding-options";
 import { listFundingHistory } from "./funding/list-funding-history";
@@ -361,5 +363,30 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: setHostStatus("suspended"),
+  }),
+  // On-chain deposits the watcher could not bind to a token or a bond
+  defineRoute({
+    method: "GET",
+    path: "/v1/admin/deposits/unmatched",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listUnmatched,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/deposits/:signature/assign",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: assignUnmatched,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/deposits/:signature/refund",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: refundUnmatched,
   }),
 ];

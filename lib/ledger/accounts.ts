@@ -22,6 +22,8 @@ export const systemAccounts = {
   solanaDeposits: { kind: "external", ref: "solana-usdc-deposits" },
   /** Deposited USDC nobody is credited with yet, until an operator assigns or refunds it. */
   depositSuspense: { kind: "suspense", ref: "solana-deposits" },
+  /** Unmatched deposits the operator sends back to their senders. */
+  depositRefunds: { kind: "external", ref: "solana-deposit-refunds" },
   /** Usage cost an account could not cover at settlement: the operator's loss, never silent. */
   inferenceLoss: { kind: "external", ref: "inference-loss" },
 } as const satisfies Record<string, { kind: AccountKind; ref: string }>;

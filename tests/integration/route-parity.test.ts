@@ -352,6 +352,26 @@ const cases: Case[] = [
     path: () => `/v1/admin/hosts/${providerId}/suspend`,
     headers: asAdmin,
   },
+  {
+    name: "unmatched deposits",
+    method: "GET",
+    path: () => "/v1/admin/deposits/unmatched",
+    headers: asAdmin,
+  },
+  {
+    name: "assign an unknown deposit",
+    method: "POST",
+    path: () => `/v1/admin/deposits/${"1".repeat(88)}/assign`,
+    headers: asAdmin,
+    body: () => ({ api_token: token, note: "parity" }),
+  },
+  {
+    name: "refund an unknown deposit",
+    method: "POST",
+    path: () => `/v1/admin/deposits/${"1".repeat(88)}/refund`,
+    headers: asAdmin,
+    body: { note: "parity" },
+  },
   { name: "host balance", method: "GET", path: () => "/v1/host/balance", headers: asHost },
   { name: "host transactions", method: "GET", path: () => "/v1/host/transactions", headers: asHost },
   {

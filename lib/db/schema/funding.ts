@@ -96,18 +96,29 @@ export const chainDeposits = pgTable(
     reason: text("reason"),
     tokenId: uuid("token_id"),
     hostId: uuid("host_id"),
+    /**
+     * USDC microunits this deposit put in the suspense ledger account and that are still there:
+     * set for an unmatched USDC deposit, zeroed when an operator assigns or refunds it. Another
+     * asset or an amount of zero never enters the USDC ledger, so it stays 0 for those.
+     */
+    suspenseMicrounits: bigint("suspense_microunits", { mode: "bigint" }).notNull().default(sql`0`),
+    /** The operator's refund transfer, when they name it while marking the deposit refunded. */
+    refundSignature: text("refund_signature"),
     resolutionNote: text("resolution_note"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
     index("chain_deposits_status_idx").on(table.status),
+    index("chain_deposits_token_idx").on(table.tokenId),
     check(
       "chain_deposits_status_known",
       sql`${table.status} IN ('credited', 'bonded', 'unmatched', 'assigned', 'refunded')`,
     ),
   ],
 );
+
+export type ChainDeposit = typeof chainDeposits.$inferSelect;
 
 /** The newest signature the deposit watcher has fully processed, per watched address. */
 export const depositCursors = pgTable("deposit_cursors", {

@@ -36,6 +36,8 @@ export interface LocalSolana {
   airdrop(owner: Address, lamports: bigint): Promise<Signature>;
   /** Mints USDC (atomic units) into the owner's ATA, creating it if needed; returns the ATA. */
   mintUsdc(owner: Address, amount: bigint): Promise<Address>;
+  /** Mints `amount` of any mint the faucet is the authority of (plant one with `mintAccount`). */
+  mintTokens(owner: Address, mint: Address, amount: bigint): Promise<Address>;
   createAta(owner: Address, mint: Address): Promise<Address>;
   /** Funds the owner's wSOL ATA with `lamports` of wrapped SOL; returns the ATA. */
   wrapSol(owner: Address, lamports: bigint): Promise<Address>;
@@ -81,6 +83,7 @@ export async function startLocalSolana(options: LocalSolanaOptions = {}): Promis
     faucet: signer,
     airdrop: (owner, lamports) => faucet.airdrop(owner, lamports),
     mintUsdc: (owner, amount) => faucet.mintTokens(owner, USDC_DEVNET_MINT, amount),
+    mintTokens: (owner, mint, amount) => faucet.mintTokens(owner, mint, amount),
     createAta: (owner, mint) => faucet.createAta(owner, mint),
     wrapSol: (owner, lamports) => faucet.wrapSol(owner, lamports),
     getBalance: (address) => BigInt(svm.getBalance(address) ?? 0n),

@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { assignDeposit, type ResolveResult, refundDeposit } from "../../deposits/resolve-unmatched";
+import { GatewayError } from "../../errors/gateway-error";
+import { readValidatedJson } from "../../http/read-body";
+import { jsonResponse } from "../../http/responses";
+import { isUuid } from "../../ids";
+import { findToken } from "../../tokens/find-token";
+import type { ApiCall } from "../route-definition";
+import { depositView } from "./deposit-view";
+
+const assignSchema = z.object({
+  api_token: z.string(),
+  note: z.string().min(1).max(500),
+});
+
+const refundSchema = z.object({
+  note: z.string().min(1).max(500),
+  refund_signature: z
+    .string()
+    .regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, "a base58 transaction signature")
+    .optional(),
+});
+
+function answer(result: ResolveResult): Response {
+  switch (result.type) {
+    case "resolved":
+      return jsonResponse({ deposit: depositView(result.deposit) });
+    case "not_found":
+      throw new GatewayError("not_found", "deposit not found");
+    case "not_unmatched":
+      throw new GatewayError("conflict", `deposit is ${result.status}, not unmatched`);
+    case "nothing_to_assign":
+      throw new GatewayError(
+        "conflict",
+        `deposit (${result.reason}) put no USDC in suspense, so there is nothing to credit; mark it refunded instead`,
+      );
+  }
+}
+
+/** POST /v1/admin/deposits/<signature>/assign – credit an unmatched USDC deposit to a token, from suspense. */
+export async function assignUnmatched({
+  app,
+  request,
+  params,
+  bodyLimit,
+}: ApiCall<"admin">): Promise<Response> {
+  const body = await readValidatedJson(request, assignSchema, bodyLimit);
+  const token = isUuid(body.api_token) ? await findToken(app.database.db, body.api_token) : undefined;
+  if (!token) throw new GatewayError("not_found", "token not found");
+  return answer(
+    await assignDeposit(app.database.db, { signature: params.signature ?? "", token, note: body.note }),
+  );
+}
+
+/**
+ * POST /v1/admin/deposits/<signature>/refund – record that an unmatched deposit goes back to its
+ * sender. Its USDC leaves suspense; the transfer itself is the operator's, from the deposit wallet.
+ */
+export async function refundUnmatched({
+  app,
+  request,
+  params,
+  bodyLimit,
+}: ApiCall<"admin">): Promise<Response> {
+  const body = await readValidatedJson(request, refundSchema, bodyLimit);
+  return answer(
+    await refundDeposit(app.database.db, {
+      signature: params.signature ?? "",
+      note: body.note,
+      refundSignature: body.refund_signature,
+    }),
+  );
+}

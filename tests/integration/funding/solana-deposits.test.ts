@@ -1,0 +1,378 @@
+import {
+  type Address,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  type Instruction,
+  type KeyPairSigner,
+} from "@solana/kit";
+import { getAddMemoInstruction } from "@solana-program/memo";
+import {
+  getCreateAssociatedTokenIdempotentInstructionAsync,
+  getTransferCheckedInstruction,
+} from "@solana-program/token";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deriveAssociatedTokenAddress } from "../../../lib/chains/solana/associated-token-address";
+import { MEMO_PROGRAM_ADDRESS, SOLANA_DEVNET_CAIP2 } from "../../../lib/chains/solana/constants";
+import { queryRows } from "../../../lib/db/client";
+import { chainDeposits, depositCursors, hosts } from "../../../lib/db/schema";
+import {
+  type DepositChainReader,
+  rpcDepositReader,
+  scanDeposits,
+} from "../../../lib/deposits/deposit-watcher";
+import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
+import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
+import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
+import { mintAccount } from "../../helpers/solana/token-accounts";
+import { signInstructions } from "../../helpers/solana/transactions";
+
+const usdc = (whole: number) => BigInt(whole) * 1_000_000n;
+
+let solana: LocalSolana;
+let gateway: TestGateway;
+let owner: Address;
+let payer: KeyPairSigner;
+/** A second 6-decimal token: "another asset" sent to the deposit wallet. */
+let otherMint: Address;
+
+beforeAll(async () => {
+  solana = await startLocalSolana();
+  owner = (await generateKeyPairSigner()).address;
+  payer = await generateKeyPairSigner();
+  await solana.airdrop(payer.address, 1_000_000_000n);
+  await solana.mintUsdc(payer.address, usdc(1_000));
+  await solana.createAta(owner, solana.usdcMint);
+  otherMint = (await generateKeyPairSigner()).address;
+  solana.svm.setAccount(
+    mintAccount({
+      address: otherMint,
+      decimals: 6,
+      supply: 0n,
+      mintAuthority: solana.faucet.address,
+      lamports: solana.svm.minimumBalanceForRentExemption(82n),
+    }),
+  );
+  await solana.mintTokens(payer.address, otherMint, usdc(100));
+  gateway = await startTestGateway({
+    env: {
+      SOLANA_DEPOSIT_ADDRESS: owner,
+      SOLANA_RPC_URL: solana.rpcUrl,
+      SOLANA_NETWORK: SOLANA_DEVNET_CAIP2,
+      SOLANA_DEPOSIT_COMMITMENT: "confirmed",
+    },
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await solana?.close();
+});
+
+interface DepositOptions {
+  amount: bigint;
+  memos?: string[];
+  mint?: Address;
+  /** Land it even though it fails (the transfer exceeds the payer's balance). */
+  failing?: boolean;
+}
+
+/** A wallet's deposit: TransferChecked to the deposit wallet's token account plus Memo instructions. */
+async function deposit(options: DepositOptions): Promise<string> {
+  const mint = options.mint ?? solana.usdcMint;
+  const source = await deriveAssociatedTokenAddress(payer.address, mint);
+  const destination = await deriveAssociatedTokenAddress(owner, mint);
+  const instructions: Instruction[] = [];
+  if (mint !== solana.usdcMint) {
+    instructions.push(await getCreateAssociatedTokenIdempotentInstructionAsync({ payer, owner, mint }));
+  }
+  instructions.push(
+    getTransferCheckedInstruction({
+      source,
+      mint,
+      destination,
+      authority: payer,
+      amount: options.amount,
+      decimals: 6,
+    }),
+  );
+  for (const memo of options.memos ?? []) {
+    instructions.push(getAddMemoInstruction({ memo }, { programAddress: MEMO_PROGRAM_ADDRESS }));
+  }
+  const { value: lifetime } = await solana.rpc.getLatestBlockhash().send();
+  const transaction = await signInstructions({ feePayer: payer, instructions, lifetime });
+  return solana.rpc
+    .sendTransaction(getBase64EncodedWireTransaction(transaction), {
+      encoding: "base64",
+      skipPreflight: options.failing === true,
+    })
+    .send();
+}
+
+async function admin(path: string, body?: unknown): Promise<Response> {
+  return fetch(`${gateway.baseUrl}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${testAdminToken}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+async function depositRow(signature: string) {
+  const [row] = await gateway.app.database.db
+    .select()
+    .from(chainDeposits)
+    .where(eq(chainDeposits.signature, signature));
+  return row;
+}
+
+async function postingsFor(signature: string): Promise<number> {
+  const rows = await queryRows<{ count: string }>(
+    gateway.app.database.db,
+    sql`SELECT count(*)::text AS count FROM ledger_transactions WHERE metadata->>'signature' = ${signature}`,
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+async function suspense(): Promise<bigint> {
+  const id = await ensureAccount(
+    gateway.app.database.db,
+    systemAccounts.depositSuspense.kind,
+    systemAccounts.depositSuspense.ref,
+  );
+  return (await getAccountBalance(gateway.app.database.db, id)).balance;
+}
+
+/** A reader that dies (like a crashed process) after serving `transactions` transactions. */
+function crashingReader(transactions: number): DepositChainReader {
+  const reader = rpcDepositReader(solana.rpcUrl, "confirmed");
+  let served = 0;
+  return {
+    signaturesFor: (target, options) => reader.signaturesFor(target, options),
+    async transaction(signature) {
+      if (served >= transactions) throw new Error("crash mid-scan");
+      served += 1;
+      return reader.transaction(signature);
+    },
+  };
+}
+
+describe("USDC deposits on Solana", () => {
+  it("credits a transfer with the token's code once, however often the watcher rescans", async () => {
+    const { token, depositCode } = await gateway.register();
+    const signature = await deposit({ amount: usdc(5), memos: [depositCode] });
+    const first = await scanDeposits(gateway.app);
+    expect(first).toMatchObject({ ran: true, credited: 1, unmatched: 0 });
+    expect((await gateway.balanceOf(token)).available).toBe(usdc(5));
+    expect(await depositRow(signature)).toMatchObject({
+      status: "credited",
+      amount: usdc(5),
+      memo: depositCode,
+    });
+
+    // A second pass finds nothing new; a pass from scratch (cursor lost) posts nothing again.
+    expect(await scanDeposits(gateway.app)).toMatchObject({ credited: 0, duplicates: 0 });
+    await gateway.app.database.db.delete(depositCursors);
+    const replay = await scanDeposits(gateway.app);
+    expect(replay.credited).toBe(0);
+    expect(replay.duplicates).toBeGreaterThanOrEqual(1);
+    expect((await gateway.balanceOf(token)).available).toBe(usdc(5));
+    expect(await postingsFor(signature)).toBe(1);
+
+    // The register response names the deposit wallet the watcher reads.
+    const registered = (await (await fetch(`${gateway.baseUrl}/v1/register`, { method: "POST" })).json()) as {
+      deposit_address: string;
+    };
+    expect(registered.deposit_address).toBe(owner);
+  });
+
+  it("survives a restart mid-scan and two watchers at once, crediting each deposit once", async () => {
+    const tokens = [await gateway.register(), await gateway.register(), await gateway.register()];
+    for (const [index, { depositCode }] of tokens.entries()) {
+      await deposit({ amount: usdc(index + 1), memos: [depositCode] });
+    }
+    // The process dies after the first transaction of the pass.
+    await expect(scanDeposits(gateway.app, { reader: crashingReader(1) })).rejects.toThrow(/crash/);
+    expect((await gateway.balanceOf(tokens[0]?.token ?? "")).available).toBe(usdc(1));
+    expect((await gateway.balanceOf(tokens[1]?.token ?? "")).available).toBe(0n);
+    // Its lease was given up on the way out; the next pass (any replica) finishes the job.
+    const resumed = await scanDeposits(gateway.app, { holder: "replica-b" });
+    expect(resumed.credited).toBe(2);
+
+    // Two watchers at once, even both believing they lead: each deposit is credited once.
+    const more = [await gateway.register(), await gateway.register()];
+    const signatures = [
+      await deposit({ amount: usdc(7), memos: [more[0]?.depositCode ?? ""] }),
+      await deposit({ amount: usdc(8), memos: [more[1]?.depositCode ?? ""] }),
+    ];
+    const pageOfOne = { pageSize: 1 };
+    const results = await Promise.all([
+      scanDeposits(gateway.app, { holder: "replica-a", ...pageOfOne }),
+      scanDeposits(gateway.app, { holder: "replica-b" }),
+      scanDeposits(gateway.app, { holder: "replica-a" }),
+    ]);
+    expect(results.reduce((sum, result) => sum + result.credited, 0)).toBe(2);
+    expect((await gateway.balanceOf(more[0]?.token ?? "")).available).toBe(usdc(7));
+    expect((await gateway.balanceOf(more[1]?.token ?? "")).available).toBe(usdc(8));
+    for (const signature of signatures) expect(await postingsFor(signature)).toBe(1);
+    for (const [index, { token }] of tokens.entries()) {
+      expect((await gateway.balanceOf(token)).available).toBe(usdc(index + 1));
+    }
+  });
+
+  it("waits for the configured commitment before crediting", async () => {
+    const { token, depositCode } = await gateway.register();
+    solana.holdConfirmations();
+    await deposit({ amount: usdc(2), memos: [depositCode] });
+    expect((await scanDeposits(gateway.app)).credited).toBe(0);
+    expect((await gateway.balanceOf(token)).available).toBe(0n);
+    solana.releaseConfirmations();
+    expect((await scanDeposits(gateway.app)).credited).toBe(1);
+    expect((await gateway.balanceOf(token)).available).toBe(usdc(2));
+  });
+
+  it("parks what it cannot bind in suspense and credits no token for it", async () => {
+    const { token, depositCode } = await gateway.register();
+    const suspenseBefore = await suspense();
+    const noMemo = await deposit({ amount: usdc(3) });
+    const badMemo = await deposit({ amount: usdc(4), memos: ["thanks for the inference"] });
+    const unknownCode = await deposit({ amount: usdc(6), memos: ["00112233aabbccdd"] });
+    const ambiguous = await deposit({ amount: usdc(1), memos: [depositCode, "0123456789abcdef"] });
+    const wrongMint = await deposit({ amount: usdc(9), memos: [depositCode], mint: otherMint });
+    const failed = await deposit({ amount: usdc(5_000), memos: [depositCode], failing: true });
+    const zero = await deposit({ amount: 0n, memos: [depositCode] });
+    const result = await scanDeposits(gateway.app);
+    expect(result).toMatchObject({ credited: 0, unmatched: 6 });
+    expect(result.failed).toBeGreaterThanOrEqual(1);
+
+    expect((await gateway.balanceOf(token)).available).toBe(0n);
+    expect(await depositRow(noMemo)).toMatchObject({
+      status: "unmatched",
+      reason: "no_memo",
+      suspenseMicrounits: usdc(3),
+    });
+    expect(await depositRow(badMemo)).toMatchObject({ reason: "invalid_code", suspenseMicrounits: usdc(4) });
+    expect(await depositRow(unknownCode)).toMatchObject({
+      reason: "unknown_code",
+      suspenseMicrounits: usdc(6),
+    });
+    expect(await depositRow(ambiguous)).toMatchObject({
+      reason: "ambiguous_code",
+      suspenseMicrounits: usdc(1),
+    });
+    expect(await depositRow(wrongMint)).toMatchObject({
+      reason: "other_asset",
+      mint: otherMint,
+      amount: usdc(9),
+      suspenseMicrounits: 0n,
+    });
+    expect(await depositRow(zero)).toMatchObject({
+      reason: "zero_amount",
+      amount: 0n,
+      suspenseMicrounits: 0n,
+    });
+    // A failed transaction moved nothing: no row, no posting.
+    expect(await depositRow(failed)).toBeUndefined();
+    expect(await postingsFor(failed)).toBe(0);
+    expect(await suspense()).toBe(suspenseBefore + usdc(3 + 4 + 6 + 1));
+
+    const listed = (await (await admin("/v1/admin/deposits/unmatched")).json()) as {
+      data: { signature: string; reason: string; suspense_microunits: string }[];
+      suspense_microunits: string;
+    };
+    const bySignature = new Map(listed.data.map((row) => [row.signature, row]));
+    for (const signature of [noMemo, badMemo, unknownCode, ambiguous, wrongMint, zero]) {
+      expect(bySignature.has(signature)).toBe(true);
+    }
+    expect(bySignature.get(wrongMint)).toMatchObject({ reason: "other_asset", suspense_microunits: "0" });
+    expect(listed.suspense_microunits).toBe((await suspense()).toString());
+  });
+
+  it("lets an operator assign an unmatched deposit to a token or mark it refunded", async () => {
+    const unauthenticated = await fetch(`${gateway.baseUrl}/v1/admin/deposits/unmatched`);
+    expect(unauthenticated.status).toBe(401);
+
+    const { token } = await gateway.register();
+    const forToken = await deposit({ amount: usdc(11) });
+    const toRefund = await deposit({ amount: usdc(12), memos: ["wrong code"] });
+    const otherAsset = await deposit({ amount: usdc(1), mint: otherMint });
+    await scanDeposits(gateway.app);
+    const suspenseBefore = await suspense();
+
+    const assigned = await admin(`/v1/admin/deposits/${forToken}/assign`, {
+      api_token: token,
+      note: "ticket 42",
+    });
+    expect(assigned.status).toBe(200);
+    expect(((await assigned.json()) as { deposit: Record<string, unknown> }).deposit).toMatchObject({
+      status: "assigned",
+      suspense_microunits: "0",
+      resolution_note: "ticket 42",
+    });
+    expect((await gateway.balanceOf(token)).available).toBe(usdc(11));
+    expect(await suspense()).toBe(suspenseBefore - usdc(11));
+    // Once only.
+    const again = await admin(`/v1/admin/deposits/${forToken}/assign`, { api_token: token, note: "again" });
+    expect(again.status).toBe(409);
+    expect((await gateway.balanceOf(token)).available).toBe(usdc(11));
+
+    const refundSignature = "5".repeat(88);
+    const refunded = await admin(`/v1/admin/deposits/${toRefund}/refund`, {
+      note: "sent back to the sender",
+      refund_signature: refundSignature,
+    });
+    expect(refunded.status).toBe(200);
+    expect(await depositRow(toRefund)).toMatchObject({
+      status: "refunded",
+      refundSignature,
+      suspenseMicrounits: 0n,
+    });
+    expect(await suspense()).toBe(suspenseBefore - usdc(11) - usdc(12));
+    expect(
+      (await admin(`/v1/admin/deposits/${toRefund}/assign`, { api_token: token, note: "x" })).status,
+    ).toBe(409);
+
+    // Another asset never entered the USDC books: it can be refunded (recorded), not credited.
+    expect(
+      (await admin(`/v1/admin/deposits/${otherAsset}/assign`, { api_token: token, note: "x" })).status,
+    ).toBe(409);
+    expect(
+      (await admin(`/v1/admin/deposits/${otherAsset}/refund`, { note: "returned the tokens" })).status,
+    ).toBe(200);
+    expect(await suspense()).toBe(suspenseBefore - usdc(23));
+
+    expect((await admin(`/v1/admin/deposits/${"1".repeat(88)}/refund`, { note: "none" })).status).toBe(404);
+    const listed = (await (await admin("/v1/admin/deposits/unmatched")).json()) as {
+      data: { signature: string }[];
+    };
+    const remaining = listed.data.map((row) => row.signature);
+    for (const signature of [forToken, toRefund, otherAsset]) expect(remaining).not.toContain(signature);
+  });
+
+  it("bonds a host with its POD-BOND code and activates it once 50 USDC have arrived", async () => {
+    const enrolled = await fetch(`${gateway.baseUrl}/v1/host/enroll`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ display_name: "bonded host", wallet: payer.address }),
+    });
+    expect(enrolled.status).toBe(201);
+    const host = (await enrolled.json()) as {
+      provider_id: string;
+      bond: { deposit_code: string; destination: string };
+    };
+    expect(host.bond.destination).toBe(owner);
+    const bondAccount = await ensureAccount(gateway.app.database.db, "bond", host.provider_id);
+    const statusOf = async () =>
+      (await gateway.app.database.db.select().from(hosts).where(eq(hosts.id, host.provider_id)))[0]?.status;
+
+    const first = await deposit({ amount: usdc(20), memos: [host.bond.deposit_code] });
+    expect(await scanDeposits(gateway.app)).toMatchObject({ bonded: 1, credited: 0 });
+    expect(await statusOf()).toBe("pending");
+    expect((await getAccountBalance(gateway.app.database.db, bondAccount)).balance).toBe(usdc(20));
+    expect(await depositRow(first)).toMatchObject({ status: "bonded", hostId: host.provider_id });
+
+    await deposit({ amount: usdc(30), memos: [host.bond.deposit_code.toLowerCase()] });
+    expect(await scanDeposits(gateway.app)).toMatchObject({ bonded: 1 });
+    expect(await statusOf()).toBe("active");
+    expect((await getAccountBalance(gateway.app.database.db, bondAccount)).balance).toBe(usdc(50));
+  });
+});
