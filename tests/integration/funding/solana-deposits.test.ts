@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import {
   type Address,
   generateKeyPairSigner,
@@ -22,10 +25,12 @@ import {
   scanDeposits,
 } from "../../../lib/deposits/deposit-watcher";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
+import { extractCodeBlocks } from "../../docs/extract-snippets";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
 import { mintAccount } from "../../helpers/solana/token-accounts";
 import { signInstructions } from "../../helpers/solana/transactions";
+import { keyPairWithSecret } from "../../helpers/x402-chain";
 
 const usdc = (whole: number) => BigInt(whole) * 1_000_000n;
 
@@ -374,5 +379,58 @@ describe("USDC deposits on Solana", () => {
     expect(await scanDeposits(gateway.app)).toMatchObject({ bonded: 1 });
     expect(await statusOf()).toBe("active");
     expect((await getAccountBalance(gateway.app.database.db, bondAccount)).balance).toBe(usdc(50));
+  });
+
+  it("the funding guide's deposit-usdc.ts sends a deposit that is credited", async () => {
+    const repoRoot = path.resolve(import.meta.dirname, "../../..");
+    const guide = readFileSync(path.join(repoRoot, "content/docs/using/funding.mdx"), "utf8");
+    const block = extractCodeBlocks(guide).find((candidate) =>
+      candidate.meta.includes('title="deposit-usdc.ts"'),
+    );
+    if (!block) throw new Error("the funding guide has no deposit-usdc.ts");
+    // Inside the repository so the example's imports resolve from its node_modules; never committed.
+    const scratch = path.join(repoRoot, "node_modules/.cache/pod-deposit-doc-examples");
+    mkdirSync(scratch, { recursive: true });
+    const file = path.join(scratch, "deposit-usdc.mts");
+    writeFileSync(file, block.code);
+
+    const wallet = await keyPairWithSecret();
+    await solana.airdrop(wallet.signer.address, 100_000_000n);
+    await solana.mintUsdc(wallet.signer.address, usdc(10));
+    const { token } = await gateway.register();
+    const child = new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ["--import", "tsx", file],
+        {
+          env: {
+            NODE_ENV: "test",
+            PATH: process.env.PATH ?? "/usr/bin:/bin",
+            HOME: process.env.HOME ?? "/tmp",
+            POD_BASE_URL: gateway.baseUrl,
+            POD_TOKEN: token,
+            SOLANA_SECRET_KEY: wallet.secret,
+            AMOUNT_USDC: "2.5",
+          },
+          timeout: 90_000,
+        },
+        (error, stdout, stderr) => resolve({ code: error === null ? 0 : 1, output: `${stdout}\n${stderr}` }),
+      );
+    });
+    // The test gateway runs no maintenance loop: drive the watcher while the script waits.
+    let done = false;
+    const watching = (async () => {
+      while (!done) {
+        await scanDeposits(gateway.app);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    })();
+    const result = await child;
+    done = true;
+    await watching;
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/sent 2\.5 USDC: \w+/);
+    expect(result.output).toContain("credited 2500000 microunits (credited)");
+    expect((await gateway.balanceOf(token)).available).toBe(2_500_000n);
   });
 });
