@@ -1,18 +1,26 @@
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
+import { type Address, generateKeyPairSigner } from "@solana/kit";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
+import { runPayouts } from "../../../lib/payouts/payout-worker";
 import { editConfig, freePort, podAgent, type RunningAgent, startAgent } from "../../helpers/agent-process";
 import { type FakeUpstream, startFakeUpstream } from "../../helpers/fake-upstream";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
+import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
+import { keyPairWithSecret } from "../../helpers/x402-chain";
 
 /**
  * The provider agent of this repository, run as `pod-agent` processes against a running
- * gateway and a local OpenAI-compatible server (a fake speaking the exact wire format).
+ * gateway and a local OpenAI-compatible server (a fake speaking the exact wire format); its
+ * earnings are paid out in USDC on the project's local Solana chain.
  */
+let solana: LocalSolana;
+/** The operator's wallet, given at enrolment: where withdrawals go. */
+let wallet: Address;
 let gateway: TestGateway;
 let backend: FakeUpstream;
 let agent: RunningAgent | undefined;
@@ -24,7 +32,19 @@ const price = { input_per_1m: 100_000, output_per_1m: 400_000 };
 const marketOnly = { "X-Pod-Routing-Mode": "marketplace-only" };
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  solana = await startLocalSolana();
+  const payout = await keyPairWithSecret();
+  await solana.airdrop(payout.signer.address, 2_000_000_000n);
+  await solana.mintUsdc(payout.signer.address, 1_000_000_000n);
+  wallet = (await generateKeyPairSigner()).address;
+  gateway = await startTestGateway({
+    env: {
+      SOLANA_RPC_URL: solana.rpcUrl,
+      SOLANA_NETWORK: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      HOST_PAYOUT_SECRET: payout.secret,
+      HOST_WITHDRAW_MIN_MICROUNITS: "1000",
+    },
+  });
   backend = await startFakeUpstream("openai", "agent-backend");
   const dir = mkdtempSync(join(tmpdir(), "pod-agent-"));
   configPath = join(dir, "config.json");
@@ -38,7 +58,7 @@ beforeAll(async () => {
       "--name",
       "e2e host",
       "--wallet",
-      "GXfqVnZENHzvim8rNN8TPwqxWXQe8EBbxhcEMYE8Z7BS",
+      wallet,
     ],
     { POD_AGENT_IDENTITY: join(dir, "identity.key") },
   );
@@ -66,6 +86,7 @@ afterAll(async () => {
   await agent?.stop();
   await backend?.close();
   await gateway?.close();
+  await solana?.close();
 });
 
 async function balanceOf(kind: "provider" | "treasury", ref: string): Promise<bigint> {
@@ -152,6 +173,71 @@ describe("pod-agent against a running gateway", () => {
     const status = await podAgent(["status", "--config", configPath]);
     expect(status).toContain(`connected as ${providerId} (active)`);
     expect(status).toContain("models: gpt-4o-mini");
+  });
+
+  it("withdraws what it earned to its wallet on the local chain; two withdrawals at once never pay more than the balance", async () => {
+    const token = await gateway.createFundedToken(10_000_000n);
+    const openai = new OpenAI({
+      baseURL: `${gateway.baseUrl}/proxy/${token}/v1`,
+      apiKey: "pod",
+      maxRetries: 0,
+    });
+    // Two jobs of 5000 output tokens at 400000 per 1M: 2000 microunits each, 80% to the host.
+    for (let job = 0; job < 2; job++) {
+      await openai.chat.completions.create(
+        { model: "gpt-4o-mini", messages: [{ role: "user", content: "earn [fake:tokens=5000]" }] },
+        { headers: marketOnly },
+      );
+    }
+    // The host token `enroll` wrote into the agent's config is the operator's credential.
+    const hostToken = String(JSON.parse(readFileSync(configPath, "utf8")).host_token);
+    const host = (path: string, init: RequestInit = {}) =>
+      fetch(`${gateway.baseUrl}${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${hostToken}`,
+          "content-type": "application/json",
+          ...init.headers,
+        },
+      });
+    const balanceBefore = (await (await host("/v1/host/balance")).json()) as { usdc_balance: number };
+    const earned = BigInt(balanceBefore.usdc_balance);
+    expect(earned).toBeGreaterThanOrEqual(3200n);
+
+    // Each asks for two thirds of the balance: the two cannot both be paid.
+    const amount = (earned * 2n) / 3n;
+    const withdraw = (key: string) =>
+      host("/v1/host/withdraw", {
+        method: "POST",
+        headers: { "idempotency-key": key },
+        body: JSON.stringify({ amount_usdc: (Number(amount) / 1_000_000).toFixed(6) }),
+      });
+    const answers = await Promise.all([withdraw("agent-cashout-1"), withdraw("agent-cashout-2")]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 402]);
+    const accepted = answers.find((answer) => answer.status === 202);
+    const payout = (await accepted?.json()) as { id: string; status: string; destination: string };
+    expect(payout).toMatchObject({ status: "requested", destination: wallet });
+    expect(await balanceOf("provider", providerId)).toBe(earned - amount);
+
+    // The payout worker sends the USDC from the payout wallet and follows it to confirmation.
+    expect(await runPayouts(gateway.app)).toBe(1);
+    expect(await solana.getTokenBalance(wallet, solana.usdcMint)).toBe(amount);
+    const after = (await (await host("/v1/host/balance")).json()) as {
+      usdc_balance: number;
+      payouts: Array<{ id: string; status: string; signature: string | null }>;
+    };
+    expect(after.usdc_balance).toBe(Number(earned - amount));
+    expect(after.payouts[0]).toMatchObject({ id: payout.id, status: "confirmed" });
+    expect(after.payouts[0]?.signature).toBeTruthy();
+    const list = (await (await host("/v1/host/transactions")).json()) as {
+      data: Array<{ kind: string; amount_microunits: number }>;
+    };
+    expect(list.data.some((row) => row.amount_microunits === -Number(amount))).toBe(true);
+    // Nothing is paid twice.
+    expect(await runPayouts(gateway.app)).toBe(0);
+    expect(await solana.getTokenBalance(wallet, solana.usdcMint)).toBe(amount);
+    const status = await podAgent(["status", "--config", configPath]);
+    expect(status).toContain(`earnings ${(Number(earned - amount) / 1_000_000).toFixed(6)} USDC`);
   });
 
   it("a caller who disconnects mid-stream gets the job cancelled at the backend", async () => {
