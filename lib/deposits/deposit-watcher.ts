@@ -81,6 +81,8 @@ export interface DepositScanResult {
 }
 
 const LEASE_SECONDS = 300;
+/** Signatures between lease renewals within one address's pass. */
+const RENEW_EVERY = 100;
 
 /**
  * One pass of the deposit watcher. Under a lease (one replica at a time), for the deposit USDC
@@ -116,9 +118,11 @@ export async function scanDeposits(
       tokenAccount: await depositTokenAccount(settings),
       usdcMint: settings.usdcMint,
     };
+    // A long first pass keeps its lease; the signature key still guards an overlap if it ever lapses.
+    const renew = () => acquireLease(database, depositWatcherLease, holder, LEASE_SECONDS);
     for (const address of [target.tokenAccount, target.owner]) {
-      await scanAddress(app, settings, reader, address, target, options.pageSize ?? 1000, result);
-      await acquireLease(database, depositWatcherLease, holder, LEASE_SECONDS);
+      await scanAddress(app, settings, reader, address, target, options.pageSize ?? 1000, result, renew);
+      await renew();
     }
   } finally {
     await releaseLease(database, depositWatcherLease, holder);
@@ -134,6 +138,7 @@ async function scanAddress(
   target: Parameters<typeof readDepositTransaction>[1],
   pageSize: number,
   result: DepositScanResult,
+  renew: () => Promise<boolean>,
 ): Promise<void> {
   const database = app.database.db;
   const [cursor] = await database
@@ -156,6 +161,7 @@ async function scanAddress(
   }
   const pending = newestFirst.reverse();
   for (const [index, info] of pending.entries()) {
+    if (index > 0 && index % RENEW_EVERY === 0) await renew();
     if (info.err === null || info.err === undefined) {
       const transaction = await reader.transaction(info.signature);
       if (!transaction) {

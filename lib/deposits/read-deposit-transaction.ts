@@ -18,6 +18,8 @@ export interface DepositTransactionJson {
     err: unknown;
     preTokenBalances?: readonly TokenBalanceJson[] | null;
     postTokenBalances?: readonly TokenBalanceJson[] | null;
+    /** v0 transactions: accounts loaded from lookup tables, indexed after the static keys. */
+    loadedAddresses?: { writable: readonly string[]; readonly: readonly string[] } | null;
   } | null;
   transaction: {
     message: {
@@ -83,10 +85,16 @@ export function readDepositTransaction(
 ): DepositReading {
   const meta = transaction.meta;
   if (!meta || meta.err !== null) return { type: "failed" };
-  const keys = transaction.transaction.message.accountKeys;
+  // Balances index the static keys, then the writable and read-only lookup-table accounts.
+  const loaded = meta.loadedAddresses;
+  const keys = [
+    ...transaction.transaction.message.accountKeys,
+    ...(loaded?.writable ?? []),
+    ...(loaded?.readonly ?? []),
+  ];
   const deltas = tokenDeltas(keys, meta.preTokenBalances ?? [], meta.postTokenBalances ?? []);
   const base = {
-    memos: memosOf(transaction),
+    memos: memosOf(transaction, keys),
     slot: BigInt(transaction.slot),
     blockTime:
       transaction.blockTime === null || transaction.blockTime === undefined
@@ -120,7 +128,7 @@ export function readDepositTransaction(
       ...base,
     };
   }
-  if (hasTransferTo(transaction, target.tokenAccount)) {
+  if (hasTransferTo(transaction, keys, target.tokenAccount)) {
     return {
       type: "arrival",
       asset: "zero_amount",
@@ -170,8 +178,8 @@ function senderOf(deltas: readonly TokenDelta[], mint: string, keys: readonly st
   return debited?.owner ?? keys[0] ?? null;
 }
 
-function memosOf(transaction: DepositTransactionJson): string[] {
-  const { accountKeys, instructions } = transaction.transaction.message;
+function memosOf(transaction: DepositTransactionJson, accountKeys: readonly string[]): string[] {
+  const { instructions } = transaction.transaction.message;
   const decoder = new TextDecoder("utf-8", { fatal: false });
   return instructions
     .filter((instruction) => memoPrograms.includes(accountKeys[Number(instruction.programIdIndex)] ?? ""))
@@ -179,8 +187,12 @@ function memosOf(transaction: DepositTransactionJson): string[] {
 }
 
 /** A top-level Transfer/TransferChecked whose destination is the deposit account (any amount). */
-function hasTransferTo(transaction: DepositTransactionJson, tokenAccount: string): boolean {
-  const { accountKeys, instructions } = transaction.transaction.message;
+function hasTransferTo(
+  transaction: DepositTransactionJson,
+  accountKeys: readonly string[],
+  tokenAccount: string,
+): boolean {
+  const { instructions } = transaction.transaction.message;
   return instructions.some((instruction) => {
     if (!tokenPrograms.includes(accountKeys[Number(instruction.programIdIndex)] ?? "")) return false;
     const data = getBase58Encoder().encode(instruction.data);

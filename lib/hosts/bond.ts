@@ -1,3 +1,6 @@
+import { and, eq } from "drizzle-orm";
+import type { Executor } from "../db/client";
+import { accounts } from "../db/schema";
 import type { Env } from "../env";
 
 /** Every provider posts a 50 USDC bond, held while it operates. */
@@ -13,4 +16,13 @@ export function bondView(env: Env, depositCode: string) {
     destination: env.SOLANA_DEPOSIT_ADDRESS ?? null,
     memo: depositCode,
   };
+}
+
+/** What the host's bond account holds now: deposits booked by the watcher, less a returned bond. */
+export async function bondHeld(executor: Executor, hostId: string): Promise<bigint> {
+  const [row] = await executor
+    .select({ balance: accounts.balance })
+    .from(accounts)
+    .where(and(eq(accounts.kind, "bond"), eq(accounts.ref, hostId)));
+  return row?.balance ?? 0n;
 }

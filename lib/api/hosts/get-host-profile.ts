@@ -1,4 +1,4 @@
-import { bondView } from "../../hosts/bond";
+import { bondHeld, bondView } from "../../hosts/bond";
 import { jsonResponse } from "../../http/responses";
 import type { ApiCall } from "../route-definition";
 
@@ -13,7 +13,10 @@ export async function getHostProfile({ app, principal: host }: ApiCall<"host">):
       status: host.status,
       enrolled_at: host.enrolledAt.toISOString(),
       activated_at: host.activatedAt?.toISOString() ?? null,
-      bond: bondView(app.env, host.bondDepositCode),
+      bond: {
+        ...bondView(app.env, host.bondDepositCode),
+        held_microunits: Number(await bondHeld(app.database.db, host.id)),
+      },
       metadata: { enrollment_code: host.enrollmentCode },
     },
     200,

@@ -15,6 +15,7 @@ import {
 } from "@solana-program/token";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAppContext } from "../../../lib/app-context";
 import { deriveAssociatedTokenAddress } from "../../../lib/chains/solana/associated-token-address";
 import { MEMO_PROGRAM_ADDRESS, SOLANA_DEVNET_CAIP2 } from "../../../lib/chains/solana/constants";
 import { queryRows } from "../../../lib/db/client";
@@ -222,6 +223,29 @@ describe("USDC deposits on Solana", () => {
     for (const [index, { token }] of tokens.entries()) {
       expect((await gateway.balanceOf(token)).available).toBe(usdc(index + 1));
     }
+
+    // Two processes on one Postgres database (PGlite here is private to one process).
+    if (gateway.app.database.kind !== "postgres") return;
+    const replica = await createAppContext({ env: gateway.app.env, sweeper: false });
+    try {
+      const last = [await gateway.register(), await gateway.register()];
+      const lastSignatures = [
+        await deposit({ amount: usdc(3), memos: [last[0]?.depositCode ?? ""] }),
+        await deposit({ amount: usdc(4), memos: [last[1]?.depositCode ?? ""] }),
+      ];
+      // Each with its own lease holder, then both holding "the" lease: once either way.
+      const byLease = await Promise.all([scanDeposits(gateway.app), scanDeposits(replica)]);
+      const forced = await Promise.all([
+        scanDeposits(gateway.app, { holder: "same" }),
+        scanDeposits(replica, { holder: "same" }),
+      ]);
+      expect([...byLease, ...forced].reduce((sum, result) => sum + result.credited, 0)).toBe(2);
+      expect((await gateway.balanceOf(last[0]?.token ?? "")).available).toBe(usdc(3));
+      expect((await gateway.balanceOf(last[1]?.token ?? "")).available).toBe(usdc(4));
+      for (const signature of lastSignatures) expect(await postingsFor(signature)).toBe(1);
+    } finally {
+      await replica.close();
+    }
   });
 
   it("waits for the configured commitment before crediting", async () => {
@@ -361,6 +385,7 @@ describe("USDC deposits on Solana", () => {
     });
     expect(enrolled.status).toBe(201);
     const host = (await enrolled.json()) as {
+      host_token: string;
       provider_id: string;
       bond: { deposit_code: string; destination: string };
     };
@@ -374,11 +399,36 @@ describe("USDC deposits on Solana", () => {
     expect(await statusOf()).toBe("pending");
     expect((await getAccountBalance(gateway.app.database.db, bondAccount)).balance).toBe(usdc(20));
     expect(await depositRow(first)).toMatchObject({ status: "bonded", hostId: host.provider_id });
+    const profile = await fetch(`${gateway.baseUrl}/v1/host/profile`, {
+      headers: { authorization: `Bearer ${host.host_token}` },
+    });
+    expect(await profile.json()).toMatchObject({
+      status: "pending",
+      bond: { held_microunits: 20_000_000, amount_microunits: 50_000_000 },
+    });
 
     await deposit({ amount: usdc(30), memos: [host.bond.deposit_code.toLowerCase()] });
     expect(await scanDeposits(gateway.app)).toMatchObject({ bonded: 1 });
     expect(await statusOf()).toBe("active");
     expect((await getAccountBalance(gateway.app.database.db, bondAccount)).balance).toBe(usdc(50));
+
+    // A bond sent after retirement is not booked to the bond: the operator decides.
+    const retiring = (await (
+      await fetch(`${gateway.baseUrl}/v1/host/enroll`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ display_name: "retiring host", wallet: payer.address }),
+      })
+    ).json()) as { host_token: string; provider_id: string; bond: { deposit_code: string } };
+    const retire = await fetch(`${gateway.baseUrl}/v1/host/retire`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${retiring.host_token}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(retire.status).toBeLessThan(300);
+    const late = await deposit({ amount: usdc(50), memos: [retiring.bond.deposit_code] });
+    expect(await scanDeposits(gateway.app)).toMatchObject({ bonded: 0, unmatched: 1 });
+    expect(await depositRow(late)).toMatchObject({ reason: "host_retired", suspenseMicrounits: usdc(50) });
   });
 
   it("the funding guide's deposit-usdc.ts sends a deposit that is credited", async () => {
