@@ -11,6 +11,7 @@ import { startMaintenance } from "./maintenance";
 import { type CentralizedUpstream, configuredUpstreams } from "./providers/centralized-upstreams";
 import type { RateLimiter } from "./rate-limit/fixed-window";
 import { createLimiterFactory } from "./rate-limit/shared-limiter";
+import { createX402Wiring, type X402Wiring } from "./x402/rails/payment-rails";
 
 /** Everything a handler needs, built once per process from validated env. */
 export interface AppContext {
@@ -27,6 +28,8 @@ export interface AppContext {
   x402QuoteLimiter: RateLimiter;
   /** count_tokens calls per token: free to the caller, forwarded on the operator's key. */
   countTokensLimiter: RateLimiter;
+  /** x402 payments: the configured rails, their Solana services and background reconciliation. */
+  x402: X402Wiring;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     x402PaymentLimiter: limiters.perMinute(env.X402_PAYMENT_RATE_LIMIT_PER_MINUTE, "x402-payment"),
     x402QuoteLimiter: limiters.perMinute(env.X402_QUOTE_RATE_LIMIT_PER_MINUTE, "x402-quote"),
     countTokensLimiter: limiters.perMinute(env.COUNT_TOKENS_RATE_LIMIT_PER_MINUTE, "count-tokens"),
+    x402: createX402Wiring(env, database.db),
     async close() {
       stopMaintenance?.();
       await limiters.close();

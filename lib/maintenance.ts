@@ -4,8 +4,6 @@ import { finishRetirements, returnDueBonds } from "./hosts/retire-host";
 import { releaseExpiredHolds } from "./ledger/holds";
 import { log } from "./log";
 import { runPayouts } from "./payouts/payout-worker";
-import { configuredRails } from "./x402/rails/payment-rails";
-import { scheduleReconciliation } from "./x402/reconcile-claims";
 
 /**
  * Periodic upkeep every gateway process runs: release holds a crashed process left behind,
@@ -15,8 +13,7 @@ import { scheduleReconciliation } from "./x402/reconcile-claims";
 export async function runMaintenance(app: AppContext): Promise<void> {
   const released = (await app.holds.releaseDeadInstances()) + (await releaseExpiredHolds(app.database.db));
   if (released > 0) log.warn("released expired holds", { released });
-  const rails = configuredRails(app);
-  if (rails.length > 0) scheduleReconciliation(app, rails);
+  if (app.x402.rails().length > 0) app.x402.scheduleReconciliation();
   // Host supply: finish retirements whose jobs drained, queue bonds past their cooldown, pay out.
   await finishRetirements(app);
   await returnDueBonds(app);

@@ -1,14 +1,13 @@
 import { signature as toSignature } from "@solana/kit";
 import { and, eq, like, lt, sql } from "drizzle-orm";
-import type { AppContext } from "../app-context";
 import { decodeBase64Transaction } from "../chains/solana/decode-transaction";
 import { waitForConfirmation } from "../chains/solana/transaction-broadcast";
+import type { Database } from "../db/client";
 import { x402Payments } from "../db/schema";
 import { log } from "../log";
 import { abandonPendingClaim, failPendingClaim } from "./abandon-claim";
 import { creditLandedClaim } from "./credit-landed-claim";
 import { findQuote } from "./quote-store";
-import type { PaymentRail } from "./rails/payment-rail";
 import { solanaTermsOf } from "./solana-terms";
 import { standardRailOf } from "./standard-rail";
 import { walletAccountId } from "./wallet-ledger";
@@ -25,11 +24,10 @@ export const STALE_CLAIM_SECONDS = 120;
  * Returns how many claims reached a final state.
  */
 export async function reconcilePendingClaims(
-  app: AppContext,
+  { database, holdTtlSeconds }: { database: Database; holdTtlSeconds: number },
   services: X402Services,
   options: { olderThanSeconds?: number; limit?: number } = {},
 ): Promise<number> {
-  const database = app.database.db;
   const olderThan = options.olderThanSeconds ?? STALE_CLAIM_SECONDS;
   const claims = await database
     .select()
@@ -64,7 +62,7 @@ export async function reconcilePendingClaims(
         claim,
         rail,
         walletAccountId: await walletAccountId(database, claim.payerWallet),
-        holdTtlSeconds: app.env.HOLD_TTL_SECONDS,
+        holdTtlSeconds,
         hold: false,
       });
       log.info("x402: credited a co-signed payment left pending", {
@@ -82,29 +80,10 @@ export async function reconcilePendingClaims(
  * stay, as the record of what the payment bought). A deleted quote can no longer be settled,
  * which an expired one could not be either.
  */
-export async function pruneExpiredQuotes(app: AppContext): Promise<void> {
-  await app.database.db.execute(
+export async function pruneExpiredQuotes(database: Database): Promise<void> {
+  await database.execute(
     sql`DELETE FROM x402_quotes AS q
         WHERE q.expires_at < now() - interval '1 day'
           AND NOT EXISTS (SELECT 1 FROM x402_payments AS p WHERE p.quote_id = q.id)`,
   );
-}
-
-const lastRuns = new WeakMap<AppContext, number>();
-
-/**
- * Runs a reconciliation of every rail in the background at most once a minute per app.
- * Called from the quote path (frequent, never carries money, so no paid request waits on
- * it) and from the process's maintenance loop, so pending payments finish even without
- * quote traffic.
- */
-export function scheduleReconciliation(app: AppContext, rails: readonly PaymentRail[]): void {
-  const now = Date.now();
-  if ((lastRuns.get(app) ?? 0) > now - 60_000) return;
-  lastRuns.set(app, now);
-  Promise.all(rails.map((rail) => rail.reconcile()))
-    .then(() => pruneExpiredQuotes(app))
-    .catch((error: unknown) => {
-      log.warn("x402: reconciling pending claims failed", { error });
-    });
 }

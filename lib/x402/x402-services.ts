@@ -1,5 +1,4 @@
 import { type Address, createSolanaRpc, isAddress, type KeyPairSigner } from "@solana/kit";
-import type { AppContext } from "../app-context";
 import { defaultSolanaRpcUrl, type SolanaNetwork, usdcMintForNetwork } from "../chains/solana/constants";
 import {
   createDefaultSolPriceSource,
@@ -28,7 +27,8 @@ export interface X402Services {
   now(): Date;
 }
 
-async function buildServices(env: Env): Promise<X402Services> {
+/** Builds the Solana x402 services from env; a 503 when X402_PAY_TO is unset. */
+export async function buildX402Services(env: Env): Promise<X402Services> {
   const payTo = env.X402_PAY_TO;
   if (!payTo) {
     throw new GatewayError("service_unavailable", "x402 payments are not configured on this gateway", {
@@ -67,27 +67,4 @@ async function buildServices(env: Env): Promise<X402Services> {
       : undefined,
     now: () => new Date(),
   };
-}
-
-/**
- * Kept beside the app context (like routing state) so x402 owns its own wiring. A failed
- * build is not cached: a gateway without X402_PAY_TO keeps answering 503 on x402 paths.
- */
-const services = new WeakMap<AppContext, Promise<X402Services>>();
-
-export function x402ServicesOf(app: AppContext): Promise<X402Services> {
-  let pending = services.get(app);
-  if (!pending) {
-    pending = buildServices(app.env);
-    services.set(app, pending);
-    pending.catch(() => services.delete(app));
-  }
-  return pending;
-}
-
-/** Replaces parts of an app's x402 wiring (a local price source or clock in tests). */
-export async function configureX402(app: AppContext, changes: Partial<X402Services>): Promise<X402Services> {
-  const next = { ...(await x402ServicesOf(app)), ...changes };
-  services.set(app, Promise.resolve(next));
-  return next;
 }

@@ -7,8 +7,7 @@ import { issueQuote } from "../../x402/issue-quote";
 import { loadBoundQuote } from "../../x402/load-bound-quote";
 import { readPaymentProof } from "../../x402/payment-header";
 import { priceRequest } from "../../x402/price-request";
-import { paymentRailsOf } from "../../x402/rails/payment-rails";
-import { scheduleReconciliation } from "../../x402/reconcile-claims";
+import { offeredRails } from "../../x402/rails/payment-rails";
 import { servePaid } from "../../x402/serve-paid";
 import { settlePayment } from "../../x402/settle-payment";
 import type { ApiCall } from "../route-definition";
@@ -23,7 +22,7 @@ import type { ApiCall } from "../route-definition";
  */
 export async function serveX402Inference(call: ApiCall<"x402">, dialect: Dialect): Promise<Response> {
   const { app, request, requestId } = call;
-  const rails = paymentRailsOf(app);
+  const rails = offeredRails(app.x402);
   const priced = await priceRequest(app, request, dialect);
   const proof = readPaymentProof(request.headers);
   if (!proof) {
@@ -36,7 +35,7 @@ export async function serveX402Inference(call: ApiCall<"x402">, dialect: Dialect
     }
     const document = await issueQuote(app, rails, priced, `${publicBaseUrl(app, request)}${priced.path}`);
     // Co-signed payments a crash or a slow confirmation left pending are finished off the paid path.
-    scheduleReconciliation(app, rails);
+    app.x402.scheduleReconciliation();
     throw new GatewayError(
       "payment_required",
       "Payment required: pay one of the PAYMENT-REQUIRED options, then retry the same request with a PAYMENT-SIGNATURE header.",

@@ -1,6 +1,6 @@
 import { isAddress } from "@solana/kit";
-import type { AppContext } from "../../app-context";
 import { verifyBalanceProof } from "../../chains/solana/balance-proof";
+import type { Database } from "../../db/client";
 import { log } from "../../log";
 import { solanaAccepts } from "../payment-required";
 import { quoteAmounts } from "../quote-amounts";
@@ -10,7 +10,7 @@ import { verifyNative } from "../settle-native";
 import { verifyStandard } from "../settle-standard";
 import { SOLANA_EXACT_RAIL, SOLANA_NATIVE_RAIL, solanaTermsOf } from "../solana-terms";
 import { x402BadRequest } from "../x402-errors";
-import { x402ServicesOf } from "../x402-services";
+import type { X402Services } from "../x402-services";
 import type { PaymentRail } from "./payment-rail";
 
 /**
@@ -18,12 +18,16 @@ import type { PaymentRail } from "./payment-rail";
  * payments we co-sign as fee payer. Its services are looked up per call, so a test that
  * swaps a part of them (a clock, a co-signer) is seen at once.
  */
-export function createSolanaRail(app: AppContext): PaymentRail {
+export function createSolanaRail(deps: {
+  database: Database;
+  holdTtlSeconds: number;
+  services(): Promise<X402Services>;
+}): PaymentRail {
   return {
     family: "solana",
 
     async quote(capMicrounits) {
-      const services = await x402ServicesOf(app);
+      const services = await deps.services();
       const rate = await services.priceSource.getPrice().then(
         (price) => price.microUsdPerSol,
         (error: unknown) => {
@@ -72,7 +76,7 @@ export function createSolanaRail(app: AppContext): PaymentRail {
     async accepts(quote, _options, resourceUrl) {
       const terms = solanaTermsOf(quote);
       if (!terms) return [];
-      const services = await x402ServicesOf(app);
+      const services = await deps.services();
       return solanaAccepts({
         quote,
         terms,
@@ -83,7 +87,7 @@ export function createSolanaRail(app: AppContext): PaymentRail {
     },
 
     async verify(context, proof) {
-      const services = await x402ServicesOf(app);
+      const services = await deps.services();
       const terms = solanaTermsOf(context.quote);
       if (!terms) throw x402BadRequest("this x402 quote offers no Solana payment; pay one of its entries");
       const solana = { ...context, services, terms };
@@ -99,7 +103,7 @@ export function createSolanaRail(app: AppContext): PaymentRail {
     canonicalWallet: (wallet) => wallet,
 
     async reconcile() {
-      return reconcilePendingClaims(app, await x402ServicesOf(app));
+      return reconcilePendingClaims(deps, await deps.services());
     },
   };
 }

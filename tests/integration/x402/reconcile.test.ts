@@ -9,7 +9,6 @@ import { findClaim, insertPendingClaim } from "../../../lib/x402/payment-claims"
 import { standardRequirements } from "../../../lib/x402/payment-required";
 import { consumeQuote, findQuote } from "../../../lib/x402/quote-store";
 import { pruneExpiredQuotes, reconcilePendingClaims } from "../../../lib/x402/reconcile-claims";
-import { configureX402, x402ServicesOf } from "../../../lib/x402/x402-services";
 import { chatBody, startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
 import { decodeQuote } from "../../helpers/x402-self-broadcast-client";
 
@@ -17,10 +16,10 @@ let x402: X402TestGateway;
 
 beforeAll(async () => {
   x402 = await startX402TestGateway();
-  const services = await x402ServicesOf(x402.gateway.app);
+  const services = await x402.gateway.app.x402.solana();
   if (!services.feePayer) throw new Error("the test gateway has a fee payer");
   // A short confirmation wait, so a held confirmation leaves the claim pending quickly.
-  await configureX402(x402.gateway.app, {
+  await x402.gateway.app.x402.configureSolana({
     cosigner: createSvmCosigner({
       rpcUrl: x402.chain.solana.rpcUrl,
       feePayer: services.feePayer,
@@ -32,6 +31,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await x402?.close();
+});
+
+const reconcileDeps = () => ({
+  database: x402.gateway.app.database.db,
+  holdTtlSeconds: x402.gateway.app.env.HOLD_TTL_SECONDS,
 });
 
 async function standardHeader(walletUsdc: bigint, body: string) {
@@ -78,8 +82,8 @@ describe("co-signed payments left pending are finished later", () => {
     expect(await x402.walletBalance(wallet.address)).toMatchObject({ balance: 0n });
 
     await ageClaims();
-    const services = await x402ServicesOf(x402.gateway.app);
-    expect(await reconcilePendingClaims(x402.gateway.app, services)).toBe(1);
+    const services = await x402.gateway.app.x402.solana();
+    expect(await reconcilePendingClaims(reconcileDeps(), services)).toBe(1);
     // No request is left to serve: the whole payment is the payer's credit.
     expect(await x402.walletBalance(wallet.address)).toEqual({
       balance: 10_000n,
@@ -98,7 +102,7 @@ describe("co-signed payments left pending are finished later", () => {
 
   it("a transaction that can never land releases its claim, its quote and its fee reservation", async () => {
     const database = x402.gateway.app.database.db;
-    const services = await x402ServicesOf(x402.gateway.app);
+    const services = await x402.gateway.app.x402.solana();
     const cosigner = services.cosigner;
     if (!cosigner) throw new Error("no co-signer");
     const body = chatBody("never sent");
@@ -134,7 +138,7 @@ describe("co-signed payments left pending are finished later", () => {
     });
     x402.chain.solana.expireBlockhashes();
     await ageClaims();
-    expect(await reconcilePendingClaims(x402.gateway.app, services)).toBe(1);
+    expect(await reconcilePendingClaims(reconcileDeps(), services)).toBe(1);
     expect(await findClaim(database, SOLANA_DEVNET_CAIP2, cosigned.signature)).toBeUndefined();
     expect((await findQuote(database, stored.id))?.consumedAt).toBeNull();
     expect(await sponsoredFeesSpent(database, day)).toBe(spentBefore);
@@ -155,7 +159,7 @@ describe("co-signed payments left pending are finished later", () => {
       sql`UPDATE x402_quotes SET expires_at = now() - interval '2 days'
           WHERE id IN (${stale.quote_id}, ${paidQuoteId.quote_id})`,
     );
-    await pruneExpiredQuotes(x402.gateway.app);
+    await pruneExpiredQuotes(x402.gateway.app.database.db);
     expect(await findQuote(database, stale.quote_id)).toBeUndefined();
     expect(await findQuote(database, fresh.quote_id)).toBeDefined();
     expect(await findQuote(database, paidQuoteId.quote_id)).toBeDefined();
