@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
@@ -43,6 +43,8 @@ beforeAll(async () => {
       SOLANA_NETWORK: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
       HOST_PAYOUT_SECRET: payout.secret,
       HOST_WITHDRAW_MIN_MICROUNITS: "1000",
+      // Long enough for every job here but the one that is meant to miss it.
+      PROVIDER_JOB_DEADLINE_MS: "5000",
     },
   });
   backend = await startFakeUpstream("openai", "agent-backend");
@@ -238,6 +240,57 @@ describe("pod-agent against a running gateway", () => {
     expect(await solana.getTokenBalance(wallet, solana.usdcMint)).toBe(amount);
     const status = await podAgent(["status", "--config", configPath]);
     expect(status).toContain(`earnings ${(Number(earned - amount) / 1_000_000).toFixed(6)} USDC`);
+  });
+
+  it("a slow backend misses the job deadline: the caller gets an error, the backend request is cancelled, nothing is billed", async () => {
+    const token = await gateway.createFundedToken(10_000_000n);
+    const abortedBefore = backend.abortedRequests;
+    const started = Date.now();
+    const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...marketOnly },
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "slow [fake:hang=20000]" }],
+      }),
+    });
+    expect(response.status).toBe(502);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain("deadline");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4900);
+    await expect.poll(() => backend.abortedRequests, { timeout: 5_000 }).toBe(abortedBefore + 1);
+    await expect.poll(() => gateway.balanceOf(token).then((b) => b.held)).toBe(0n);
+    expect((await gateway.balanceOf(token)).balance).toBe(10_000_000n);
+  });
+
+  it("a second pod-agent with the same identity takes over and the first stops for good; a price above the cap is refused with the cap named", async () => {
+    const first = agent;
+    // The same identity and host, but gpt-4o-mini priced far above the cheapest centralized price.
+    const dearConfig = `${configPath}.dear.json`;
+    writeFileSync(dearConfig, readFileSync(configPath));
+    editConfig(dearConfig, (config) => {
+      config.pricing = { models: { "gpt-4o-mini": { input_per_1m: 100_000, output_per_1m: 90_000_000 } } };
+      config.metrics_addr = "";
+    });
+    const dear = startAgent(dearConfig);
+    await first?.waitFor("stopped: another agent connected with the same identity");
+    expect(await first?.stop()).toBe(1);
+    await dear.waitFor(
+      /gateway refused gpt-4o-mini: price above the cap for gpt-4o-mini: asked input 100000 \/ output 90000000, the cap \(cheapest centralized price\) is input \d+ \/ output \d+/,
+    );
+    await dear.waitFor("serving no models");
+    const token = await gateway.createFundedToken(10_000_000n);
+    const refused = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...marketOnly },
+      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(refused.status).toBe(503);
+
+    // Back at a price under the cap: this agent takes over in turn and serves again.
+    agent = startAgent(configPath);
+    await dear.waitFor("stopped: another agent connected with the same identity");
+    await agent.waitFor("serving gpt-4o-mini");
+    expect(await dear.stop()).toBe(1);
   });
 
   it("a caller who disconnects mid-stream gets the job cancelled at the backend", async () => {

@@ -65,6 +65,20 @@ async function connectedAgent(price = { input: 100_000, output: 400_000 }) {
   return { host, key, agent, ack, price };
 }
 
+/**
+ * Beats for each agent and waits until routing sees them all live: with this file's 800 ms
+ * heartbeat window, enrolling a second agent on a loaded machine can outlast the first one's beat.
+ */
+async function allLive(...connected: Array<{ agent: ScriptedAgent; host: { providerId: string } }>) {
+  for (const { agent } of connected) agent.send({ type: "heartbeat" });
+  await expect
+    .poll(() => {
+      const live = new Set(gateway.marketplace.liveOffers().map((offer) => offer.providerId));
+      return connected.every(({ host }) => live.has(host.providerId));
+    })
+    .toBe(true);
+}
+
 async function providerBalance(providerId: string): Promise<bigint> {
   const id = await ensureAccount(gateway.app.database.db, "provider", providerId);
   return (await getAccountBalance(gateway.app.database.db, id)).balance;
@@ -207,6 +221,7 @@ describe("jobs", () => {
     const broken = await connectedAgent({ input: 50_000, output: 100_000 });
     const working = await connectedAgent({ input: 100_000, output: 400_000 });
     const token = await gateway.createFundedToken(1_000_000n);
+    await allLive(broken, working);
     const call = openai(token)
       .chat.completions.create(
         { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] },
@@ -233,6 +248,38 @@ describe("jobs", () => {
     const { data, response } = await call;
     expect(data.choices[0]?.message.content).toBe("ok");
     expect(response.headers.get("x-pod-provider-id")).toBe(working.host.providerId);
+  });
+
+  it("the agent dying before the first byte fails over to another agent; the dead one earns nothing", async () => {
+    const dying = await connectedAgent({ input: 50_000, output: 100_000 });
+    const working = await connectedAgent({ input: 100_000, output: 400_000 });
+    const token = await gateway.createFundedToken(1_000_000n);
+    await allLive(dying, working);
+    const call = openai(token)
+      .chat.completions.create(
+        { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] },
+        { headers: marketOnly },
+      )
+      .withResponse();
+    // The cheaper agent gets the job first, then its connection drops without a byte sent.
+    await dying.agent.next("job");
+    dying.agent.ws.terminate();
+    const second = await working.agent.next("job");
+    sendJsonReply(working.agent, String(second.job_id), {
+      id: "chatcmpl-2",
+      object: "chat.completion",
+      created: 1,
+      model: "gpt-4o-mini",
+      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 },
+    });
+    const { data, response } = await call;
+    expect(data.choices[0]?.message.content).toBe("ok");
+    expect(response.headers.get("x-pod-provider-id")).toBe(working.host.providerId);
+    await expect.poll(() => gateway.balanceOf(token).then((b) => b.held)).toBe(0n);
+    expect(await providerBalance(dying.host.providerId)).toBe(0n);
+    // 1000 × 100000 + 1000 × 400000 per 1M = 500 microunits; 80% to the agent that served.
+    expect(await providerBalance(working.host.providerId)).toBe(400n);
   });
 
   it("the agent dying mid-stream ends the stream with an in-band error, billed for what was streamed", async () => {
