@@ -25,12 +25,16 @@ import {
   rpcDepositReader,
   scanDeposits,
 } from "../../../lib/deposits/deposit-watcher";
+import { loadEnv } from "../../../lib/env";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
+import { findToken } from "../../../lib/tokens/find-token";
+import { registerToken } from "../../../lib/tokens/register-token";
 import { extractCodeBlocks } from "../../docs/extract-snippets";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
 import { mintAccount } from "../../helpers/solana/token-accounts";
 import { signInstructions } from "../../helpers/solana/transactions";
+import { createTestDatabase } from "../../helpers/test-database";
 import { keyPairWithSecret } from "../../helpers/x402-chain";
 
 const usdc = (whole: number) => BigInt(whole) * 1_000_000n;
@@ -483,4 +487,34 @@ describe("USDC deposits on Solana", () => {
     expect(result.output).toContain("credited 2500000 microunits (credited)");
     expect((await gateway.balanceOf(token)).available).toBe(2_500_000n);
   });
+
+  it("runs in the maintenance loop of a gateway with a deposit wallet", async () => {
+    const database = await createTestDatabase();
+    const app = await createAppContext({
+      env: loadEnv({
+        NODE_ENV: "test",
+        LOG_LEVEL: "silent",
+        POD_DATA_DIR: database.dataDir,
+        ...(database.url ? { DATABASE_URL: database.url } : {}),
+        SOLANA_DEPOSIT_ADDRESS: owner,
+        SOLANA_RPC_URL: solana.rpcUrl,
+        SOLANA_NETWORK: SOLANA_DEVNET_CAIP2,
+        SOLANA_DEPOSIT_POLL_SECONDS: "1",
+      }),
+    });
+    try {
+      const { token, depositCode } = await registerToken(app.database.db);
+      await deposit({ amount: usdc(6), memos: [depositCode] });
+      const record = await findToken(app.database.db, token);
+      let available = 0n;
+      for (let attempt = 0; attempt < 200 && available === 0n; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        available = (await getAccountBalance(app.database.db, record?.accountId ?? 0n)).available;
+      }
+      expect(available).toBe(usdc(6));
+    } finally {
+      await app.close();
+      await database.drop();
+    }
+  }, 90_000);
 });
