@@ -129,6 +129,18 @@ const envSchema = z.object({
   ),
   /** x402 on Base: wei the settler may spend on gas per UTC day (0.005 ETH by default). */
   X402_BASE_GAS_DAILY_BUDGET_WEI: z.coerce.bigint().nonnegative().default(5_000_000_000_000_000n),
+  /**
+   * USDC deposits on Base: the address a token's EIP-3009 deposits pay (the chain, RPC, USDC
+   * contract, settler key and gas budget are the x402 Base settings above). Unset: off. Must
+   * differ from X402_BASE_PAY_TO, so an authorization is either an x402 payment or a deposit,
+   * never both; needs X402_BASE_SETTLER_KEY, which submits deposits and pays their gas.
+   */
+  BASE_DEPOSIT_ADDRESS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, "BASE_DEPOSIT_ADDRESS must be a 0x-prefixed 20-byte address")
+      .optional(),
+  ),
   /** x402: overrides the USDC mint of SOLANA_NETWORK (Circle's mint by default). */
   X402_USDC_MINT: optionalString,
   /** x402: how long a quote stays payable. */
@@ -226,7 +238,26 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
     throw new EnvError(`invalid environment:\n  ${problems.join("\n  ")}`);
   }
+  const problems = crossFieldProblems(parsed.data);
+  if (problems.length > 0) throw new EnvError(`invalid environment:\n  ${problems.join("\n  ")}`);
   return parsed.data;
+}
+
+/** Settings that are each valid alone but not together. */
+function crossFieldProblems(env: Env): string[] {
+  const problems: string[] = [];
+  const deposit = env.BASE_DEPOSIT_ADDRESS?.toLowerCase();
+  if (deposit && deposit === env.X402_BASE_PAY_TO?.toLowerCase()) {
+    problems.push(
+      "BASE_DEPOSIT_ADDRESS: must differ from X402_BASE_PAY_TO (deposits and x402 payments are told apart by their recipient)",
+    );
+  }
+  if (deposit && !env.X402_BASE_SETTLER_KEY) {
+    problems.push(
+      "BASE_DEPOSIT_ADDRESS: needs X402_BASE_SETTLER_KEY (the gateway submits each deposit authorization and pays its gas)",
+    );
+  }
+  return problems;
 }
 
 export interface UpstreamConfig {

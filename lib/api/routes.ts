@@ -4,6 +4,7 @@ import { creditToken } from "./admin/credit-token";
 import { setHostStatus } from "./admin/set-host-status";
 import { listUnmatched } from "./deposits/list-unmatched-deposits";
 import { assignUnmatched, refundUnmatched } from "./deposits/resolve-deposit";
+import { fundBase, getBaseDepositTypedData } from "./funding/fund-base";
 import { fundCard, getCardSession, quoteCardFunding } from "./funding/fund-card";
 import { getFundingOptions } from "./funding/get-funding-options";
 import { listFundingHistory } from "./funding/list-funding-history";
@@ -125,6 +126,22 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: getCardSession,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/fund/base/typed-data",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getBaseDepositTypedData,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/fund/base",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: fundBase,
   }),
   // Signed by Stripe: the handler checks the signature over the raw body.
   defineRoute({

@@ -3,19 +3,10 @@ import { type FacilitatorClient, HTTPFacilitatorClient } from "@x402/core/server
 import type { Network } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  getAddress,
-  http,
-  type PublicClient,
-  publicActions,
-} from "viem";
+import { type Address, createWalletClient, getAddress, http, type PublicClient, publicActions } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { chainIdOf, circleUsdcOf, type Eip712Token } from "../chains/evm/constants";
-import { eip3009Abi } from "../chains/evm/eip3009";
+import type { Eip712Token } from "../chains/evm/constants";
+import { evmChainOf } from "../chains/evm/evm-chain";
 import type { Env } from "../env";
 
 /** Everything the Base (EVM) rail needs, built once per app from its env. */
@@ -36,28 +27,11 @@ export interface EvmServices {
   receiptTimeoutMs: number;
 }
 
-const defaultRpcUrls: Record<number, string> = {
-  8453: "https://mainnet.base.org",
-  84532: "https://sepolia.base.org",
-};
-
 /** The rail's services, or undefined when Base is not configured (no pay-to, or no way to settle). */
 export function buildEvmServices(env: Env): EvmServices | undefined {
   if (!env.X402_BASE_PAY_TO) return undefined;
-  const network = env.X402_BASE_NETWORK;
-  const chainId = chainIdOf(network);
-  const rpcUrl = env.BASE_RPC_URL ?? defaultRpcUrls[chainId];
-  if (!rpcUrl) throw new Error(`BASE_RPC_URL is required for ${network}`);
-  const known = circleUsdcOf(chainId);
-  const tokenAddress = getAddress(env.X402_BASE_USDC ?? known?.address ?? "");
+  const { network, chainId, rpcUrl, chain, publicClient, tokenAddress, tokenDomain } = evmChainOf(env);
   const payTo = getAddress(env.X402_BASE_PAY_TO);
-  const chain = defineChain({
-    id: chainId,
-    name: network,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
 
   let facilitator: EvmServices["facilitator"];
   let settler: Address | undefined;
@@ -88,25 +62,13 @@ export function buildEvmServices(env: Env): EvmServices | undefined {
     settler = account.address;
   }
 
-  let domain: Promise<Eip712Token> | undefined;
   return {
     network,
     chainId,
     payTo,
     tokenAddress,
-    tokenDomain() {
-      if (known && known.address === tokenAddress) return Promise.resolve(known);
-      // Another token (a local chain's FiatToken): its domain is what the contract says it is.
-      domain ??= Promise.all([
-        publicClient.readContract({ address: tokenAddress, abi: eip3009Abi, functionName: "name" }),
-        publicClient.readContract({ address: tokenAddress, abi: eip3009Abi, functionName: "version" }),
-      ]).then(([name, version]) => ({ address: tokenAddress, name, version }));
-      domain.catch(() => {
-        domain = undefined;
-      });
-      return domain;
-    },
-    publicClient: publicClient as PublicClient,
+    tokenDomain,
+    publicClient,
     facilitator,
     settler,
     gasDailyBudgetWei: env.X402_BASE_GAS_DAILY_BUDGET_WEI,

@@ -214,6 +214,18 @@ const cases: Case[] = [
   { name: "card quote", method: "GET", path: () => `/proxy/${reader}/fund/card/quote?amount_usd=20` },
   { name: "card session", method: "GET", path: () => `/proxy/${reader}/fund/card/cs_test_unknown` },
   {
+    name: "base deposit typed data (deposits off: 503)",
+    method: "GET",
+    path: () =>
+      `/proxy/${reader}/fund/base/typed-data?from=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&amount_microunits=1000000`,
+  },
+  {
+    name: "fund on base (deposits off: 503)",
+    method: "POST",
+    path: () => `/proxy/${reader}/fund/base`,
+    body: { authorization: {}, signature: "0x", salt: "0x" },
+  },
+  {
     name: "stripe webhook",
     method: "POST",
     path: () => "/v1/webhooks/stripe",

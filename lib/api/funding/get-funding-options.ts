@@ -1,4 +1,7 @@
+import type { AppContext } from "../../app-context";
+import { baseDepositSettings } from "../../deposits/base-deposit-config";
 import { depositInstructions, solanaDepositSettings } from "../../deposits/deposit-config";
+import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/submit-base-deposit";
 import { describeFee, quoteCard } from "../../funding/card-fee";
 import { cardSettings } from "../../funding/card-settings";
 import { jsonResponse } from "../../http/responses";
@@ -6,7 +9,8 @@ import type { ApiCall } from "../route-definition";
 
 /**
  * GET /proxy/<token>/funding – every way this token can be funded on this gateway, with what
- * the dashboard needs to offer it: card limits and fee, the Solana deposit to build.
+ * the dashboard needs to offer it: card limits and fee, the Solana deposit to build, the
+ * Base deposit's chain (the wallet signs what GET …/fund/base/typed-data hands out).
  */
 export async function getFundingOptions(call: ApiCall<"token">): Promise<Response> {
   const { app, principal: record } = call;
@@ -36,10 +40,24 @@ export async function getFundingOptions(call: ApiCall<"token">): Promise<Respons
       solana: deposits.enabled
         ? { ...(await depositInstructions(deposits, record.depositCode)), reason: null }
         : { enabled: false, reason: deposits.reason },
-      // Deposits on Base arrive with the Base rail.
-      base: null,
+      base: baseOptions(call.app),
     },
     200,
     { "cache-control": "no-store" },
   );
+}
+
+function baseOptions(app: AppContext) {
+  const base = baseDepositSettings(app);
+  if (!base.enabled) return { enabled: false, reason: base.reason };
+  return {
+    enabled: true,
+    reason: null,
+    network: base.chain.network,
+    chain_id: base.chain.chainId,
+    usdc: base.chain.tokenAddress,
+    usdc_decimals: 6,
+    deposit_address: base.depositAddress,
+    min_microunits: Number(MIN_BASE_DEPOSIT_MICROUNITS),
+  };
 }
