@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { eq } from "drizzle-orm";
 import { type Address, erc20Abi, getAddress, type Hex, toHex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -5,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseDeposits } from "../../../lib/db/schema";
 import { depositNonce } from "../../../lib/deposits/base-deposit-nonce";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { extractCodeBlocks } from "../../docs/extract-snippets";
 import { anvilUnavailable, type LocalEvm, startLocalEvm } from "../../helpers/evm/local-evm";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
 
@@ -14,6 +18,7 @@ import { startTestGateway, type TestGateway } from "../../helpers/gateway";
  * gateway submits it with its settler and credits the token once; every refusal credits
  * nothing and moves no USDC.
  */
+const repoRoot = path.resolve(import.meta.dirname, "../../..");
 const unavailable = await anvilUnavailable();
 if (unavailable) console.warn(`skipping the Base deposit tests: anvil cannot start here (${unavailable})`);
 
@@ -210,6 +215,45 @@ describe.skipIf(unavailable !== undefined)("USDC deposits on Base (local anvil +
       data?: { kind?: string }[];
     };
     expect(JSON.stringify(activity)).toContain("base_deposit");
+  });
+
+  it("the funding guide's deposit-on-base.ts runs as written and credits the token", async () => {
+    const guide = readFileSync(path.join(repoRoot, "content/docs/using/funding.mdx"), "utf8");
+    const block = extractCodeBlocks(guide).find((candidate) =>
+      candidate.meta.includes('title="deposit-on-base.ts"'),
+    );
+    if (!block) throw new Error("the funding guide has no deposit-on-base.ts");
+    const scratch = path.join(repoRoot, "node_modules/.cache/pod-funding-doc-examples");
+    mkdirSync(scratch, { recursive: true });
+    const file = path.join(scratch, "deposit-on-base.mts");
+    writeFileSync(file, block.code);
+    const { token } = await gateway.register();
+    const { key } = await evm.fundedAccount({ usdc: 7_000_000n });
+    const output = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ["--import", "tsx", file],
+        {
+          env: {
+            NODE_ENV: "test",
+            PATH: process.env.PATH ?? "/usr/bin:/bin",
+            HOME: process.env.HOME ?? "/tmp",
+            POD_BASE_URL: gateway.baseUrl,
+            POD_TOKEN: token,
+            EVM_PRIVATE_KEY: key,
+          },
+          timeout: 60_000,
+        },
+        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+      );
+    });
+    expect(output.code, `${output.stdout}\n${output.stderr}`).toBe(0);
+    expect(output.stdout).toMatch(/^201 /m);
+    expect(JSON.parse(output.stdout.slice(output.stdout.indexOf("{")))).toMatchObject({
+      status: "credited",
+      credited_microunits: 5_000_000,
+    });
+    expect((await gateway.balanceOf(token)).balance).toBe(5_000_000n);
   });
 
   it("two concurrent submissions of one authorization credit it once", async () => {
