@@ -5,18 +5,21 @@ import Anthropic from "@anthropic-ai/sdk";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scanDeposits } from "../../../lib/deposits/deposit-watcher";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
 import { runPayouts } from "../../../lib/payouts/payout-worker";
 import { editConfig, freePort, podAgent, type RunningAgent, startAgent } from "../../helpers/agent-process";
 import { type FakeUpstream, startFakeUpstream } from "../../helpers/fake-upstream";
-import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway";
 import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
+import { sendUsdcWithMemo } from "../../helpers/solana/usdc-deposit";
 import { keyPairWithSecret } from "../../helpers/x402-chain";
 
 /**
  * The provider agent of this repository, run as `pod-agent` processes against a running
- * gateway and a local OpenAI-compatible server (a fake speaking the exact wire format); its
- * earnings are paid out in USDC on the project's local Solana chain.
+ * gateway and a local OpenAI-compatible server (a fake speaking the exact wire format). The
+ * host is activated by its 50 USDC bond deposited on the project's local Solana chain, and its
+ * earnings are paid out in USDC there.
  */
 let solana: LocalSolana;
 /** The operator's wallet, given at enrolment: where withdrawals go. */
@@ -36,9 +39,18 @@ beforeAll(async () => {
   const payout = await keyPairWithSecret();
   await solana.airdrop(payout.signer.address, 2_000_000_000n);
   await solana.mintUsdc(payout.signer.address, 1_000_000_000n);
-  wallet = (await generateKeyPairSigner()).address;
+  // The operator's wallet holds the 50 USDC bond (and SOL for fees); the gateway watches its
+  // deposit wallet for the bond code.
+  const operator = await generateKeyPairSigner();
+  wallet = operator.address;
+  await solana.airdrop(wallet, 100_000_000n);
+  await solana.mintUsdc(wallet, 50_000_000n);
+  const depositWallet = (await generateKeyPairSigner()).address;
+  await solana.createAta(depositWallet, solana.usdcMint);
   gateway = await startTestGateway({
     env: {
+      SOLANA_DEPOSIT_ADDRESS: depositWallet,
+      SOLANA_DEPOSIT_COMMITMENT: "confirmed",
       SOLANA_RPC_URL: solana.rpcUrl,
       SOLANA_NETWORK: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
       HOST_PAYOUT_SECRET: payout.secret,
@@ -66,7 +78,8 @@ beforeAll(async () => {
   );
   providerId = /provider_id: (\S+)/.exec(output)?.[1] ?? "";
   expect(output).toMatch(/enrollment_code: POD-ENROLL-/);
-  expect(output).toMatch(/bond: send 50 USDC with code POD-BOND-/);
+  const bond = /bond: send 50 USDC with code (POD-BOND-\S+) to (\S+)/.exec(output);
+  expect(bond?.[2]).toBe(depositWallet);
   expect(statSync(join(dir, "identity.key")).mode & 0o777).toBe(0o600);
   metricsPort = await freePort();
   editConfig(configPath, (config) => {
@@ -75,11 +88,25 @@ beforeAll(async () => {
     config.pricing = { models: { "gpt-4o-mini": price } };
     config.metrics_addr = `127.0.0.1:${metricsPort}`;
   });
-  const activated = await fetch(`${gateway.baseUrl}/v1/admin/hosts/${providerId}/activate`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${testAdminToken}` },
+  // Activated by its bond on chain: the code the agent printed, in a memo beside 50 USDC.
+  const hostToken = String(JSON.parse(readFileSync(configPath, "utf8")).host_token);
+  const profile = async () =>
+    (
+      (await (
+        await fetch(`${gateway.baseUrl}/v1/host/profile`, {
+          headers: { authorization: `Bearer ${hostToken}` },
+        })
+      ).json()) as { status: string }
+    ).status;
+  expect(await profile()).toBe("pending");
+  await sendUsdcWithMemo(solana, {
+    payer: operator,
+    owner: depositWallet,
+    amount: 50_000_000n,
+    memo: bond?.[1] ?? "",
   });
-  expect(activated.status).toBe(200);
+  expect(await scanDeposits(gateway.app)).toMatchObject({ bonded: 1 });
+  expect(await profile()).toBe("active");
   agent = startAgent(configPath);
   await agent.waitFor("serving gpt-4o-mini");
 });
