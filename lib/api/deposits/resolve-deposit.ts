@@ -4,14 +4,24 @@ import { GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
 import { isUuid } from "../../ids";
-import { findToken } from "../../tokens/find-token";
+import { findToken, findTokenByDepositCode } from "../../tokens/find-token";
 import type { ApiCall } from "../route-definition";
 import { depositView } from "./deposit-view";
 
-const assignSchema = z.object({
-  api_token: z.string(),
-  note: z.string().min(1).max(500),
-});
+const assignSchema = z
+  .object({
+    api_token: z.string().optional(),
+    /** The token's deposit code: what a depositor can share with support without giving away the token. */
+    deposit_code: z
+      .string()
+      .regex(/^[0-9a-fA-F]{16}$/, "16 hex characters")
+      .optional(),
+    note: z.string().min(1).max(500),
+  })
+  .refine((body) => (body.api_token === undefined) !== (body.deposit_code === undefined), {
+    message: "send exactly one of api_token and deposit_code",
+    path: ["api_token"],
+  });
 
 const refundSchema = z.object({
   note: z.string().min(1).max(500),
@@ -37,7 +47,10 @@ function answer(result: ResolveResult): Response {
   }
 }
 
-/** POST /v1/admin/deposits/<signature>/assign – credit an unmatched USDC deposit to a token, from suspense. */
+/**
+ * POST /v1/admin/deposits/<signature>/assign – credit an unmatched USDC deposit to a token, from
+ * suspense. The token is named by `deposit_code` (what a depositor tells support) or `api_token`.
+ */
 export async function assignUnmatched({
   app,
   request,
@@ -45,7 +58,12 @@ export async function assignUnmatched({
   bodyLimit,
 }: ApiCall<"admin">): Promise<Response> {
   const body = await readValidatedJson(request, assignSchema, bodyLimit);
-  const token = isUuid(body.api_token) ? await findToken(app.database.db, body.api_token) : undefined;
+  const token =
+    body.deposit_code !== undefined
+      ? await findTokenByDepositCode(app.database.db, body.deposit_code.toLowerCase())
+      : body.api_token !== undefined && isUuid(body.api_token)
+        ? await findToken(app.database.db, body.api_token)
+        : undefined;
   if (!token) throw new GatewayError("not_found", "token not found");
   return answer(
     await assignDeposit(app.database.db, { signature: params.signature ?? "", token, note: body.note }),

@@ -324,8 +324,9 @@ describe("USDC deposits on Solana", () => {
     const unauthenticated = await fetch(`${gateway.baseUrl}/v1/admin/deposits/unmatched`);
     expect(unauthenticated.status).toBe(401);
 
-    const { token } = await gateway.register();
+    const { token, depositCode } = await gateway.register();
     const forToken = await deposit({ amount: usdc(11) });
+    const byCode = await deposit({ amount: usdc(2), memos: ["my code is in my email"] });
     const toRefund = await deposit({ amount: usdc(12), memos: ["wrong code"] });
     const otherAsset = await deposit({ amount: usdc(1), mint: otherMint });
     await scanDeposits(gateway.app);
@@ -347,6 +348,23 @@ describe("USDC deposits on Solana", () => {
     const again = await admin(`/v1/admin/deposits/${forToken}/assign`, { api_token: token, note: "again" });
     expect(again.status).toBe(409);
     expect((await gateway.balanceOf(token)).available).toBe(usdc(11));
+    // Support is told the deposit code, never the token itself.
+    expect(
+      (
+        await admin(`/v1/admin/deposits/${byCode}/assign`, {
+          deposit_code: depositCode,
+          api_token: token,
+          note: "x",
+        })
+      ).status,
+    ).toBe(400);
+    const assignedByCode = await admin(`/v1/admin/deposits/${byCode}/assign`, {
+      deposit_code: depositCode.toUpperCase(),
+      note: "support ticket 43",
+    });
+    expect(assignedByCode.status).toBe(200);
+    expect((await gateway.balanceOf(token)).available).toBe(usdc(13));
+    expect(await suspense()).toBe(suspenseBefore - usdc(13));
 
     const refundSignature = "5".repeat(88);
     const refunded = await admin(`/v1/admin/deposits/${toRefund}/refund`, {
@@ -359,7 +377,7 @@ describe("USDC deposits on Solana", () => {
       refundSignature,
       suspenseMicrounits: 0n,
     });
-    expect(await suspense()).toBe(suspenseBefore - usdc(11) - usdc(12));
+    expect(await suspense()).toBe(suspenseBefore - usdc(13) - usdc(12));
     expect(
       (await admin(`/v1/admin/deposits/${toRefund}/assign`, { api_token: token, note: "x" })).status,
     ).toBe(409);
@@ -371,7 +389,7 @@ describe("USDC deposits on Solana", () => {
     expect(
       (await admin(`/v1/admin/deposits/${otherAsset}/refund`, { note: "returned the tokens" })).status,
     ).toBe(200);
-    expect(await suspense()).toBe(suspenseBefore - usdc(23));
+    expect(await suspense()).toBe(suspenseBefore - usdc(25));
 
     expect((await admin(`/v1/admin/deposits/${"1".repeat(88)}/refund`, { note: "none" })).status).toBe(404);
     const listed = (await (await admin("/v1/admin/deposits/unmatched")).json()) as {
