@@ -191,6 +191,27 @@ describe("pod-agent with the built-in GGUF backend (node-llama-cpp)", () => {
     expect(metrics).toContain("pod_agent_backend_ok 1");
   });
 
+  it("a prompt longer than the context is a 400 naming the context size, and costs nothing", async (context) => {
+    if (unavailable) context.skip(unavailable);
+    const gateway = started();
+    const token = await gateway.createFundedToken(10_000_000n);
+    const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...marketOnly },
+      body: JSON.stringify({
+        model,
+        max_tokens: 4,
+        // Two tokens per "a " in this vocabulary: well past the 2048-token context.
+        messages: [{ role: "user", content: "a ".repeat(1500) }],
+      }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { message: string; type: string } };
+    expect(body.error.message).toMatch(/the prompt is \d+ tokens; this model's context is 2048 tokens/);
+    await expect.poll(() => gateway.balanceOf(token).then((b) => b.held)).toBe(0n);
+    expect((await gateway.balanceOf(token)).balance).toBe(10_000_000n);
+  });
+
   it("a caller who disconnects mid-stream stops the generation; the next job is served", async (context) => {
     if (unavailable) context.skip(unavailable);
     const gateway = started();
