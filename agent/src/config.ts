@@ -112,6 +112,7 @@ export function configProblems(config: AgentConfig): string[] {
     }
     if (backend.kind === "gguf") {
       if (!backend.model_path) problems.push("a gguf backend needs model_path (the .gguf file)");
+      if (backend.format === "anthropic") problems.push("a gguf backend speaks the OpenAI format only");
       for (const [name, value] of [
         ["context_size", backend.context_size],
         ["threads", backend.threads],

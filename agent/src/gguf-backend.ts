@@ -275,17 +275,27 @@ export class GgufEngine {
     return new Response(events, { headers: { "content-type": "text/event-stream" } });
   }
 
-  /** Waits for the sequence to be free; resolves with the function that frees it again. */
+  /**
+   * Waits for the sequence to be free; resolves with the function that frees it again. A job
+   * cancelled while it waits leaves the queue at once (its place passes on when the one before ends).
+   */
   async #turn(signal: AbortSignal): Promise<() => void> {
     let release: () => void = () => undefined;
     const previous = this.#queue;
     this.#queue = new Promise<void>((resolve) => {
       release = resolve;
     });
-    await previous;
-    if (signal.aborted) {
-      release();
-      throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
+    const abandoned = new Promise<never>((_, reject) => {
+      const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      void previous.then(() => signal.removeEventListener("abort", onAbort));
+    });
+    try {
+      await Promise.race([previous, abandoned]);
+    } catch (error) {
+      void previous.then(release);
+      throw error;
     }
     return release;
   }
