@@ -25,7 +25,7 @@ export async function runMaintenance(app: AppContext): Promise<void> {
  * deposits, bonds and parks the rest. It takes a database lease, so with several replicas one
  * of them scans at a time; with deposits off (no SOLANA_DEPOSIT_ADDRESS) it does nothing.
  */
-export async function runDepositWatch(app: AppContext): Promise<void> {
+async function runDepositWatch(app: AppContext): Promise<void> {
   const result = await scanDeposits(app);
   if (result.waiting > 0) log.info("deposits waiting for commitment", { waiting: result.waiting });
 }

@@ -13,7 +13,7 @@ export interface ServedModel {
 }
 
 /** Default local ports, probed when no backend is configured. */
-export const defaultBackends: BackendConfig[] = [
+const defaultBackends: BackendConfig[] = [
   { kind: "vllm", url: "http://127.0.0.1:8000" },
   { kind: "llamacpp", url: "http://127.0.0.1:8080" },
   { kind: "lmstudio", url: "http://127.0.0.1:1234" },
@@ -36,7 +36,7 @@ export function backendHeaders(backend: BackendConfig): Record<string, string> {
  * The model ids a backend offers: what a server lists at `/v1/models` (OpenAI-compatible) or
  * `/api/tags` (Ollama); for `gguf`, the one id its file is sold as (the file is checked, not loaded).
  */
-export async function listModels(backend: BackendConfig, timeoutMs = 2_000): Promise<string[]> {
+async function listModels(backend: BackendConfig, timeoutMs = 2_000): Promise<string[]> {
   if (backend.kind === "gguf") {
     const problem = ggufFileProblem(backend.model_path ?? "");
     if (problem) throw new Error(problem);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
-export const backendKinds = ["vllm", "llamacpp", "lmstudio", "ollama", "openai", "gguf"] as const;
+const backendKinds = ["vllm", "llamacpp", "lmstudio", "ollama", "openai", "gguf"] as const;
 export type BackendKind = (typeof backendKinds)[number];
 
 export interface BackendConfig {
@@ -27,7 +27,7 @@ export interface BackendConfig {
   gpu?: "auto" | false;
 }
 
-export interface ModelPrice {
+interface ModelPrice {
   input_per_1m: number;
   output_per_1m: number;
   max_concurrent?: number;

@@ -25,12 +25,12 @@ const finalCloseCodes = new Map([
   [4003, "the host is retired"],
 ]);
 
-export function providerConnectUrl(gateway: string): string {
+function providerConnectUrl(gateway: string): string {
   return `${gateway.replace(/\/+$/, "").replace(/^http/, "ws")}/provider/connect`;
 }
 
 /** Exponential backoff from 1 s to 60 s with ±20% jitter. */
-export function backoffMs(attempt: number, random = Math.random): number {
+function backoffMs(attempt: number, random = Math.random): number {
   const base = Math.min(60_000, 1_000 * 2 ** attempt);
   return Math.round(base * (0.8 + 0.4 * random()));
 }

@@ -15,9 +15,9 @@ import type { BackendConfig } from "./config";
  * for the model, and a job that arrives while another runs waits its turn.
  */
 
-export const defaultGgufContextSize = 4096;
+const defaultGgufContextSize = 4096;
 /** One evaluation thread: on small CPUs more threads spend more time syncing than computing. */
-export const defaultGgufThreads = 1;
+const defaultGgufThreads = 1;
 
 /** The catalog id a GGUF backend is sold as: `model_id`, else the file name without `.gguf`. */
 export function ggufModelId(backend: BackendConfig): string {
@@ -59,7 +59,7 @@ function contentText(content: unknown): string {
 }
 
 /** OpenAI chat messages as node-llama-cpp chat history, ending with the (empty) model turn to fill. */
-export function toChatHistory(messages: unknown): ChatHistoryItem[] {
+function toChatHistory(messages: unknown): ChatHistoryItem[] {
   if (!Array.isArray(messages) || messages.length === 0)
     throw new BadRequest("messages must be a non-empty array");
   const history: ChatHistoryItem[] = [];

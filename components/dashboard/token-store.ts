@@ -2,7 +2,7 @@
  * The token remembered on this device (localStorage) and the sign-in call that turns it into
  * the dashboard's HttpOnly cookie. Browser-only helpers for the client components.
  */
-export const tokenStorageKey = "pod-dashboard-token";
+const tokenStorageKey = "pod-dashboard-token";
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isTokenShaped(value: string): boolean {

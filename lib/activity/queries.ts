@@ -140,7 +140,7 @@ export function chartDays(days = 30, now: Date = new Date()): string[] {
   );
 }
 
-export interface ActivityItem {
+interface ActivityItem {
   /** Paging cursor: pass as `before` for the next page. */
   entryId: string;
   transactionId: string;

@@ -6,7 +6,7 @@ import { authenticateToken } from "../tokens/authenticate-token";
 import type { AuthKind, Principals } from "./route-definition";
 
 /** The credential of `Authorization: Bearer <credential>`; anything else (a bare token) is none. */
-export function bearerCredential(request: Request): string | undefined {
+function bearerCredential(request: Request): string | undefined {
   const match = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
   return match?.[1];
 }

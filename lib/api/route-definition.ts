@@ -22,7 +22,7 @@ export interface Principals {
   x402: undefined;
 }
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** One request as a handler sees it, after the pipeline's checks. */
 export interface ApiCall<A extends AuthKind = AuthKind> {

@@ -14,7 +14,7 @@ export interface CatalogIndex {
   pricesFor(model: CatalogModel): CatalogPrice[];
 }
 
-export function normalizeModelKey(modelId: string): string {
+function normalizeModelKey(modelId: string): string {
   return modelId.trim().toLowerCase();
 }
 

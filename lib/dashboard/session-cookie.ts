@@ -5,7 +5,7 @@
  * dashboard's pages (the API never reads it; API calls carry the token in their path).
  */
 export const dashboardCookieName = "pod_dashboard";
-export const dashboardCookiePath = "/dashboard";
+const dashboardCookiePath = "/dashboard";
 const maxAgeSeconds = 30 * 24 * 60 * 60;
 
 export function sessionCookie(token: string, secure: boolean): string {

@@ -10,14 +10,14 @@ import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import * as schema from "./schema";
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
-export type Transaction = PgTransaction<PgQueryResultHKT, Schema>;
+type Transaction = PgTransaction<PgQueryResultHKT, Schema>;
 /** Queries take either the database or an open transaction, so they compose into larger transactions. */
 export type Executor = Database | Transaction;
 
 /** One connection kept for the process's lifetime: session-level advisory locks live on it. */
-export interface SessionConnection {
+interface SessionConnection {
   query(text: string, params: unknown[]): Promise<Array<Record<string, unknown>>>;
   release(): void;
 }

@@ -25,7 +25,7 @@ export interface SolanaDepositConfig {
 
 export type SolanaDepositSettings = SolanaDepositConfig | { enabled: false; reason: string };
 
-export const depositsOffReason =
+const depositsOffReason =
   "on-chain deposits are off on this gateway (SOLANA_DEPOSIT_ADDRESS is not set); fund by card or ask the operator";
 
 /** Deposits are on only when the operator named a wallet it controls; nothing else is ever advertised. */

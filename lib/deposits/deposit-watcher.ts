@@ -10,7 +10,7 @@ import { readDepositTransaction } from "./read-deposit-transaction";
 import { recordDeposit } from "./record-deposit";
 
 /** One entry of `getSignaturesForAddress`. */
-export interface SignatureInfo {
+interface SignatureInfo {
   signature: string;
   err: unknown;
 }
@@ -56,7 +56,7 @@ export function rpcDepositReader(rpcUrl: string, commitment: "confirmed" | "fina
   };
 }
 
-export const depositWatcherLease = "solana-deposit-watcher";
+const depositWatcherLease = "solana-deposit-watcher";
 
 export interface DepositScanOptions {
   reader?: DepositChainReader;

@@ -5,7 +5,7 @@
  * than half-parsed, so a page can never publish a wrong title.
  */
 
-export type FrontmatterValue = string | number | boolean;
+type FrontmatterValue = string | number | boolean;
 
 export interface ParsedFrontmatter {
   data: Record<string, FrontmatterValue>;

@@ -13,9 +13,9 @@ import { normalizeBaseUrl } from "./urls";
  * them, so vitest calls them directly and any server can mount them.
  */
 
-export const docsCacheControl = "public, max-age=3600";
+const docsCacheControl = "public, max-age=3600";
 
-export const docsContentTypes = {
+const docsContentTypes = {
   text: "text/plain; charset=utf-8",
   json: "application/json; charset=utf-8",
   markdown: "text/markdown; charset=utf-8",

@@ -3,7 +3,7 @@
  * `expect=<status>`). They are instructions to our test suite, not part of the page, so the
  * Markdown served to people and crawlers drops them and keeps the language and title.
  */
-export const fenceDirectivePattern = /^(?:norun|expect=\d{3})$/;
+const fenceDirectivePattern = /^(?:norun|expect=\d{3})$/;
 
 const fenceOpen = /^([ \t]*)(`{3,}|~{3,})([^\n`]*)$/gm;
 

@@ -56,7 +56,7 @@ export function splitLlmsFull(
 }
 
 /** Markdown to searchable prose: keeps code text (people search for header names), drops syntax. */
-export function markdownToSearchText(markdown: string): string {
+function markdownToSearchText(markdown: string): string {
   return markdown
     .split("\n")
     .filter((line) => !/^\s*(`{3,}|~{3,})/.test(line) && !/^\s*\|?\s*:?-{3,}/.test(line))

@@ -9,7 +9,7 @@ export function normalizeBaseUrl(baseUrl: string): string {
 }
 
 /** Site-relative path of a page's HTML. */
-export function pagePath(slug: string): string {
+function pagePath(slug: string): string {
   return `/docs/${slug}`;
 }
 

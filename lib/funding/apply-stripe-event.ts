@@ -7,7 +7,7 @@ import { ensureAccount, systemAccounts } from "../ledger/accounts";
 import { postTransaction } from "../ledger/post-transaction";
 import { postTokenCredit } from "../tokens/credit-token";
 
-export type StripeEventOutcome = "credited" | "reversed" | "recorded" | "ignored" | "parked" | "duplicate";
+type StripeEventOutcome = "credited" | "reversed" | "recorded" | "ignored" | "parked" | "duplicate";
 
 export interface StripeEventResult {
   outcome: StripeEventOutcome;

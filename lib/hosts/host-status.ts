@@ -2,7 +2,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { hosts } from "../db/schema";
 
-export const hostStatuses = ["pending", "active", "suspended", "retiring", "retired"] as const;
+const hostStatuses = ["pending", "active", "suspended", "retiring", "retired"] as const;
 export type HostStatus = (typeof hostStatuses)[number];
 
 /** Sets a host's status; returns false when no such host exists. */

@@ -23,7 +23,7 @@ export async function readBodyText(request: Request, limit: number): Promise<str
 }
 
 /** Deeper than any real request; deeper values overflow the stack of JSON.stringify and schema checks. */
-export const maxJsonDepth = 64;
+const maxJsonDepth = 64;
 
 export function parseJsonText(text: string): unknown {
   if (text.trim() === "") throw badRequest("invalid JSON: empty body");

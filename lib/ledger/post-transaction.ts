@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { accounts, ledgerEntries, ledgerTransactions } from "../db/schema";
 
-export interface LedgerEntryInput {
+interface LedgerEntryInput {
   accountId: bigint;
   /** Positive credits the account, negative debits it. */
   amount: bigint;
@@ -17,7 +17,7 @@ export interface PostTransactionInput {
 
 export type PostTransactionResult = { type: "posted"; transactionId: string } | { type: "duplicate" };
 
-export class UnbalancedTransactionError extends Error {
+class UnbalancedTransactionError extends Error {
   override readonly name = "UnbalancedTransactionError";
 }
 

@@ -13,7 +13,7 @@ const microunits = z.union([
   z.string().regex(/^\d{1,18}$/),
 ]);
 
-export const authResponseSchema = z.object({
+const authResponseSchema = z.object({
   type: z.literal("auth_response"),
   /** Raw 32-byte Ed25519 public key, base64. */
   pubkey: z.string().min(1).max(100),
@@ -24,7 +24,7 @@ export const authResponseSchema = z.object({
   enrollment_code: z.string().max(50).optional(),
 });
 
-export const capabilityModelSchema = z.object({
+const capabilityModelSchema = z.object({
   model_id: z.string().min(1).max(200),
   input_per_1m: microunits,
   output_per_1m: microunits,
@@ -35,7 +35,7 @@ export const capabilityModelSchema = z.object({
   format: z.enum(["openai", "anthropic"]).optional(),
 });
 
-export const capabilitiesSchema = z.object({
+const capabilitiesSchema = z.object({
   type: z.literal("capabilities"),
   models: z.array(capabilityModelSchema).max(256),
   limits: z
@@ -47,7 +47,7 @@ export const capabilitiesSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const heartbeatSchema = z.object({
+const heartbeatSchema = z.object({
   type: z.literal("heartbeat"),
   queue_depth: z.number().optional(),
   tokens_per_sec_p50: z.number().nonnegative().optional(),
@@ -56,7 +56,7 @@ export const heartbeatSchema = z.object({
   error_rate_60s: z.number().optional(),
 });
 
-export const jobChunkSchema = z.object({
+const jobChunkSchema = z.object({
   type: z.literal("job_chunk"),
   job_id: z.string().min(1).max(100),
   /** Raw backend bytes, base64. */
@@ -66,7 +66,7 @@ export const jobChunkSchema = z.object({
   content_type: z.string().max(200).optional(),
 });
 
-export const jobDoneSchema = z.object({
+const jobDoneSchema = z.object({
   type: z.literal("job_done"),
   job_id: z.string().min(1).max(100),
   /** The agent's own counts: logged, never billed (the gateway counts from the relayed bytes). */
@@ -74,16 +74,7 @@ export const jobDoneSchema = z.object({
   duration_ms: z.number().optional(),
 });
 
-export const jobErrorCodes = [
-  "out_of_capacity",
-  "model_not_loaded",
-  "backend_unreachable",
-  "backend_timeout",
-  "auth_rejected_by_backend",
-  "internal",
-] as const;
-
-export const jobErrorSchema = z.object({
+const jobErrorSchema = z.object({
   type: z.literal("job_error"),
   job_id: z.string().min(1).max(100),
   error_code: z.string().max(50),
@@ -91,7 +82,7 @@ export const jobErrorSchema = z.object({
   tokens_emitted: z.number().optional(),
 });
 
-export const agentMessageSchema = z.discriminatedUnion("type", [
+const agentMessageSchema = z.discriminatedUnion("type", [
   authResponseSchema,
   capabilitiesSchema,
   heartbeatSchema,

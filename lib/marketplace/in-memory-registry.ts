@@ -13,7 +13,7 @@ interface Connection {
 }
 
 /** Agents heartbeat every 15 s; three missed beats and the connection is no longer live. */
-export const defaultHeartbeatTimeoutMs = 45_000;
+const defaultHeartbeatTimeoutMs = 45_000;
 
 /**
  * One process's marketplace supply: live agent connections, their offers and in-flight

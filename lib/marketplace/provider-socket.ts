@@ -11,7 +11,7 @@ import { type AgentMessage, closeCodes, type GatewayMessage, parseAgentMessage }
 import { decodeAgentPubkey, newAuthNonce, verifyNonceSignature } from "./agent-signature";
 import type { AgentConnectionHandle } from "./registry";
 
-export const providerConnectPath = "/provider/connect";
+const providerConnectPath = "/provider/connect";
 
 /** An agent that has not answered the challenge by then is dropped. */
 const authTimeoutMs = 10_000;

@@ -6,9 +6,9 @@ import { ensureAccount } from "../ledger/accounts";
  * sits here until the chain confirms the transfer (then it goes out) or proves it can never
  * land (then it goes back). Not `external`, so it can never go negative.
  */
-export const payoutsInFlight = { kind: "payout", ref: "in-flight" } as const;
+const payoutsInFlight = { kind: "payout", ref: "in-flight" } as const;
 /** The outside world the payout wallet pays into. */
-export const solanaPayouts = { kind: "external", ref: "solana-payouts" } as const;
+const solanaPayouts = { kind: "external", ref: "solana-payouts" } as const;
 
 export async function payoutAccountIds(executor: Executor, hostId: string) {
   const [provider, inFlight, external, bond] = await Promise.all([

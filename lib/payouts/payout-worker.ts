@@ -11,7 +11,7 @@ import { log } from "../log";
 import { payoutAccountIds } from "./payout-accounts";
 import { signUsdcTransfer } from "./usdc-transfer";
 
-export interface PayoutRail {
+interface PayoutRail {
   rpc: BroadcastRpc & ReturnType<typeof createSolanaRpc>;
   payer: KeyPairSigner;
   mint: Address;
@@ -20,7 +20,7 @@ export interface PayoutRail {
 const rails = new WeakMap<AppContext, Promise<PayoutRail | undefined>>();
 
 /** The payout wallet and chain, or undefined when no payout wallet is configured. */
-export function payoutRailOf(app: AppContext): Promise<PayoutRail | undefined> {
+function payoutRailOf(app: AppContext): Promise<PayoutRail | undefined> {
   let rail = rails.get(app);
   if (!rail) {
     const secret = app.env.HOST_PAYOUT_SECRET;

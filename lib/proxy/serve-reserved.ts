@@ -63,7 +63,7 @@ function setOutputLimit(body: Record<string, unknown>, field: OutputLimitField, 
  * or usage option must change. Other dialect: translated with the upstream's model id. In
  * both, exactly one output limit is forwarded, and it is the one the hold covers.
  */
-export function buildUpstreamBody(request: ReservedRequest, candidate: Candidate): string {
+function buildUpstreamBody(request: ReservedRequest, candidate: Candidate): string {
   const { inference, reservation } = request;
   const limit = reservation.maxOutputTokens;
   const field = limitFieldFor(request, candidate);
@@ -97,7 +97,7 @@ export function buildUpstreamBody(request: ReservedRequest, candidate: Candidate
  * hold does not cover (the 1M-token context window bills long prompts at premium rates)
  * are dropped; the rest pass.
  */
-export function forwardedHeaders(headers: Headers): Record<string, string> {
+function forwardedHeaders(headers: Headers): Record<string, string> {
   const forward: Record<string, string> = {};
   const version = headers.get("anthropic-version");
   if (version) forward["anthropic-version"] = version;

@@ -27,7 +27,7 @@ export interface SettleRequestInput {
 }
 
 /** Provider share of marketplace and relay revenue, in percent; the treasury keeps the rest. */
-export const providerSharePercent = 80n;
+const providerSharePercent = 80n;
 
 /** Account ids never change once created, so the hot path looks each one up once per process. */
 const accountIds = new WeakMap<Executor, Map<string, bigint>>();

@@ -1,5 +1,5 @@
 /** Outcome of one rate-limit check; `retryAfterSeconds` is what a 429 tells the caller. */
-export type RateLimitResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+type RateLimitResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 export interface RateLimiter {
   hit(key: string): Promise<RateLimitResult>;

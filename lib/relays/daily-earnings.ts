@@ -3,7 +3,7 @@ import type { Executor } from "../db/client";
 import { queryRows } from "../db/client";
 
 /** The daily cap window: a rolling 24 hours, so a capped listing returns as its oldest earnings age out. */
-export const dailyCapWindowHours = 24;
+const dailyCapWindowHours = 24;
 
 /**
  * What each host earned (its 80% share, as credited in the ledger) from key-relay requests

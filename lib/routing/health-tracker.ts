@@ -19,7 +19,7 @@ export interface HealthThresholds {
   maxMeanTimeToHeadersMs: number;
 }
 
-export const defaultHealthThresholds: HealthThresholds = {
+const defaultHealthThresholds: HealthThresholds = {
   windowSize: 20,
   maxAgeMs: 10 * 60_000,
   minAttempts: 4,

@@ -7,8 +7,8 @@ export interface PriceCeilings {
   outputPer1m?: bigint;
 }
 
-export const maxPriceInputHeader = "x-pod-max-price-input";
-export const maxPriceOutputHeader = "x-pod-max-price-output";
+const maxPriceInputHeader = "x-pod-max-price-input";
+const maxPriceOutputHeader = "x-pod-max-price-output";
 
 /** Digits only: no sign, decimals or exponent. 18 digits keep the value inside a bigint column. */
 const integerPattern = /^\d{1,18}$/;

@@ -3,7 +3,7 @@ import { badRequest } from "../errors/gateway-error";
 import { isUuid } from "../ids";
 import type { RoutingMode } from "./routing-mode";
 
-export const providersHeader = "x-pod-providers";
+const providersHeader = "x-pod-providers";
 
 /** One entry of `X-Pod-Providers`: a centralized provider name or a marketplace/relay provider id. */
 export type ProviderPin = { kind: "centralized"; name: string } | { kind: "provider-id"; id: string };

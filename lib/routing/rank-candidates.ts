@@ -9,7 +9,7 @@ function compareBigint(a: bigint, b: bigint): number {
  * input price, then to the provider that enrolled earliest. Candidates without an
  * enrolment date (centralized) sort after enrolled ones on a full tie.
  */
-export function compareCandidates(a: Candidate, b: Candidate): number {
+function compareCandidates(a: Candidate, b: Candidate): number {
   const total = compareBigint(
     a.price.inputPer1m + a.price.outputPer1m,
     b.price.inputPer1m + b.price.outputPer1m,

@@ -1,9 +1,9 @@
 import { badRequest } from "../errors/gateway-error";
 
-export const routingModes = ["auto", "marketplace-only", "centralized-only"] as const;
+const routingModes = ["auto", "marketplace-only", "centralized-only"] as const;
 export type RoutingMode = (typeof routingModes)[number];
 
-export const routingModeHeader = "x-pod-routing-mode";
+const routingModeHeader = "x-pod-routing-mode";
 
 function isRoutingMode(value: string): value is RoutingMode {
   return (routingModes as readonly string[]).includes(value);

@@ -10,7 +10,7 @@ import {
  * or a solana-keygen JSON array of 64 numbers. Throws on anything else, so a typo in the
  * setting stops the gateway instead of silently disabling the standard scheme.
  */
-export async function parseFeePayerSecret(secret: string): Promise<KeyPairSigner> {
+async function parseFeePayerSecret(secret: string): Promise<KeyPairSigner> {
   const text = secret.trim();
   let bytes: Uint8Array;
   if (text.startsWith("[")) {

@@ -38,7 +38,7 @@ export function readPaymentProof(headers: Headers): PaymentProof | undefined {
   return parsePaymentProof(decoded);
 }
 
-export function parsePaymentProof(decoded: Record<string, unknown>): PaymentProof {
+function parsePaymentProof(decoded: Record<string, unknown>): PaymentProof {
   if ("x402Version" in decoded && "accepted" in decoded) return parseStandard(decoded);
   const quoteId = text(decoded, "quote_id");
   if (text(decoded, "scheme") === "balance") {

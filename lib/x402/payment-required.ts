@@ -16,7 +16,7 @@ import { type SolanaTerms, solanaTermsOf } from "./solana-terms";
 
 export const CAP_MODE = "cap-with-surplus-credit";
 
-export const BALANCE_HINT =
+const BALANCE_HINT =
   'wallets with an x402 surplus balance may retry with scheme "balance": sign "usepod-x402-spend:<quote_id>" with the payer wallet and send it as proof';
 
 export interface SolanaAcceptsInput {

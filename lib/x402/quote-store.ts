@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { x402QuoteOptions, x402Quotes } from "../db/schema";
 
-export type QuoteRow = typeof x402Quotes.$inferSelect;
+type QuoteRow = typeof x402Quotes.$inferSelect;
 export type QuoteOption = typeof x402QuoteOptions.$inferSelect;
 export type NewQuoteOption = Omit<typeof x402QuoteOptions.$inferInsert, "quoteId" | "position">;
 

@@ -14,7 +14,7 @@ import { walletAccountId } from "./wallet-ledger";
 import type { X402Services } from "./x402-services";
 
 /** A claim pending this long has no request waiting on it any more (requests wait 30 s). */
-export const STALE_CLAIM_SECONDS = 120;
+const STALE_CLAIM_SECONDS = 120;
 
 /**
  * Finishes co-signed payments that a request left pending: a process that died between

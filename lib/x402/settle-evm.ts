@@ -42,7 +42,7 @@ class ClaimTaken extends Error {}
 class QuoteTaken extends Error {}
 class BudgetExhausted extends Error {}
 
-export function evmBudgetExhausted(): GatewayError {
+function evmBudgetExhausted(): GatewayError {
   return new GatewayError(
     "service_unavailable",
     "x402 Base gas daily budget is exhausted: pay with one of the Solana entries of the quote instead",

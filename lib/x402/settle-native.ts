@@ -17,7 +17,7 @@ import type { X402Services } from "./x402-services";
  * transfer itself must have landed inside the quote's window (plus the verifier's 60 s
  * grace): a client that paid in time and whose retry was slow is not turned away.
  */
-export const NATIVE_PRESENT_GRACE_SECONDS = 300;
+const NATIVE_PRESENT_GRACE_SECONDS = 300;
 
 type NativeProof = Extract<ChainPaymentProof, { type: "native" }>;
 

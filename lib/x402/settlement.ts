@@ -1,8 +1,6 @@
 import type { PaymentAsset } from "./payment-claims";
 import type { StoredQuote } from "./quote-store";
 
-export type { SettleContext } from "./rails/payment-rail";
-
 /** A payment verified, credited to the payer's wallet, and its cap held there for this request. */
 export interface Settlement {
   scheme: "native" | "standard" | "balance";

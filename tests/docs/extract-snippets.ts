@@ -22,7 +22,7 @@ export interface CodeBlock {
   line: number;
 }
 
-export type SnippetKind = "curl" | "sdk";
+type SnippetKind = "curl" | "sdk";
 
 export interface DocSnippet {
   slug: string;
@@ -39,8 +39,8 @@ export interface DocSnippet {
   placeholders: string[];
 }
 
-export const allowedShellPlaceholders = ["ADMIN_TOKEN", "POD_BASE_URL", "POD_TOKEN"] as const;
-export const allowedSdkPlaceholders = ["POD_BASE_URL", "POD_TOKEN"] as const;
+const allowedShellPlaceholders = ["ADMIN_TOKEN", "POD_BASE_URL", "POD_TOKEN"] as const;
+const allowedSdkPlaceholders = ["POD_BASE_URL", "POD_TOKEN"] as const;
 
 const shellLangs = new Set(["bash", "sh", "shell", "zsh"]);
 const scriptLangs = new Set(["ts", "typescript", "js", "javascript", "mjs", "mts"]);
@@ -98,7 +98,7 @@ function sdkPlaceholders(code: string): string[] {
 }
 
 /** Classifies a block as a curl request, an SDK example, or neither. */
-export function snippetKind(block: Pick<CodeBlock, "lang" | "code">): SnippetKind | undefined {
+function snippetKind(block: Pick<CodeBlock, "lang" | "code">): SnippetKind | undefined {
   if (shellLangs.has(block.lang) && /(^|[\s;|&(])curl\s/m.test(block.code)) return "curl";
   if (scriptLangs.has(block.lang) && /from\s+["'](openai|@anthropic-ai\/sdk)["']/.test(block.code))
     return "sdk";

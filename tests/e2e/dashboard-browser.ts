@@ -5,9 +5,9 @@ import { repoRoot } from "./next-server";
 
 /** Debian's Chromium through playwright-core, for the dashboard's page tests. */
 
-export const chromiumPath = "/usr/bin/chromium";
+const chromiumPath = "/usr/bin/chromium";
 export const hasChromium = existsSync(chromiumPath);
-export const screenshotDir = path.join(repoRoot, "tests/e2e/screenshots");
+const screenshotDir = path.join(repoRoot, "tests/e2e/screenshots");
 
 export const phone = { width: 390, height: 844 };
 export const desktop = { width: 1360, height: 900 };

@@ -34,7 +34,7 @@ function newestMtime(target: string): number {
 }
 
 /** True when `.next` holds a production build at least as new as every docs source. */
-export function buildIsFresh(): boolean {
+function buildIsFresh(): boolean {
   const buildId = path.join(repoRoot, ".next", "BUILD_ID");
   const contentIndex = path.join(repoRoot, ".contentlayer", "generated", "Doc", "_index.json");
   if (!existsSync(buildId) || !existsSync(contentIndex)) return false;

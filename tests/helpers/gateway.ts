@@ -12,10 +12,10 @@ import { createTestDatabase } from "./test-database";
 
 export const testAdminToken = "test-admin-token";
 /** Seals relay keys in tests; any 32 bytes will do. */
-export const testEncryptionKey = "7f".repeat(32);
+const testEncryptionKey = "7f".repeat(32);
 
 /** Centralized kinds that can get a fake server of their own (no key: reachable only by key relays). */
-export type ExtraUpstreamName = "together" | "groq" | "venice";
+type ExtraUpstreamName = "together" | "groq" | "venice";
 
 export interface TestGateway {
   baseUrl: string;

@@ -164,7 +164,7 @@ function vocabulary(): { tokens: string[]; scores: number[]; types: number[] } {
 }
 
 /** Builds the GGUF file's bytes. */
-export function randomLlamaGguf(options: RandomGgufOptions = {}): Buffer {
+function randomLlamaGguf(options: RandomGgufOptions = {}): Buffer {
   const embedding = 64;
   const layers = 2;
   const heads = 4;

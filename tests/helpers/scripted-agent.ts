@@ -17,14 +17,6 @@ export function newAgentKey(): AgentKey {
   return { pubkey: Buffer.from(x, "base64url").toString("base64"), privateKey };
 }
 
-export interface ReceivedJob {
-  job_id: string;
-  model_id: string;
-  request: Record<string, unknown>;
-  format: string;
-  deadline_ms: number;
-}
-
 export interface ScriptedAgent {
   ws: WebSocket;
   /** Every message the gateway sent, in order. */

@@ -89,7 +89,7 @@ export async function payNative(input: {
   });
 }
 
-export async function transferInstruction(input: {
+async function transferInstruction(input: {
   wallet: KeyPairSigner;
   asset: "USDC" | "SOL";
   payTo: string;
@@ -120,7 +120,7 @@ export async function transferInstruction(input: {
   });
 }
 
-export async function sendAndConfirm(
+async function sendAndConfirm(
   rpc: PayingRpc,
   feePayer: KeyPairSigner,
   instructions: Instruction[],

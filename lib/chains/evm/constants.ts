@@ -7,9 +7,6 @@ import { type Address, getAddress } from "viem";
  * @see x402-protocol.md §2.8 (the Base Sepolia name differs from mainnet's)
  */
 
-export const BASE_MAINNET_CAIP2 = "eip155:8453";
-export const BASE_SEPOLIA_CAIP2 = "eip155:84532";
-
 export interface Eip712Token {
   address: Address;
   name: string;
@@ -35,5 +32,3 @@ export function chainIdOf(network: string): number {
   }
   return id;
 }
-
-export const USDC_EVM_DECIMALS = 6;

@@ -13,7 +13,7 @@ import {
  * spend is bound to one quote and cannot be replayed against another.
  */
 
-export const BALANCE_PROOF_PREFIX = "usepod-x402-spend:";
+const BALANCE_PROOF_PREFIX = "usepod-x402-spend:";
 
 /** Error strings copied from the reference service so clients can match on them. */
 export const BALANCE_PROOF_MESSAGES = {
@@ -22,7 +22,7 @@ export const BALANCE_PROOF_MESSAGES = {
   invalidWallet: "payer_wallet is not a valid Solana address",
 } as const;
 
-export type BalanceProofRejection = "proof_malformed" | "proof_signature_invalid" | "payer_wallet_invalid";
+type BalanceProofRejection = "proof_malformed" | "proof_signature_invalid" | "payer_wallet_invalid";
 
 export type BalanceProofResult =
   | { type: "valid" }

@@ -8,16 +8,13 @@ import type { PaymentCompiledMessage } from "./decode-transaction";
  */
 
 /** Per-instruction default when no SetComputeUnitLimit is present, and the hard cap. */
-export const DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT = 200_000;
-export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
+const DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT = 200_000;
+const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
 
 const SET_COMPUTE_UNIT_LIMIT = 2;
 const SET_COMPUTE_UNIT_PRICE = 3;
 
-export type ComputeBudgetProblem =
-  | "duplicate_instruction"
-  | "malformed_instruction"
-  | "unsupported_instruction";
+type ComputeBudgetProblem = "duplicate_instruction" | "malformed_instruction" | "unsupported_instruction";
 
 export interface ComputeBudgetSettings {
   /** From SetComputeUnitLimit; undefined when the instruction is absent. */

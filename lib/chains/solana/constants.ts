@@ -8,34 +8,23 @@ import { type Address, address } from "@solana/kit";
  */
 
 /** CAIP-2 ids: `solana:` + the first 32 characters of the genesis hash. */
-export const SOLANA_MAINNET_CAIP2 = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+const SOLANA_MAINNET_CAIP2 = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 export const SOLANA_DEVNET_CAIP2 = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
-export const SOLANA_TESTNET_CAIP2 = "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z";
+const SOLANA_TESTNET_CAIP2 = "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z";
 
 export type SolanaNetwork =
   | typeof SOLANA_MAINNET_CAIP2
   | typeof SOLANA_DEVNET_CAIP2
   | typeof SOLANA_TESTNET_CAIP2;
 
-export const SOLANA_NETWORKS: readonly SolanaNetwork[] = [
-  SOLANA_MAINNET_CAIP2,
-  SOLANA_DEVNET_CAIP2,
-  SOLANA_TESTNET_CAIP2,
-];
-
-export function isSolanaNetwork(value: string): value is SolanaNetwork {
-  return (SOLANA_NETWORKS as readonly string[]).includes(value);
-}
-
 /** Circle USDC (classic SPL Token program, 6 decimals). */
-export const USDC_MAINNET_MINT = address("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
+const USDC_MAINNET_MINT = address("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
 /** Circle's devnet/testnet USDC; the local test chain recreates a mint at this address. */
 export const USDC_DEVNET_MINT = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
 export const USDC_DECIMALS = 6;
 
 /** Wrapped SOL (the SPL Token native mint, 9 decimals). */
 export const WSOL_MINT = address("So11111111111111111111111111111111111111112");
-export const WSOL_DECIMALS = 9;
 export const LAMPORTS_PER_SOL = 1_000_000_000n;
 
 export function usdcMintForNetwork(network: SolanaNetwork): Address {

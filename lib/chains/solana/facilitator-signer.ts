@@ -21,7 +21,7 @@ import { type BroadcastRpc, waitForConfirmation } from "./transaction-broadcast"
 
 export type FacilitatorRpc = BroadcastRpc & Rpc<SimulateTransactionApi>;
 
-export interface CosignedTransaction {
+interface CosignedTransaction {
   /** Base64 wire transaction carrying every signature. */
   signedTransaction: string;
   /** The transaction id (fee payer's signature): Ed25519 is deterministic, so it is known before sending. */

@@ -5,7 +5,7 @@ import { LAMPORTS_PER_SOL, WSOL_MINT } from "./constants";
  * (1 SOL = $143.52 → 143_520_000n) so quoting never touches floating point money.
  */
 
-export interface SolPrice {
+interface SolPrice {
   microUsdPerSol: bigint;
   observedAt: Date;
   source: string;
@@ -16,9 +16,9 @@ export interface SolPriceSource {
   getPrice(): Promise<SolPrice>;
 }
 
-export type SolPriceErrorReason = "fetch_failed" | "timeout" | "bad_status" | "bad_payload" | "out_of_bounds";
+type SolPriceErrorReason = "fetch_failed" | "timeout" | "bad_status" | "bad_payload" | "out_of_bounds";
 
-export class SolPriceError extends Error {
+class SolPriceError extends Error {
   override readonly name = "SolPriceError";
   readonly reason: SolPriceErrorReason;
 
@@ -31,11 +31,11 @@ export class SolPriceError extends Error {
 const MICRO_USD_PER_USD = 1_000_000n;
 
 /** $1 and $100,000 per SOL: anything outside is a broken feed, not a market. */
-export const DEFAULT_MIN_MICRO_USD_PER_SOL = 1n * MICRO_USD_PER_USD;
-export const DEFAULT_MAX_MICRO_USD_PER_SOL = 100_000n * MICRO_USD_PER_USD;
+const DEFAULT_MIN_MICRO_USD_PER_SOL = 1n * MICRO_USD_PER_USD;
+const DEFAULT_MAX_MICRO_USD_PER_SOL = 100_000n * MICRO_USD_PER_USD;
 
 /** Coinbase's public spot endpoint; any URL works with a matching `extractPrice`. */
-export const DEFAULT_SOL_PRICE_URL = "https://api.coinbase.com/v2/prices/SOL-USD/spot";
+const DEFAULT_SOL_PRICE_URL = "https://api.coinbase.com/v2/prices/SOL-USD/spot";
 
 /**
  * Lamports that cover `microUsd` at `microUsdPerSol`, rounded up so the payer never
@@ -74,7 +74,7 @@ export function createFixedSolPriceSource(microUsdPerSol: bigint, source = "fixe
  * Reads the price from the common public shapes: Coinbase `{data:{amount}}`, Jupiter
  * `{data:{<wSOL mint>:{price}}}`, or a flat `{price}` / `{usd}`.
  */
-export function extractCommonPrice(json: unknown): unknown {
+function extractCommonPrice(json: unknown): unknown {
   const record = asRecord(json);
   const data = asRecord(record?.data);
   if (data && "amount" in data) return data.amount;

@@ -23,7 +23,7 @@ import {
  * @see x402-protocol.md §3.2 and §7.4
  */
 
-export const PRECHECK_REJECTIONS = {
+const PRECHECK_REJECTIONS = {
   undecodable: "transaction_undecodable",
   lookupTables: "address_lookup_tables_forbidden",
   feePayerMismatch: "fee_payer_mismatch",

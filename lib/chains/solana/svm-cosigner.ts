@@ -32,7 +32,7 @@ import {
  * Always pass OUR quote's requirements, never `payload.accepted`.
  */
 
-export const COSIGNER_REJECTIONS = {
+const COSIGNER_REJECTIONS = {
   unsupportedScheme: "unsupported_scheme",
   invalidNetwork: "invalid_network",
   invalidRequirements: "invalid_payment_requirements",
@@ -40,11 +40,9 @@ export const COSIGNER_REJECTIONS = {
   feePayerNotManaged: "fee_payer_not_managed",
 } as const;
 
-export type CosignerRejection =
-  | (typeof COSIGNER_REJECTIONS)[keyof typeof COSIGNER_REJECTIONS]
-  | PreCheckRejection;
+type CosignerRejection = (typeof COSIGNER_REJECTIONS)[keyof typeof COSIGNER_REJECTIONS] | PreCheckRejection;
 
-export interface SvmCosignerLimits {
+interface SvmCosignerLimits {
   maxComputeUnits: number;
   maxPriorityFeeMicroLamports: number;
   maxRequiredSignatures: number;
@@ -62,7 +60,7 @@ export interface SvmCosignerOptions {
   pendingSettlementStore?: PendingSettlementStore;
 }
 
-export type CosignResult =
+type CosignResult =
   | { type: "cosigned"; signedTransaction: string; signature: Signature; payer: Address; amount: bigint }
   | { type: "rejected"; reason: CosignerRejection; message: string };
 

@@ -2,7 +2,7 @@ import { readComputeBudget } from "./compute-budget";
 import type { PaymentCompiledMessage } from "./decode-transaction";
 
 /** Base fee per required signature (unchanged on mainnet since launch). */
-export const LAMPORTS_PER_SIGNATURE = 5_000n;
+const LAMPORTS_PER_SIGNATURE = 5_000n;
 
 /**
  * The lamports a transaction charges its fee payer: 5,000 per required signature plus

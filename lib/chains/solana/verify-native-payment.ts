@@ -18,7 +18,7 @@ import {
  * @see x402-protocol.md §7.6 (rules) and reference-service.md §8.5
  */
 
-export const NATIVE_PAYMENT_REJECTIONS = {
+const NATIVE_PAYMENT_REJECTIONS = {
   invalidSignature: "invalid_signature",
   invalidPayerWallet: "invalid_payer_wallet",
   transactionFailed: "transaction_failed",
@@ -33,8 +33,7 @@ export const NATIVE_PAYMENT_REJECTIONS = {
   underpaid: "underpaid",
 } as const;
 
-export type NativePaymentRejection =
-  (typeof NATIVE_PAYMENT_REJECTIONS)[keyof typeof NATIVE_PAYMENT_REJECTIONS];
+type NativePaymentRejection = (typeof NATIVE_PAYMENT_REJECTIONS)[keyof typeof NATIVE_PAYMENT_REJECTIONS];
 
 export const NATIVE_PAYMENT_NOT_FOUND_MESSAGE = "Solana transaction not found or not yet confirmed";
 

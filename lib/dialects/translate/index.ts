@@ -7,9 +7,7 @@
 export {
   createStreamTranslator,
   type StreamTranslator,
-  type StreamTranslatorOptions,
 } from "./create-stream-translator";
-export type { CallerDialect, Dialect } from "./ir";
 export { encodeStreamError, translateErrorBody } from "./translate-error";
 export { translateRequest } from "./translate-request";
 export { translateResponse, translateResponseToResponsesStream } from "./translate-response";

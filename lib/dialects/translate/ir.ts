@@ -34,7 +34,7 @@ export interface ToolCallPart {
   arguments: string;
 }
 
-export interface ToolResultPart {
+interface ToolResultPart {
   type: "tool-result";
   toolCallId: string;
   content: Array<TextPart | ImagePart>;
@@ -42,7 +42,7 @@ export interface ToolResultPart {
 }
 
 /** The model's own reasoning text (`reasoning_content` of DeepSeek, vLLM; `reasoning` of OpenRouter). */
-export interface ReasoningPart {
+interface ReasoningPart {
   type: "reasoning";
   text: string;
 }

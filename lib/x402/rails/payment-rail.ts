@@ -54,7 +54,7 @@ export interface VerifiedPayment {
   settle(): Promise<Settlement>;
 }
 
-export type WalletProofResult = { type: "valid" } | { type: "invalid"; message: string };
+type WalletProofResult = { type: "valid" } | { type: "invalid"; message: string };
 
 export interface PaymentRail {
   readonly family: NetworkFamily;
@@ -83,7 +83,7 @@ export interface PaymentRail {
 }
 
 /** The spend message both families sign for the `balance` scheme (Ed25519 on Solana, EIP-191 on EVM). */
-export const BALANCE_SPEND_PREFIX = "usepod-x402-spend:";
+const BALANCE_SPEND_PREFIX = "usepod-x402-spend:";
 
 export function balanceSpendMessage(quoteId: string): string {
   return `${BALANCE_SPEND_PREFIX}${quoteId}`;

@@ -33,7 +33,7 @@ export const RPC_ERROR_CODES = {
 } as const;
 
 export type RpcParams = readonly unknown[];
-export type RpcMethod = (params: RpcParams) => unknown | Promise<unknown>;
+type RpcMethod = (params: RpcParams) => unknown | Promise<unknown>;
 export type RpcMethodTable = Readonly<Record<string, RpcMethod>>;
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -125,7 +125,7 @@ function errorEnvelope(id: unknown, code: number, message: string, data?: unknow
 const BIGINT_MARKER = "__local_solana_bigint__";
 
 /** JSON.stringify that writes bigints as bare integers instead of throwing. */
-export function stringifyJson(value: unknown): string {
+function stringifyJson(value: unknown): string {
   const text = JSON.stringify(value, (_key, item: unknown) =>
     typeof item === "bigint" ? `${BIGINT_MARKER}${item.toString()}` : item,
   );

@@ -37,7 +37,7 @@ import {
  * - block time follows the wall clock, or a time the test pins.
  */
 
-export const BLOCKHASH_VALID_SLOTS = 150n;
+const BLOCKHASH_VALID_SLOTS = 150n;
 const SLOTS_PER_EPOCH = 432_000n;
 const START_SLOT = 1_000n;
 

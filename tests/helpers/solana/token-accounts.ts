@@ -83,11 +83,7 @@ export function readMint(account: MaybeEncodedAccount): MintView | null {
   };
 }
 
-export function encodeMintData(input: {
-  decimals: number;
-  supply: bigint;
-  mintAuthority: Address;
-}): Uint8Array {
+function encodeMintData(input: { decimals: number; supply: bigint; mintAuthority: Address }): Uint8Array {
   return new Uint8Array(
     getMintEncoder().encode({
       mintAuthority: some(input.mintAuthority),
@@ -119,7 +115,7 @@ export function mintAccount(input: {
 }
 
 /** Decimal rendering of `amount` with `decimals` places, done in bigint ("1.5", "0.000001"). */
-export function formatTokenAmount(amount: bigint, decimals: number): string {
+function formatTokenAmount(amount: bigint, decimals: number): string {
   if (decimals === 0) return amount.toString();
   const negative = amount < 0n;
   const digits = (negative ? -amount : amount).toString().padStart(decimals + 1, "0");

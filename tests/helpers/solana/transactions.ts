@@ -3,7 +3,6 @@ import {
   appendTransactionMessageInstructions,
   blockhash,
   createTransactionMessage,
-  getBase64EncodedWireTransaction,
   type Instruction,
   partiallySignTransactionMessageWithSigners,
   pipe,
@@ -37,8 +36,4 @@ export async function signInstructions(input: {
   );
   // Partial signing lets tests leave a slot empty (the x402 fee payer signs later).
   return partiallySignTransactionMessageWithSigners(message);
-}
-
-export function toWireBase64(transaction: Transaction): string {
-  return getBase64EncodedWireTransaction(transaction);
 }

@@ -13,9 +13,9 @@ import { type FormValue, parseStripeForm } from "./form-body";
  * Point the gateway at it with STRIPE_API_BASE=<apiBase> and the same webhook secret.
  */
 
-export const FAKE_STRIPE_API_VERSION = "2026-10-28.endive";
+const FAKE_STRIPE_API_VERSION = "2026-10-28.endive";
 
-export interface FakeCheckoutSession {
+interface FakeCheckoutSession {
   id: string;
   object: "checkout.session";
   amount_subtotal: number;
@@ -36,12 +36,12 @@ export interface FakeCheckoutSession {
   line_items_preview: { name: string; amount: number }[];
 }
 
-export interface WebhookDelivery {
+interface WebhookDelivery {
   status: number;
   body: string;
 }
 
-export interface FakeStripeEvent {
+interface FakeStripeEvent {
   id: string;
   object: "event";
   api_version: string;

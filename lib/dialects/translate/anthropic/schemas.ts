@@ -30,7 +30,7 @@ const toolResultBlock = z.object({
 // Thinking blocks are accepted (clients echo them back) and dropped on translation.
 const thinkingBlock = z.object({ type: z.enum(["thinking", "redacted_thinking"]) });
 
-export const anthropicMessageSchema = z.object({
+const anthropicMessageSchema = z.object({
   role: z.enum(["user", "assistant"]),
   content: z.union([
     z.string(),
@@ -73,7 +73,7 @@ export const anthropicRequestSchema = z.object({
 });
 export type AnthropicRequest = z.infer<typeof anthropicRequestSchema>;
 
-export const anthropicUsageSchema = z.object({
+const anthropicUsageSchema = z.object({
   input_tokens: z.number().nullish(),
   output_tokens: z.number().nullish(),
   cache_read_input_tokens: z.number().nullish(),

@@ -4,7 +4,7 @@ import { renderOpenaiFinishReason } from "./map-finish-reason";
 import { renderOpenaiUsage } from "./map-usage";
 
 /** Tools without parameters stream no argument text; OpenAI clients JSON.parse it, so send "{}". */
-export function normaliseArguments(text: string): string {
+function normaliseArguments(text: string): string {
   return text.trim() === "" ? "{}" : text;
 }
 

@@ -21,7 +21,7 @@ const toolCall = z.object({
   function: z.object({ name: z.string(), arguments: z.string() }),
 });
 
-export const openaiMessageSchema = z.discriminatedUnion("role", [
+const openaiMessageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.enum(["system", "developer"]), content: textContent }),
   z.object({
     role: z.literal("user"),
@@ -37,7 +37,7 @@ export const openaiMessageSchema = z.discriminatedUnion("role", [
 ]);
 export type OpenaiMessage = z.infer<typeof openaiMessageSchema>;
 
-export const openaiToolChoiceSchema = z.union([
+const openaiToolChoiceSchema = z.union([
   z.enum(["auto", "none", "required"]),
   z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) }),
 ]);
@@ -71,7 +71,7 @@ export const openaiRequestSchema = z.object({
 });
 export type OpenaiRequest = z.infer<typeof openaiRequestSchema>;
 
-export const openaiUsageSchema = z.object({
+const openaiUsageSchema = z.object({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
   prompt_tokens_details: z

@@ -18,12 +18,7 @@ const refusal = z.looseObject({ type: z.literal("refusal"), refusal: z.string() 
 /** Accepted by the schema so the translator can refuse them with a precise message. */
 const unsupportedPart = z.looseObject({ type: z.enum(["input_file", "input_audio"]) });
 
-export const contentPartSchema = z.discriminatedUnion("type", [
-  inputText,
-  inputImage,
-  refusal,
-  unsupportedPart,
-]);
+const contentPartSchema = z.discriminatedUnion("type", [inputText, inputImage, refusal, unsupportedPart]);
 export type ContentPart = z.infer<typeof contentPartSchema>;
 
 const content = z.union([z.string(), z.array(contentPartSchema)]);
@@ -68,7 +63,7 @@ const customToolCallOutputItem = z.looseObject({
  * only) and the calls and results of hosted tools, which are never offered upstream. Their
  * effect is already in the assistant messages that followed them.
  */
-export const droppedItemTypes = [
+const droppedItemTypes = [
   "reasoning",
   "compaction",
   "compaction_trigger",
@@ -108,7 +103,7 @@ function defaultToMessage(value: unknown): unknown {
   return value;
 }
 
-export const inputItemSchema = z.preprocess(
+const inputItemSchema = z.preprocess(
   defaultToMessage,
   z.discriminatedUnion("type", [
     messageItem,
@@ -147,7 +142,6 @@ const namespaceTool = z.looseObject({
   description: z.string().nullish(),
   tools: z.array(z.union([functionTool, customTool])),
 });
-export type NamespaceTool = z.infer<typeof namespaceTool>;
 
 const mappedToolTypes = new Set(["function", "custom", "namespace"]);
 
@@ -166,13 +160,13 @@ function labelHostedTool(value: unknown): unknown {
 
 const hostedTool = z.object({ type: z.literal("hosted"), hostedType: z.string() });
 
-export const toolSchema = z.preprocess(
+const toolSchema = z.preprocess(
   labelHostedTool,
   z.discriminatedUnion("type", [functionTool, customTool, namespaceTool, hostedTool]),
 );
 export type Tool = z.infer<typeof toolSchema>;
 
-export const toolChoiceSchema = z.union([
+const toolChoiceSchema = z.union([
   z.enum(["auto", "none", "required"]),
   z.looseObject({ type: z.enum(["function", "custom"]), name: z.string() }),
   z.looseObject({ type: z.literal("allowed_tools"), mode: z.enum(["auto", "required"]) }),

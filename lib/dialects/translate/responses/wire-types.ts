@@ -6,13 +6,13 @@
 
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
 
-export interface OutputTextPart {
+interface OutputTextPart {
   type: "output_text";
   text: string;
   annotations: never[];
 }
 
-export interface ReasoningTextPart {
+interface ReasoningTextPart {
   type: "reasoning_text";
   text: string;
 }
