@@ -12,7 +12,7 @@ import type { AppContext } from "../app-context";
 import { type EvmChain, evmChainOf } from "../chains/evm/evm-chain";
 import type { Env } from "../env";
 
-export const baseDepositsOffReason =
+const baseDepositsOffReason =
   "USDC deposits on Base are off on this gateway (BASE_DEPOSIT_ADDRESS is not set); fund by card or ask the operator";
 
 /** What Base deposits need, built once per app: the chain, where deposits go, who submits them. */

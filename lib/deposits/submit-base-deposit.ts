@@ -53,7 +53,7 @@ function conflict(reason: string, message: string, deposit?: BaseDeposit): Gatew
   });
 }
 
-export function baseGasBudgetExhausted(): GatewayError {
+function baseGasBudgetExhausted(): GatewayError {
   return new GatewayError(
     "service_unavailable",
     "the gateway's daily gas budget on Base is exhausted: try the deposit again tomorrow (UTC), or fund by card; nothing was credited",
