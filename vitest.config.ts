@@ -13,7 +13,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["tests/**/*.test.ts"],
-          exclude: ["tests/e2e/dashboard.test.ts"],
+          exclude: ["tests/e2e/dashboard*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -22,11 +22,13 @@ export default defineConfig({
       {
         // The dashboard's browser tests run after the rest, on their own: in parallel with the
         // other suites' servers and browsers they time out on this 2-core machine.
+        // One file at a time for the same reason.
         extends: true,
         test: {
           name: "pages",
-          include: ["tests/e2e/dashboard.test.ts"],
+          include: ["tests/e2e/dashboard*.test.ts"],
           environment: "node",
+          fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 300_000,
         },

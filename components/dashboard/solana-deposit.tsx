@@ -23,10 +23,14 @@ const labels: Record<(typeof order)[number], string> = {
  * + Memo with the deposit code), the wallet signs it, and the gateway's watcher credits it.
  */
 export function SolanaDeposit({ token, options }: { token: string; options: SolanaOptions }) {
+  const [walletError, setWalletError] = useState<string | undefined>(undefined);
+  // autoConnect: the provider connects the wallet the person picks (and, on a later visit, the one
+  // picked before). Connecting from this component's own effect raced the provider's listeners: a
+  // wallet that answers at once emitted "connect" before the provider listened, and looked unconnected.
   return (
     <ConnectionProvider endpoint={options.rpc_url} config={{ commitment: "confirmed" }}>
-      <WalletProvider wallets={[]} autoConnect={false}>
-        <DepositForm token={token} options={options} />
+      <WalletProvider wallets={[]} autoConnect onError={(caught) => setWalletError(caught.message)}>
+        <DepositForm token={token} options={options} walletError={walletError} />
       </WalletProvider>
     </ConnectionProvider>
   );
@@ -40,10 +44,17 @@ async function availableBalance(token: string): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));
 
-function DepositForm({ token, options }: { token: string; options: SolanaOptions }) {
+function DepositForm({
+  token,
+  options,
+  walletError,
+}: {
+  token: string;
+  options: SolanaOptions;
+  walletError: string | undefined;
+}) {
   const { connection } = useConnection();
-  const { wallets, wallet, select, connect, connected, connecting, publicKey, sendTransaction, disconnect } =
-    useWallet();
+  const { wallets, select, connected, connecting, publicKey, sendTransaction, disconnect } = useWallet();
   const [amountText, setAmountText] = useState("10");
   const [usdcBalance, setUsdcBalance] = useState<bigint | undefined>(undefined);
   const [step, setStep] = useState<Step>("idle");
@@ -53,14 +64,6 @@ function DepositForm({ token, options }: { token: string; options: SolanaOptions
   const installed = wallets.filter((entry) => entry.readyState === WalletReadyState.Installed);
   const amount = parseUsdc(amountText, options.usdc_decimals);
   const payer = publicKey?.toBase58();
-
-  // select() only picks the wallet; connect once the adapter for it is in place.
-  useEffect(() => {
-    if (wallet && !connected && !connecting)
-      connect().catch((caught: unknown) =>
-        setError(caught instanceof Error ? caught.message : "could not connect"),
-      );
-  }, [wallet, connected, connecting, connect]);
 
   useEffect(() => {
     if (payer === undefined) return;
@@ -214,9 +217,9 @@ function DepositForm({ token, options }: { token: string; options: SolanaOptions
           Credited. New balance: <strong data-testid="new-balance">{formatUsd(newBalance)}</strong>
         </p>
       )}
-      {error === undefined ? null : (
+      {(error ?? walletError) === undefined ? null : (
         <p className="dash-alert dash-alert--error" role="alert">
-          {error}
+          {error ?? walletError}
         </p>
       )}
     </section>

@@ -46,6 +46,8 @@ export interface TestGatewayOptions {
   extraUpstreams?: ExtraUpstreamName[];
   /** Health thresholds for demotion (defaults: lib/routing/health-tracker.ts). */
   health?: Partial<HealthThresholds>;
+  /** Run the maintenance loop and deposit watcher as `npm start` does (off by default: tests drive them). */
+  maintenance?: boolean;
 }
 
 /** A real gateway on 127.0.0.1 with its own database and fake upstreams, for tests and docs examples. */
@@ -82,7 +84,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...extraEnv,
     ...options.env,
   });
-  const app = await createAppContext({ env, sweeper: false });
+  const app = await createAppContext({ env, sweeper: options.maintenance ?? false });
   const marketplace = new InMemoryMarketplaceRegistry({
     heartbeatTimeoutMs: env.PROVIDER_HEARTBEAT_TIMEOUT_MS,
   });

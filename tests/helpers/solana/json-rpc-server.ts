@@ -48,6 +48,17 @@ export async function startJsonRpcServer(
   options: { host?: string; port?: number } = {},
 ): Promise<JsonRpcServer> {
   const server = createServer((request, response) => {
+    // Public RPC nodes answer browsers too (the dashboard's wallet code calls them directly).
+    response.setHeader("access-control-allow-origin", "*");
+    if (request.method === "OPTIONS") {
+      response.writeHead(204, {
+        "access-control-allow-methods": "POST, GET, OPTIONS",
+        "access-control-allow-headers": request.headers["access-control-request-headers"] ?? "content-type",
+        "access-control-max-age": "600",
+      });
+      response.end();
+      return;
+    }
     handleHttp(methods, request).then(
       ({ status, body }) => {
         response.writeHead(status, { "content-type": "application/json" });
