@@ -8,9 +8,11 @@ import { HoldKeeper } from "./ledger/hold-keeper";
 import { releaseExpiredHolds } from "./ledger/holds";
 import { log, setLogLevel } from "./log";
 import { startMaintenance } from "./maintenance";
+import { type PayoutRail, payoutRailLoader } from "./payouts/payout-worker";
 import { type CentralizedUpstream, configuredUpstreams } from "./providers/centralized-upstreams";
 import type { RateLimiter } from "./rate-limit/fixed-window";
 import { createLimiterFactory } from "./rate-limit/shared-limiter";
+import { createRoutingState, type RoutingState } from "./routing/routing-state";
 import { createX402Wiring, type X402Wiring } from "./x402/rails/payment-rails";
 
 /** Everything a handler needs, built once per process from validated env. */
@@ -21,6 +23,8 @@ export interface AppContext {
   holds: HoldKeeper;
   catalog: CatalogIndex;
   upstreams: Map<CentralizedUpstreamName, CentralizedUpstream>;
+  /** Marketplace supply and provider health; the provider-agent registry or a test double replaces it. */
+  routing: RoutingState;
   registerLimiter: RateLimiter;
   /** Paid x402 attempts per client address: each one can cost RPC calls and simulations. */
   x402PaymentLimiter: RateLimiter;
@@ -28,6 +32,8 @@ export interface AppContext {
   x402QuoteLimiter: RateLimiter;
   /** count_tokens calls per token: free to the caller, forwarded on the operator's key. */
   countTokensLimiter: RateLimiter;
+  /** The host payout wallet and chain, built on first use; undefined without HOST_PAYOUT_SECRET. */
+  payoutRail(): Promise<PayoutRail | undefined>;
   /** x402 payments: the configured rails, their Solana services and background reconciliation. */
   x402: X402Wiring;
   close(): Promise<void>;
@@ -67,10 +73,12 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     holds,
     catalog: buildCatalogIndex(catalogModels),
     upstreams: configuredUpstreams(env),
+    routing: createRoutingState(env),
     registerLimiter: limiters.perMinute(env.REGISTER_RATE_LIMIT_PER_MINUTE, "register"),
     x402PaymentLimiter: limiters.perMinute(env.X402_PAYMENT_RATE_LIMIT_PER_MINUTE, "x402-payment"),
     x402QuoteLimiter: limiters.perMinute(env.X402_QUOTE_RATE_LIMIT_PER_MINUTE, "x402-quote"),
     countTokensLimiter: limiters.perMinute(env.COUNT_TOKENS_RATE_LIMIT_PER_MINUTE, "count-tokens"),
+    payoutRail: payoutRailLoader(env),
     x402: createX402Wiring(env, database.db),
     async close() {
       stopMaintenance?.();

@@ -5,7 +5,6 @@ import { getAccountBalance } from "../ledger/accounts";
 import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
 import { payoutAccountIds } from "../payouts/payout-accounts";
-import { routingStateOf } from "../routing/routing-state";
 
 /**
  * Starts retirement: the host leaves routing at once (only `active` hosts are routed) and
@@ -23,7 +22,7 @@ export async function startRetirement(app: AppContext, hostId: string): Promise<
 
 /** Retiring hosts with no job in flight become retired; their cooldown starts now. */
 export async function finishRetirements(app: AppContext): Promise<number> {
-  const { registry } = routingStateOf(app);
+  const { registry } = app.routing;
   const retiring = await app.database.db
     .select({ id: hosts.id })
     .from(hosts)

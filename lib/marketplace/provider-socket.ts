@@ -3,7 +3,6 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { AppContext } from "../app-context";
 import { log } from "../log";
-import { routingStateOf } from "../routing/routing-state";
 import { bindAgent } from "./agent-binding";
 import { reviewCapabilities } from "./agent-capabilities";
 import { AgentJobs } from "./agent-jobs";
@@ -49,7 +48,7 @@ function send(ws: WebSocket, message: GatewayMessage): void {
 
 function runAgentSession(app: AppContext, ws: WebSocket): void {
   const nonce = newAuthNonce();
-  const { registry } = routingStateOf(app);
+  const { registry } = app.routing;
   let providerId: string | undefined;
   let authenticating = false;
   let handle: AgentConnectionHandle | undefined;

@@ -6,38 +6,41 @@ import { parseFeePayerSecret } from "../chains/solana/fee-payer-key";
 import { type BroadcastRpc, broadcastAndConfirm } from "../chains/solana/transaction-broadcast";
 import type { Database } from "../db/client";
 import { type HostPayout, hostPayouts } from "../db/schema";
+import type { Env } from "../env";
 import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
 import { payoutAccountIds } from "./payout-accounts";
 import { signUsdcTransfer } from "./usdc-transfer";
 
-interface PayoutRail {
+export interface PayoutRail {
   rpc: BroadcastRpc & ReturnType<typeof createSolanaRpc>;
   payer: KeyPairSigner;
   mint: Address;
 }
 
-const rails = new WeakMap<AppContext, Promise<PayoutRail | undefined>>();
+/**
+ * The payout wallet and chain (`AppContext.payoutRail`), built on first use; undefined when no
+ * payout wallet (HOST_PAYOUT_SECRET) is configured.
+ */
+export function payoutRailLoader(env: Env): () => Promise<PayoutRail | undefined> {
+  let rail: Promise<PayoutRail | undefined> | undefined;
+  return () => {
+    rail ??= buildPayoutRail(env);
+    return rail;
+  };
+}
 
-/** The payout wallet and chain, or undefined when no payout wallet is configured. */
-function payoutRailOf(app: AppContext): Promise<PayoutRail | undefined> {
-  let rail = rails.get(app);
-  if (!rail) {
-    const secret = app.env.HOST_PAYOUT_SECRET;
-    rail = secret
-      ? parseFeePayerSecret(secret).then((payer) => {
-          const mint = app.env.X402_USDC_MINT ?? usdcMintForNetwork(app.env.SOLANA_NETWORK);
-          if (!isAddress(mint)) throw new Error("X402_USDC_MINT is not a Solana address");
-          return {
-            rpc: createSolanaRpc(app.env.SOLANA_RPC_URL ?? defaultSolanaRpcUrl(app.env.SOLANA_NETWORK)),
-            payer,
-            mint: address(mint),
-          };
-        })
-      : Promise.resolve(undefined);
-    rails.set(app, rail);
-  }
-  return rail;
+async function buildPayoutRail(env: Env): Promise<PayoutRail | undefined> {
+  const secret = env.HOST_PAYOUT_SECRET;
+  if (!secret) return undefined;
+  const payer = await parseFeePayerSecret(secret);
+  const mint = env.X402_USDC_MINT ?? usdcMintForNetwork(env.SOLANA_NETWORK);
+  if (!isAddress(mint)) throw new Error("X402_USDC_MINT is not a Solana address");
+  return {
+    rpc: createSolanaRpc(env.SOLANA_RPC_URL ?? defaultSolanaRpcUrl(env.SOLANA_NETWORK)),
+    payer,
+    mint: address(mint),
+  };
 }
 
 async function setStatus(database: Database, payout: HostPayout, from: string, changes: Partial<HostPayout>) {
@@ -100,7 +103,7 @@ async function settleFailed(database: Database, payout: HostPayout, error: strin
  * is confirmed, failed, or provably expired; only an expired one is signed again.
  */
 export async function runPayouts(app: AppContext, options: { timeoutMs?: number } = {}): Promise<number> {
-  const rail = await payoutRailOf(app);
+  const rail = await app.payoutRail();
   if (!rail) return 0;
   const database = app.database.db;
   const due = await database

@@ -10,7 +10,6 @@ import { GatewayError } from "../errors/gateway-error";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import type { Usage } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
-import { routingStateOf } from "../routing/routing-state";
 import { usageFromResponseBody } from "../usage/usage-from-body";
 import { dispatchWithFailover } from "./dispatch-with-failover";
 import { approximatePromptTokens, type InferenceRequest } from "./inference-request";
@@ -160,7 +159,7 @@ export async function serveReserved(
   reserved: ReservedRequest,
 ): Promise<Response> {
   const forwardHeaders = forwardedHeaders(request.headers);
-  const { health } = routingStateOf(app);
+  const { health } = app.routing;
   const success = await dispatchWithFailover(reserved.candidates, {
     signal: request.signal,
     forwardHeaders,

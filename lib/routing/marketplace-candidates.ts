@@ -6,12 +6,11 @@ import type { TokenPrice } from "../pricing/cost";
 import type { Candidate } from "./candidate";
 import { cappedListingPrice } from "./price-cap";
 import { resolveModel } from "./resolve-model";
-import { routingStateOf } from "./routing-state";
 
 /** Live offers for a canonical model, whatever model id the agents advertised it under. */
 export function liveOffersFor(app: AppContext, model: CatalogModel): LiveOffer[] {
-  return routingStateOf(app)
-    .registry.liveOffers()
+  return app.routing.registry
+    .liveOffers()
     .filter((offer) => resolveModel(app.catalog, offer.modelId)?.id === model.id);
 }
 
@@ -28,7 +27,7 @@ export async function marketplaceCandidates(
   const offers = liveOffersFor(app, model).filter((offer) => offer.freeSlots > 0);
   if (offers.length === 0) return [];
   const hosts = await findHosts(app.database.db, [...new Set(offers.map((offer) => offer.providerId))]);
-  const { registry } = routingStateOf(app);
+  const { registry } = app.routing;
   const candidates: Candidate[] = [];
   for (const offer of offers) {
     const host = hosts.get(offer.providerId);

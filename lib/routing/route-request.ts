@@ -7,7 +7,6 @@ import { loadCandidatePools } from "./candidate-pools";
 import { type PriceCeilings, parsePriceCeilings } from "./price-ceilings";
 import { checkPinsAgainstMode, checkPinsKnown, type ProviderPin, parseProviderPins } from "./provider-pins";
 import { parseRoutingMode, type RoutingMode } from "./routing-mode";
-import { routingStateOf } from "./routing-state";
 import { defaultMaxMarketAttempts, type Selection, selectCandidates } from "./select-candidates";
 
 /** The caller's routing instructions, from the `X-Pod-*` request headers. */
@@ -43,7 +42,7 @@ export async function routeRequest(
   const pools = await loadCandidatePools(app, model, {
     market: routing.mode !== "centralized-only" && !onlyCentralizedPins,
   });
-  const { health } = routingStateOf(app);
+  const { health } = app.routing;
   const selection = selectCandidates(pools, {
     mode: routing.mode,
     ceilings: routing.ceilings,

@@ -4,7 +4,6 @@ import { getAccountBalance } from "../../lib/ledger/accounts";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { InMemoryMarketplaceRegistry } from "../../lib/marketplace/in-memory-registry";
 import { type HealthThresholds, HealthTracker } from "../../lib/routing/health-tracker";
-import { configureRouting } from "../../lib/routing/routing-state";
 import { findToken } from "../../lib/tokens/find-token";
 import { startGatewayServer } from "../../server";
 import { type FakeUpstream, startFakeUpstream } from "./fake-upstream";
@@ -88,7 +87,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const marketplace = new InMemoryMarketplaceRegistry({
     heartbeatTimeoutMs: env.PROVIDER_HEARTBEAT_TIMEOUT_MS,
   });
-  configureRouting(app, { registry: marketplace, health: new HealthTracker(options.health) });
+  app.routing = { registry: marketplace, health: new HealthTracker(options.health) };
   const gateway = await startGatewayServer({
     app,
     port: 0,

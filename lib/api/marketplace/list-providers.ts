@@ -4,7 +4,6 @@ import { loadRoutableListings } from "../../relays/routable-listings";
 import { centralizedCandidates } from "../../routing/centralized-candidates";
 import { centralizedCap, isWithinCap } from "../../routing/price-cap";
 import { resolveModel } from "../../routing/resolve-model";
-import { routingStateOf } from "../../routing/routing-state";
 import type { ApiCall } from "../route-definition";
 
 interface ProviderModel {
@@ -55,7 +54,7 @@ export async function listProviders({ app }: ApiCall<"none">): Promise<Response>
     });
   }
   const online = new Set<string>();
-  for (const offer of routingStateOf(app).registry.liveOffers()) {
+  for (const offer of app.routing.registry.liveOffers()) {
     const resolved = capOf(offer.modelId);
     if (!resolved) continue;
     online.add(offer.providerId);
