@@ -11,7 +11,13 @@ const SolanaDeposit = dynamic(() => import("./solana-deposit").then((module) => 
   loading: () => <p className="dash-muted">Loading wallet support…</p>,
 });
 
-/** The two ways in: card and USDC from a Solana wallet, as the gateway's funding options allow. */
+// wagmi and viem load only on this page, and only when Base deposits are on.
+const BaseDeposit = dynamic(() => import("./base-deposit").then((module) => module.BaseDeposit), {
+  ssr: false,
+  loading: () => <p className="dash-muted">Loading wallet support…</p>,
+});
+
+/** The ways in: card, USDC from a Solana wallet and USDC on Base, as the gateway's funding options allow. */
 export function FundPanels({ token, canceled }: { token: string; canceled: boolean }) {
   const [options, setOptions] = useState<FundingOptions | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -40,6 +46,14 @@ export function FundPanels({ token, canceled }: { token: string; canceled: boole
           <p className="dash-muted">
             {options.solana.reason ?? "On-chain deposits are off on this gateway."}
           </p>
+        </section>
+      )}
+      {options.base.enabled ? (
+        <BaseDeposit token={token} options={options.base} />
+      ) : (
+        <section className="dash-card" aria-labelledby="base-title">
+          <h2 id="base-title">USDC on Base</h2>
+          <p className="dash-muted">{options.base.reason ?? "Deposits on Base are off on this gateway."}</p>
         </section>
       )}
     </div>

@@ -30,9 +30,22 @@ export interface SolanaOptions {
   commitment: "confirmed" | "finalized";
 }
 
+/** USDC on Base: the wallet signs what GET /proxy/<token>/fund/base/typed-data hands out. */
+export interface BaseOptions {
+  enabled: boolean;
+  reason: string | null;
+  network: string;
+  chain_id: number;
+  usdc: string;
+  usdc_decimals: number;
+  deposit_address: string;
+  min_microunits: number;
+}
+
 export interface FundingOptions {
   card: CardOptions;
   solana: SolanaOptions;
+  base: BaseOptions;
 }
 
 export async function fetchFundingOptions(token: string): Promise<FundingOptions> {
