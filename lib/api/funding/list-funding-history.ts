@@ -1,15 +1,17 @@
+import { listBaseDeposits } from "../../deposits/list-base-deposits";
 import { listCardPayments, listReceivables, listTokenDeposits } from "../../funding/queries";
 import { jsonResponse } from "../../http/responses";
 import type { ApiCall } from "../route-definition";
 
-/** GET /proxy/<token>/funding/history – card payments, on-chain deposits and what is owed after refunds. */
+/** GET /proxy/<token>/funding/history – card payments, on-chain deposits (Solana, Base) and what is owed after refunds. */
 export async function listFundingHistory(call: ApiCall<"token">): Promise<Response> {
   const { app, principal: record } = call;
   const db = app.database.db;
-  const [cards, deposits, owed] = await Promise.all([
+  const [cards, deposits, owed, baseDeposits] = await Promise.all([
     listCardPayments(db, record.accountId),
     listTokenDeposits(db, record.id),
     listReceivables(db, record.accountId),
+    listBaseDeposits(db, record.id),
   ]);
   return jsonResponse(
     {
@@ -31,6 +33,16 @@ export async function listFundingHistory(call: ApiCall<"token">): Promise<Respon
         status: deposit.status,
         block_time: deposit.blockTime?.toISOString() ?? null,
         created_at: deposit.createdAt.toISOString(),
+      })),
+      base_deposits: baseDeposits.map((deposit) => ({
+        network: deposit.network,
+        payer: deposit.payer,
+        amount_microunits: Number(deposit.amountMicrounits),
+        status: deposit.status,
+        reason: deposit.reason,
+        transaction: deposit.transactionHash,
+        created_at: deposit.createdAt.toISOString(),
+        credited_at: deposit.creditedAt?.toISOString() ?? null,
       })),
       receivables: owed.map((item) => ({
         amount_microunits: Number(item.amount),

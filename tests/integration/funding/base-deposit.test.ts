@@ -210,6 +210,19 @@ describe.skipIf(unavailable !== undefined)("USDC deposits on Base (local anvil +
     expect((await gateway.balanceOf(token)).balance).toBe(5_000_000n);
     expect(await evm.usdcBalance(depositAddress)).toBe(before + 5_000_000n);
 
+    const history = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/funding/history`)).json()) as {
+      base_deposits: Record<string, unknown>[];
+    };
+    expect(history.base_deposits).toEqual([
+      expect.objectContaining({
+        network: evm.network,
+        payer: account.address,
+        amount_microunits: 5_000_000,
+        status: "credited",
+        transaction: body.transaction,
+      }),
+    ]);
+
     // The token's activity shows the deposit.
     const activity = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/transactions`)).json()) as {
       data?: { kind?: string }[];
