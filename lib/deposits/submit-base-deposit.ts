@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { BaseError, ContractFunctionRevertedError, getAddress, type Hash, type Hex } from "viem";
 import type { Eip712Token } from "../chains/evm/constants";
 import {
@@ -84,30 +84,21 @@ export async function submitBaseDeposit(
   const key = authorizationKey(usdc.address, authorization);
 
   const existing = await findDeposit(database, chain.network, key);
-  if (existing) return resumeDeposit(database, services, usdc, token, existing);
+  if (existing) {
+    const resumed = await resumeDeposit(database, services, usdc, token, existing);
+    if (resumed.type !== "released") return resumed;
+  }
 
-  const used = await chain.publicClient.readContract({
-    address: usdc.address,
-    abi: eip3009Abi,
-    functionName: "authorizationState",
-    args: [authorization.from, authorization.nonce],
-  });
-  if (used) {
-    throw conflict(
-      "nonce_already_used",
-      "this authorization's nonce is already used on-chain, by a transfer this gateway did not submit as a deposit; nothing was credited",
-    );
+  if (await authorizationUsed(services, usdc, authorization)) {
+    // Someone submitted it before us (anyone holding the signed authorization can): the USDC
+    // still went to the deposit address, and the nonce names this token, so credit it once.
+    return adoptSubmitted(database, services, usdc, token, { authorization, salt, key });
   }
 
   const day = budgetDay(new Date());
   const reservedWei = GAS_RESERVATION * (await chain.publicClient.getGasPrice());
   const claim = await claimDeposit(database, services, token, { authorization, salt, key, day, reservedWei });
-  if (claim.type === "taken") {
-    // Another request got here first: report what it has done so far.
-    const winner = await findDeposit(database, chain.network, key);
-    if (!winner) throw conflict("in_progress", "this authorization is being submitted by another request");
-    return resumeDeposit(database, services, usdc, token, winner);
-  }
+  if (claim.type === "taken") return resumeWinner(database, services, usdc, token, key);
   const deposit = claim.deposit;
 
   const abandon = async (error: GatewayError): Promise<never> => {
@@ -294,14 +285,115 @@ async function findDeposit(
   return row;
 }
 
-/** A second submission of a claimed authorization: report it, or finish it from its receipt. */
+/** Another request claimed it first: report what that one has done so far. */
+async function resumeWinner(
+  database: Database,
+  services: BaseDepositServices,
+  usdc: Eip712Token,
+  token: TokenRecord,
+  key: string,
+): Promise<BaseDepositOutcome> {
+  const winner = await findDeposit(database, services.chain.network, key);
+  const resumed = winner ? await resumeDeposit(database, services, usdc, token, winner) : undefined;
+  if (!resumed || resumed.type === "released") {
+    throw conflict(
+      "in_progress",
+      "this authorization is being submitted by another request; send it again shortly",
+    );
+  }
+  return resumed;
+}
+
+async function authorizationUsed(
+  services: BaseDepositServices,
+  usdc: Eip712Token,
+  authorization: Pick<TransferAuthorization, "from" | "nonce">,
+): Promise<boolean> {
+  return services.publicClient.readContract({
+    address: usdc.address,
+    abi: eip3009Abi,
+    functionName: "authorizationState",
+    args: [authorization.from, authorization.nonce],
+  });
+}
+
+/** How far back the transaction that used an authorization is looked for (about 5.5 hours on Base). */
+const LOOKBACK_BLOCKS = 10_000n;
+
+/** The transaction whose AuthorizationUsed log names (from, nonce), among recent blocks. */
+async function findAuthorizationTransaction(
+  services: BaseDepositServices,
+  usdc: Eip712Token,
+  authorization: Pick<TransferAuthorization, "from" | "nonce">,
+): Promise<Hash | undefined> {
+  // Uncached: the transaction may be in the block mined a moment ago.
+  const latest = await services.publicClient.getBlockNumber({ cacheTime: 0 });
+  const logs = await services.publicClient.getContractEvents({
+    address: usdc.address,
+    abi: eip3009Abi,
+    eventName: "AuthorizationUsed",
+    args: { authorizer: authorization.from, nonce: authorization.nonce },
+    fromBlock: latest > LOOKBACK_BLOCKS ? latest - LOOKBACK_BLOCKS : 0n,
+    toBlock: "latest",
+  });
+  return logs[0]?.transactionHash ?? undefined;
+}
+
+/**
+ * An authorization already used on-chain by a transaction someone else sent: claim it with
+ * that transaction (the same unique row, so it is credited once) and let its receipt decide.
+ */
+async function adoptSubmitted(
+  database: Database,
+  services: BaseDepositServices,
+  usdc: Eip712Token,
+  token: TokenRecord,
+  input: { authorization: TransferAuthorization; salt: Hex; key: string },
+): Promise<BaseDepositOutcome> {
+  const { authorization } = input;
+  const hash = await findAuthorizationTransaction(services, usdc, authorization);
+  if (!hash) {
+    throw conflict(
+      "nonce_already_used",
+      "this authorization's nonce is already used on-chain and its transaction is not among recent blocks; nothing was credited",
+    );
+  }
+  const [claimed] = await database
+    .insert(baseDeposits)
+    .values({
+      network: services.chain.network,
+      authorizationKey: input.key,
+      tokenId: token.id,
+      accountId: token.accountId,
+      payer: getAddress(authorization.from),
+      amountMicrounits: authorization.value,
+      nonce: authorization.nonce.toLowerCase(),
+      salt: input.salt.toLowerCase(),
+      status: "pending",
+      transactionHash: hash,
+    })
+    .onConflictDoNothing({ target: [baseDeposits.network, baseDeposits.authorizationKey] })
+    .returning();
+  if (!claimed) return resumeWinner(database, services, usdc, token, input.key);
+  const receipt = await services.publicClient.getTransactionReceipt({ hash });
+  return finishDeposit(database, services, usdc, token, claimed, receipt);
+}
+
+/** A claim without a transaction this long is stale: its submitter crashed or lost the answer. */
+const STALE_CLAIM_MS = 120_000;
+
+/**
+ * A second submission of a claimed authorization: report it, or finish it from its receipt.
+ * A stale claim without a transaction is settled from the chain: adopted with the transaction
+ * that used the authorization, or `released` (deleted) when it is still unused, to be sent anew.
+ */
 async function resumeDeposit(
   database: Database,
   services: BaseDepositServices,
   usdc: Eip712Token,
   token: TokenRecord,
   deposit: BaseDeposit,
-): Promise<BaseDepositOutcome> {
+): Promise<BaseDepositOutcome | { type: "released" }> {
   if (deposit.tokenId !== token.id) {
     throw conflict("already_claimed", "this authorization was already submitted for another token", deposit);
   }
@@ -320,11 +412,39 @@ async function resumeDeposit(
     );
   }
   if (!deposit.transactionHash) {
-    throw conflict(
-      "in_progress",
-      "this authorization is being submitted by another request; send it again shortly",
-      deposit,
-    );
+    if (Date.now() - deposit.updatedAt.getTime() < STALE_CLAIM_MS) {
+      throw conflict(
+        "in_progress",
+        "this authorization is being submitted by another request; send it again shortly",
+        deposit,
+      );
+    }
+    const authorization = { from: getAddress(deposit.payer), nonce: deposit.nonce as Hex };
+    if (!(await authorizationUsed(services, usdc, authorization))) {
+      await database
+        .delete(baseDeposits)
+        .where(
+          and(
+            eq(baseDeposits.id, deposit.id),
+            eq(baseDeposits.status, "pending"),
+            isNull(baseDeposits.transactionHash),
+          ),
+        );
+      return { type: "released" };
+    }
+    const hash = await findAuthorizationTransaction(services, usdc, authorization);
+    if (!hash) {
+      throw conflict(
+        "in_progress",
+        "this authorization's transaction is not found yet; send it again later",
+        deposit,
+      );
+    }
+    await database
+      .update(baseDeposits)
+      .set({ transactionHash: hash, updatedAt: sql`now()` })
+      .where(and(eq(baseDeposits.id, deposit.id), eq(baseDeposits.status, "pending")));
+    deposit = { ...deposit, transactionHash: hash };
   }
   const receipt = await services.publicClient
     .getTransactionReceipt({ hash: deposit.transactionHash as Hash })

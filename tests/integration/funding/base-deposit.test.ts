@@ -5,9 +5,11 @@ import { eq } from "drizzle-orm";
 import { type Address, erc20Abi, getAddress, type Hex, toHex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eip3009Abi } from "../../../lib/chains/evm/eip3009";
 import { baseDeposits } from "../../../lib/db/schema";
 import { depositNonce } from "../../../lib/deposits/base-deposit-nonce";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { findToken } from "../../../lib/tokens/find-token";
 import { extractCodeBlocks } from "../../docs/extract-snippets";
 import { anvilUnavailable, type LocalEvm, startLocalEvm } from "../../helpers/evm/local-evm";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
@@ -291,6 +293,84 @@ describe.skipIf(unavailable !== undefined)("USDC deposits on Base (local anvil +
       .from(baseDeposits)
       .where(eq(baseDeposits.payer, account.address));
     expect(rows.map((row) => row.status)).toEqual(["credited"]);
+  });
+
+  /** Sends the signed deposit on-chain directly, as anyone holding it could. */
+  async function submitOnChain(signed: SignedDeposit): Promise<Hex> {
+    const sender = await evm.fundedAccount({ wei: 10n ** 17n });
+    const { authorization } = signed;
+    const hash = await evm.client.writeContract({
+      account: sender.account,
+      address: evm.usdc,
+      abi: eip3009Abi,
+      functionName: "transferWithAuthorization",
+      args: [
+        getAddress(authorization.from ?? ""),
+        getAddress(authorization.to ?? ""),
+        BigInt(authorization.value ?? 0),
+        BigInt(authorization.validAfter ?? 0),
+        BigInt(authorization.validBefore ?? 0),
+        authorization.nonce as Hex,
+        signed.signature,
+      ],
+    });
+    expect((await evm.client.waitForTransactionReceipt({ hash })).status).toBe("success");
+    return hash;
+  }
+
+  it("an authorization someone else submitted first is credited once, from that transaction", async () => {
+    const { token } = await gateway.register();
+    const account = await payer();
+    const before = await evm.usdcBalance(depositAddress);
+    const signed = await signDeposit(token, account, 4_000_000n);
+    const frontRun = await submitOnChain(signed);
+    const response = await submit(token, signed);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(response.status, JSON.stringify(body)).toBe(201);
+    expect(body).toMatchObject({ status: "credited", transaction: frontRun, credited_microunits: 4_000_000 });
+    expect((await gateway.balanceOf(token)).balance).toBe(4_000_000n);
+    expect(await evm.usdcBalance(depositAddress)).toBe(before + 4_000_000n);
+    const again = await submit(token, signed);
+    expect(again.status).toBe(409);
+    expect((await errorOf(again)).reason).toBe("already_credited");
+    expect((await gateway.balanceOf(token)).balance).toBe(4_000_000n);
+  });
+
+  it("a stale claim left by a crashed submitter is settled from the chain on the next submission", async () => {
+    const database = gateway.app.database.db;
+    const leaveStaleClaim = async (token: string, signed: SignedDeposit) => {
+      const record = await findToken(database, token);
+      if (!record) throw new Error("no token");
+      await database.insert(baseDeposits).values({
+        network: evm.network,
+        authorizationKey:
+          `${evm.usdc}:${signed.authorization.from}:${signed.authorization.nonce}`.toLowerCase(),
+        tokenId: record.id,
+        accountId: record.accountId,
+        payer: getAddress(signed.authorization.from ?? ""),
+        amountMicrounits: BigInt(signed.authorization.value ?? 0),
+        nonce: (signed.authorization.nonce ?? "").toLowerCase(),
+        salt: signed.salt,
+        status: "pending",
+        updatedAt: new Date(Date.now() - 10 * 60_000),
+      });
+    };
+    // Never sent: the claim is released and the deposit submitted now.
+    const unsent = await gateway.register();
+    const signedUnsent = await signDeposit(unsent.token, await payer(), 1_000_000n);
+    await leaveStaleClaim(unsent.token, signedUnsent);
+    const first = await submit(unsent.token, signedUnsent);
+    expect(first.status, await first.clone().text()).toBe(201);
+    expect((await gateway.balanceOf(unsent.token)).balance).toBe(1_000_000n);
+    // Sent before the crash: the claim adopts the transaction that used the authorization.
+    const sent = await gateway.register();
+    const signedSent = await signDeposit(sent.token, await payer(), 2_000_000n);
+    await leaveStaleClaim(sent.token, signedSent);
+    const hash = await submitOnChain(signedSent);
+    const second = await submit(sent.token, signedSent);
+    expect(second.status, await second.clone().text()).toBe(201);
+    expect(((await second.json()) as { transaction: string }).transaction).toBe(hash);
+    expect((await gateway.balanceOf(sent.token)).balance).toBe(2_000_000n);
   });
 
   it("refuses a nonce that does not commit to this token's deposit_code", async () => {
