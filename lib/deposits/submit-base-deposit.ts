@@ -4,8 +4,8 @@ import type { Eip712Token } from "../chains/evm/constants";
 import {
   authorizationKey,
   eip3009Abi,
+  signedByPayer,
   type TransferAuthorization,
-  transferWithAuthorizationTypes,
 } from "../chains/evm/eip3009";
 import { checkTransferReceipt } from "../chains/evm/transfer-receipt";
 import type { Database } from "../db/client";
@@ -199,28 +199,7 @@ async function checkAuthorization(
       'the authorization\'s nonce is not keccak256("usepod-deposit:" + deposit_code + ":" + salt) for this token and salt',
     );
   }
-  const signed = await services.publicClient
-    .verifyTypedData({
-      address: authorization.from,
-      domain: {
-        name: usdc.name,
-        version: usdc.version,
-        chainId: services.chain.chainId,
-        verifyingContract: usdc.address,
-      },
-      types: transferWithAuthorizationTypes,
-      primaryType: "TransferWithAuthorization",
-      message: {
-        from: authorization.from,
-        to: authorization.to,
-        value: authorization.value,
-        validAfter: authorization.validAfter,
-        validBefore: authorization.validBefore,
-        nonce: authorization.nonce,
-      },
-      signature: authorization.signature,
-    })
-    .catch(() => false);
+  const signed = await signedByPayer(services.publicClient, services.chain.chainId, usdc, authorization);
   if (!signed) {
     throw refused(
       "invalid_signature",

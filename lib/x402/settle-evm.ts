@@ -5,8 +5,8 @@ import type { Eip712Token } from "../chains/evm/constants";
 import {
   authorizationKey,
   parseTransferAuthorization,
+  signedByPayer,
   type TransferAuthorization,
-  transferWithAuthorizationTypes,
 } from "../chains/evm/eip3009";
 import { checkTransferReceipt } from "../chains/evm/transfer-receipt";
 import { x402Payments } from "../db/schema";
@@ -112,28 +112,7 @@ export async function verifyEvm(context: EvmSettleContext, proof: StandardProof)
       reason: "valid_before",
     });
   }
-  const signed = await services.publicClient
-    .verifyTypedData({
-      address: authorization.from,
-      domain: {
-        name: token.name,
-        version: token.version,
-        chainId: services.chainId,
-        verifyingContract: token.address,
-      },
-      types: transferWithAuthorizationTypes,
-      primaryType: "TransferWithAuthorization",
-      message: {
-        from: authorization.from,
-        to: authorization.to,
-        value: authorization.value,
-        validAfter: authorization.validAfter,
-        validBefore: authorization.validBefore,
-        nonce: authorization.nonce,
-      },
-      signature: authorization.signature,
-    })
-    .catch(() => false);
+  const signed = await signedByPayer(services.publicClient, services.chainId, token, authorization);
   if (!signed) {
     throw x402BadRequest(
       `x402 authorization signature does not recover to ${authorization.from} for USDC on ${option.network}`,

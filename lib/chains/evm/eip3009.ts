@@ -1,4 +1,5 @@
-import { type Address, type Hex, isAddress, isHex, parseAbi } from "viem";
+import { type Address, type Hex, isAddress, isHex, type PublicClient, parseAbi } from "viem";
+import type { Eip712Token } from "./constants";
 
 /** The EIP-3009 surface of FiatToken v2.2 (Circle's USDC) the gateway calls or reads. */
 export const eip3009Abi = parseAbi([
@@ -68,4 +69,24 @@ export function parseTransferAuthorization(
 /** The key an authorization can be used under once, ever: token, payer and nonce (the chain's own rule). */
 export function authorizationKey(token: Address, authorization: { from: Address; nonce: Hex }): string {
   return `${token}:${authorization.from}:${authorization.nonce}`.toLowerCase();
+}
+
+/** True when the authorization's signature recovers to its `from` under the token's domain. */
+export function signedByPayer(
+  client: Pick<PublicClient, "verifyTypedData">,
+  chainId: number,
+  token: Eip712Token,
+  authorization: TransferAuthorization,
+): Promise<boolean> {
+  const { signature, ...message } = authorization;
+  return client
+    .verifyTypedData({
+      address: authorization.from,
+      domain: { name: token.name, version: token.version, chainId, verifyingContract: token.address },
+      types: transferWithAuthorizationTypes,
+      primaryType: "TransferWithAuthorization",
+      message,
+      signature,
+    })
+    .catch(() => false);
 }
