@@ -16,6 +16,7 @@ import {
   WagmiProvider,
 } from "wagmi";
 import { injected } from "wagmi/connectors";
+import { DepositSteps } from "./deposit-steps";
 import { formatUsd } from "./format";
 import { type BaseOptions, errorMessage } from "./funding-options";
 
@@ -241,21 +242,7 @@ function DepositForm({ token, options }: { token: string; options: BaseOptions }
           </div>
         </>
       )}
-      {step === "idle" ? null : (
-        <ol className="dash-steps" aria-live="polite" data-step={step}>
-          {order.map((entry, index) => {
-            const reached = step === "failed" ? -1 : order.indexOf(step);
-            const state =
-              index < reached || step === "credited" ? "done" : index === reached ? "active" : "todo";
-            return (
-              <li key={entry} data-state={state}>
-                <span aria-hidden="true">{state === "done" ? "✓" : state === "active" ? "●" : "○"}</span>
-                {labels[entry]}
-              </li>
-            );
-          })}
-        </ol>
-      )}
+      <DepositSteps step={step} order={order} labels={labels} />
       {transaction === undefined ? null : (
         <p className="dash-muted">
           Transaction <code data-testid="base-transaction">{transaction.slice(0, 18)}…</code>

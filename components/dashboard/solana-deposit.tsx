@@ -4,6 +4,7 @@ import { WalletReadyState } from "@solana/wallet-adapter-base";
 import { ConnectionProvider, useConnection, useWallet, WalletProvider } from "@solana/wallet-adapter-react";
 import { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import { useEffect, useState } from "react";
+import { DepositSteps } from "./deposit-steps";
 import { buildDepositTransaction, parseUsdc, payerUsdcAccount } from "./deposit-transaction";
 import { formatUsd } from "./format";
 import type { SolanaOptions } from "./funding-options";
@@ -192,21 +193,7 @@ function DepositForm({
           ) : null}
         </>
       )}
-      {step === "idle" ? null : (
-        <ol className="dash-steps" aria-live="polite" data-step={step}>
-          {order.map((entry, index) => {
-            const reached = step === "failed" ? -1 : order.indexOf(step);
-            const state =
-              index < reached || step === "credited" ? "done" : index === reached ? "active" : "todo";
-            return (
-              <li key={entry} data-state={state}>
-                <span aria-hidden="true">{state === "done" ? "✓" : state === "active" ? "●" : "○"}</span>
-                {labels[entry]}
-              </li>
-            );
-          })}
-        </ol>
-      )}
+      <DepositSteps step={step} order={order} labels={labels} />
       {signature === undefined ? null : (
         <p className="dash-muted">
           Transaction <code data-testid="deposit-signature">{signature.slice(0, 16)}…</code>
