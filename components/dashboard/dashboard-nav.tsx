@@ -4,6 +4,7 @@ import { SignOutButton } from "./sign-out-button";
 const tabs = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/fund", label: "Add funds" },
+  { href: "/dashboard/provider", label: "Provider" },
 ] as const;
 
 /** The dashboard's tabs, shown when signed in. */
