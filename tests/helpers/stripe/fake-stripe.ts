@@ -238,6 +238,25 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     return sendEvent("checkout.session.completed", publicSession(session));
   };
 
+  /** Stripe retries a webhook the endpoint did not accept; the browser checkout does too (4 more tries). */
+  const deliverUntilAccepted = async (sessionId: string, first: { status: number; body: string }) => {
+    let result = first;
+    for (let attempt = 1; attempt <= 4 && (result.status < 200 || result.status >= 300); attempt += 1) {
+      console.warn(
+        `fake stripe: webhook for ${sessionId} answered ${result.status} ${result.body.slice(0, 300)}; retrying`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+      const session = sessions.get(sessionId);
+      if (!session) return;
+      result = await sendEvent("checkout.session.completed", publicSession(session)).catch(
+        (error: unknown) => ({
+          status: 0,
+          body: String(error),
+        }),
+      );
+    }
+  };
+
   const chargeOf = (sessionId: string) => {
     const session = sessions.get(sessionId);
     const charge = session?.payment_intent ? charges.get(session.payment_intent) : undefined;
@@ -281,7 +300,11 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       return response.end("not found");
     }
     if (request.method === "POST" && page[2] === "/complete") {
-      if (session.status === "open") await complete(session.id);
+      if (session.status === "open")
+        await deliverUntilAccepted(
+          session.id,
+          await complete(session.id).catch((error: unknown) => ({ status: 0, body: String(error) })),
+        );
       const target = (session.success_url ?? "/").replaceAll("{CHECKOUT_SESSION_ID}", session.id);
       response.writeHead(303, { location: target });
       return response.end();
