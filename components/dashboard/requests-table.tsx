@@ -30,15 +30,19 @@ export function RequestsTable({ token }: { token: string }) {
   const index = cursors.length - 1;
 
   const load = useCallback(
-    async (before: string | undefined) => {
+    async (before: string | undefined, isCurrent: () => boolean) => {
       setError(undefined);
+      // Rows of the previous page must not show under the new page's label while this one loads.
+      setPage(undefined);
       const query = new URLSearchParams({ limit: String(pageSize) });
       if (before !== undefined) query.set("before", before);
       try {
         const response = await fetch(`/proxy/${token}/transactions?${query}`, { cache: "no-store" });
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        setPage((await response.json()) as Page);
+        const body = (await response.json()) as Page;
+        if (isCurrent()) setPage(body);
       } catch (caught) {
+        if (!isCurrent()) return;
         setError(`Could not load activity: ${caught instanceof Error ? caught.message : "unknown error"}`);
       }
     },
@@ -46,7 +50,12 @@ export function RequestsTable({ token }: { token: string }) {
   );
 
   useEffect(() => {
-    void load(cursors[cursors.length - 1]);
+    // A response for a page the user already left must not overwrite the one they are on.
+    let current = true;
+    void load(cursors[cursors.length - 1], () => current);
+    return () => {
+      current = false;
+    };
   }, [cursors, load]);
 
   const rows = page?.transactions ?? [];
