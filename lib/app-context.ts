@@ -1,11 +1,15 @@
+import path from "node:path";
 import { buildCatalogIndex, type CatalogIndex, loadCatalogIntoDatabase } from "./catalog/catalog-index";
 import { catalogModels } from "./catalog/models";
 import { type DatabaseHandle, openDatabase } from "./db/client";
 import { asDatabaseStartStep } from "./db/database-unavailable";
 import type { CentralizedUpstreamName, Env } from "./env";
 import { loadEnv } from "./env";
+import { BalanceLeases } from "./ledger/balance-lease";
 import { HoldKeeper } from "./ledger/hold-keeper";
 import { releaseExpiredHolds } from "./ledger/holds";
+import { replayJournals } from "./ledger/replay-journals";
+import { SettlementJournal } from "./ledger/settlement-journal";
 import { log, setLogLevel } from "./log";
 import { startMaintenance } from "./maintenance";
 import { type PayoutRail, payoutRailLoader } from "./payouts/payout-worker";
@@ -21,6 +25,8 @@ export interface AppContext {
   database: DatabaseHandle;
   /** This process's holds: tagged, kept alive while their request runs, released if it dies. */
   holds: HoldKeeper;
+  /** Prepaid holds and settlements against per-process balance leases; undefined with BALANCE_LEASE=off. */
+  leases: BalanceLeases | undefined;
   catalog: CatalogIndex;
   upstreams: Map<CentralizedUpstreamName, CentralizedUpstream>;
   /** Marketplace supply and provider health; the provider-agent registry or a test double replaces it. */
@@ -61,8 +67,23 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   });
   await loadCatalogIntoDatabase(database.db, catalogModels);
   const holds = new HoldKeeper(database, env.HOLD_TTL_SECONDS);
-  const released = (await holds.start()) + (await releaseExpiredHolds(database.db));
+  const journalDirectory = env.BILLING_JOURNAL_DIR ?? path.join(env.POD_DATA_DIR, "journal");
+  // Settlements a dead process served but never wrote are billed before its leases go back.
+  const started = await holds.start((isDead) =>
+    replayJournals(database.db, journalDirectory, holds.instanceId, isDead),
+  );
+  const released = started + (await releaseExpiredHolds(database.db));
   if (released > 0) log.warn("released holds left by an earlier process", { released });
+  const leases =
+    env.BALANCE_LEASE === "on"
+      ? new BalanceLeases({
+          database: database.db,
+          holds,
+          journal: new SettlementJournal(journalDirectory, holds.instanceId),
+          ttlSeconds: env.HOLD_TTL_SECONDS,
+          idleMs: env.BALANCE_LEASE_IDLE_MS,
+        })
+      : undefined;
 
   const limiters = await createLimiterFactory(env.REDIS_URL);
 
@@ -71,6 +92,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     env,
     database,
     holds,
+    leases,
     catalog: buildCatalogIndex(catalogModels),
     upstreams: configuredUpstreams(env),
     routing: createRoutingState(env),
@@ -83,6 +105,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     async close() {
       stopMaintenance?.();
       await limiters.close();
+      await leases?.stop();
       await holds.stop();
       await database.close();
     },

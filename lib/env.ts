@@ -181,6 +181,16 @@ const envSchema = z.object({
    * balance (or its worst case, if smaller) and its forwarded limit is bounded to match.
    */
   HOLD_BALANCE_SHARE: z.coerce.number().int().min(1).max(1_000_000).default(32),
+  /**
+   * on: prepaid requests hold and settle against a per-process slice of the token's balance
+   * (lib/ledger/balance-lease.ts), with settlements journaled to disk and written in batches;
+   * off: each request's hold and settlement are database statements of their own.
+   */
+  BALANCE_LEASE: z.enum(["on", "off"]).default("on"),
+  /** A lease with nothing in flight and nothing unwritten for this long goes back to the balance. */
+  BALANCE_LEASE_IDLE_MS: z.coerce.number().int().positive().default(2_000),
+  /** Settlements served but not yet written (default: <POD_DATA_DIR>/journal); replayed at start. */
+  BILLING_JOURNAL_DIR: z.string().optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   /** A non-streamed upstream body larger than this is refused (502) instead of buffered. */
   MAX_UPSTREAM_BODY_BYTES: z.coerce

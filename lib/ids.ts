@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 
 /** Prefixed, sortable-enough ids for logs and headers (`req_…`). */
-export function newId(prefix: "req" | "hold" | "ltx" | "job" | "gw"): string {
+export function newId(prefix: "req" | "hold" | "ltx" | "job" | "gw" | "lease"): string {
   return `${prefix}_${randomBytes(12).toString("hex")}`;
 }
 

@@ -29,14 +29,20 @@ export class HoldKeeper {
     this.#ttlSeconds = ttlSeconds;
   }
 
-  /** Registers this instance (and its liveness lock), then releases what dead instances left. */
-  async start(): Promise<number> {
+  /**
+   * Registers this instance (and its liveness lock), lets `recover` finish what dead instances
+   * left (their journals), then releases their holds.
+   */
+  async start(
+    recover?: (isDead: (instanceId: string) => Promise<boolean>) => Promise<void>,
+  ): Promise<number> {
     const db = this.#database.db;
     await db.execute(sql`INSERT INTO gateway_instances (id) VALUES (${this.instanceId})`);
     if (this.#database.session) {
       this.#session = await this.#database.session();
       await this.#session.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [this.instanceId]);
     }
+    await recover?.((instanceId) => this.#isDead(instanceId));
     const released = await this.releaseDeadInstances();
     const intervalMs = Math.max(1_000, Math.min(60_000, (this.#ttlSeconds * 1_000) / 3));
     this.#timer = setInterval(() => {

@@ -2,7 +2,7 @@ import type { ApiCall } from "../api/route-definition";
 import type { CallerDialect } from "../dialects/dialect";
 import { badRequest } from "../errors/gateway-error";
 import { holdPrice, prepareInference, routedCandidates } from "./prepare-inference";
-import { reserveForRequest } from "./reserve";
+import { releaseReservation, reserveForRequest } from "./reserve";
 import { serveReserved } from "./serve-reserved";
 
 /**
@@ -24,7 +24,7 @@ export async function handleTokenInference(
   if (dialect === "anthropic" && prepared.inference.maxTokens === undefined)
     throw badRequest("max_tokens: Field required", { param: "max_tokens" });
   const candidates = routedCandidates(prepared);
-  const reservation = await reserveForRequest(app.database.db, {
+  const reservation = await reserveForRequest(app, {
     accountId: record.accountId,
     // Held at the dearest candidate's rates, so a failover never bills beyond the hold.
     price: holdPrice(candidates),
@@ -33,10 +33,7 @@ export async function handleTokenInference(
     choices: prepared.inference.choices,
     callerLimit: prepared.inference.maxTokens !== undefined,
     balanceShare: app.env.HOLD_BALANCE_SHARE,
-    ttlSeconds: app.env.HOLD_TTL_SECONDS,
-    owner: app.holds.instanceId,
   });
-  app.holds.track(reservation.holdId);
   try {
     return await serveReserved(app, request, {
       requestId,
@@ -48,7 +45,7 @@ export async function handleTokenInference(
       chargeBeyondHold: true,
     });
   } catch (error) {
-    await app.holds.release(reservation.holdId);
+    await releaseReservation(app, record.accountId, reservation.hold);
     throw error;
   }
 }

@@ -1,11 +1,14 @@
-import type { Executor } from "../db/client";
+import type { AppContext } from "../app-context";
 import { GatewayError } from "../errors/gateway-error";
 import { placeBoundedHold } from "../ledger/holds";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { affordableOutputTokens, type TokenPrice, worstCaseCost } from "../pricing/cost";
 
+/** A hold row of its own (x402, or leases off), or an amount held in memory against this process's lease. */
+export type ReservedHold = { kind: "row"; id: string } | { kind: "lease"; amount: bigint };
+
 export interface Reservation {
-  holdId: string;
+  hold: ReservedHold;
   /** Available balance once the hold is placed (the stream's X-Balance-Remaining). */
   availableAfter: bigint;
   /** The per-choice output limit the hold covers: the one limit forwarded upstream. */
@@ -24,9 +27,6 @@ export interface ReserveInput {
   callerLimit: boolean;
   /** Without a caller limit, hold at most 1/share of the free balance above the minimum. */
   balanceShare: number;
-  ttlSeconds: number;
-  /** The gateway instance serving the request. */
-  owner: string;
 }
 
 /**
@@ -35,17 +35,30 @@ export interface ReserveInput {
  * free balance, the output limit is bounded to what the hold covers instead, so no request
  * overdraws an account and concurrent requests do not refuse each other.
  */
-export async function reserveForRequest(executor: Executor, input: ReserveInput): Promise<Reservation> {
+export async function reserveForRequest(app: AppContext, input: ReserveInput): Promise<Reservation> {
   const worst = (outputTokens: number) =>
     worstCaseCost(input.inputTokens, outputTokens * input.choices, input.price);
-  const hold = await placeBoundedHold(executor, {
+  const bounds = {
     accountId: input.accountId,
     max: worst(input.maxOutputTokens),
     min: worst(1),
     share: input.callerLimit ? 1n : BigInt(input.balanceShare),
-    ttlSeconds: input.ttlSeconds,
-    owner: input.owner,
-  });
+  };
+  let hold:
+    | { type: "insufficient"; available: bigint }
+    | { type: "held"; amount: bigint; availableAfter: bigint; held: ReservedHold };
+  if (app.leases) {
+    const leased = await app.leases.hold(bounds);
+    hold = leased.type === "held" ? { ...leased, held: { kind: "lease", amount: leased.amount } } : leased;
+  } else {
+    const placed = await placeBoundedHold(app.database.db, {
+      ...bounds,
+      ttlSeconds: app.env.HOLD_TTL_SECONDS,
+      owner: app.holds.instanceId,
+    });
+    if (placed.type === "held") app.holds.track(placed.holdId);
+    hold = placed.type === "held" ? { ...placed, held: { kind: "row", id: placed.holdId } } : placed;
+  }
   if (hold.type === "insufficient") {
     gatewayMetrics.holdsRefused.inc();
     throw insufficient(hold.available);
@@ -56,7 +69,7 @@ export async function reserveForRequest(executor: Executor, input: ReserveInput)
     affordableOutputTokens(hold.amount, input.inputTokens, input.price) / input.choices,
   );
   return {
-    holdId: hold.holdId,
+    hold: hold.held,
     availableAfter: hold.availableAfter,
     maxOutputTokens: Math.max(1, Math.min(input.maxOutputTokens, covered)),
   };
@@ -66,4 +79,14 @@ function insufficient(available: bigint): GatewayError {
   return new GatewayError("insufficient_balance", "insufficient balance: fund this token to continue", {
     details: { available_microunits: Number(available) },
   });
+}
+
+/** The request failed before anything was billed: its hold goes back, whole. */
+export async function releaseReservation(
+  app: AppContext,
+  accountId: bigint,
+  hold: ReservedHold,
+): Promise<void> {
+  if (hold.kind === "lease") app.leases?.release(accountId, hold.amount);
+  else await app.holds.release(hold.id);
 }

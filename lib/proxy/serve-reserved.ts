@@ -187,7 +187,7 @@ export async function serveReserved(
     settleRequest(app, {
       requestId: reserved.requestId,
       accountId: reserved.accountId,
-      holdId: reserved.reservation.holdId,
+      hold: reserved.reservation.hold,
       candidate,
       model: reserved.model.id,
       usage,

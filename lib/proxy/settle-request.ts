@@ -1,11 +1,12 @@
 import type { AppContext } from "../app-context";
 import type { Executor } from "../db/client";
 import { type AccountKind, ensureAccount, systemAccounts } from "../ledger/accounts";
-import { settleInference } from "../ledger/settle-inference";
+import { type SettleInferenceResult, settleInference } from "../ledger/settle-inference";
 import { log } from "../log";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { costOfUsage, type Usage } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
+import type { ReservedHold } from "./reserve";
 
 export type RequestOutcome =
   | "completed"
@@ -17,7 +18,7 @@ export type RequestOutcome =
 export interface SettleRequestInput {
   requestId: string;
   accountId: bigint;
-  holdId: string;
+  hold: ReservedHold;
   candidate: Candidate;
   model: string;
   usage: Usage;
@@ -67,33 +68,46 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
     input.candidate.route === "centralized"
       ? undefined
       : await cachedAccountId(database, "provider", input.candidate.providerId);
-  app.holds.forget(input.holdId);
   const cost = costOfUsage(input.usage, input.candidate.price);
-  const settled = await settleInference(database, {
-    holdId: input.holdId,
+  const shared = {
     accountId: input.accountId,
     cost,
-    chargeBeyondHold: input.chargeBeyondHold,
     treasuryAccountId,
     lossAccountId,
     ...(providerAccountId === undefined ? {} : { providerAccountId }),
     providerSharePercent,
-    idempotencyKey: `inference:${input.requestId}`,
     metadata: {
       request_id: input.requestId,
       model: input.model,
       route: input.candidate.route,
       provider: input.candidate.providerId,
     },
-    usageRecord: {
-      requestId: input.requestId,
-      model: input.model,
-      route: input.candidate.route,
-      providerId: input.candidate.providerId,
-      usage: input.usage,
-      outcome: input.outcome,
-    },
-  });
+  };
+  const usageRecord = {
+    model: input.model,
+    route: input.candidate.route,
+    providerId: input.candidate.providerId,
+    usage: input.usage,
+    outcome: input.outcome,
+  };
+  let settled: SettleInferenceResult;
+  if (input.hold.kind === "lease" && app.leases) {
+    settled = await app.leases.settle(
+      { ...shared, requestId: input.requestId, usageRecord },
+      input.hold.amount,
+      input.chargeBeyondHold,
+    );
+  } else {
+    const holdId = input.hold.kind === "row" ? input.hold.id : "";
+    app.holds.forget(holdId);
+    settled = await settleInference(database, {
+      ...shared,
+      holdId,
+      chargeBeyondHold: input.chargeBeyondHold,
+      idempotencyKey: `inference:${input.requestId}`,
+      usageRecord: { requestId: input.requestId, ...usageRecord },
+    });
+  }
   gatewayMetrics.settlements.inc({ outcome: input.outcome, route: input.candidate.route });
   gatewayMetrics.chargedMicrounits.inc({}, Number(settled.charged));
   if (settled.shortfall > 0n) {

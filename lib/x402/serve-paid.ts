@@ -39,7 +39,7 @@ export async function servePaid(
       model: priced.model,
       candidates: candidatesWithinCap(priced, settlement.quote.capMicrounits),
       reservation: {
-        holdId: settlement.holdId,
+        hold: { kind: "row", id: settlement.holdId },
         availableAfter: settlement.availableAfter,
         maxOutputTokens: priced.maxOutputTokens,
       },

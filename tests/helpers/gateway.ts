@@ -45,6 +45,8 @@ export interface TestGatewayOptions {
   extraUpstreams?: ExtraUpstreamName[];
   /** Health thresholds for demotion (defaults: lib/routing/health-tracker.ts). */
   health?: Partial<HealthThresholds>;
+  /** Hold and settle against balance leases, as `npm start` does (off by default; see BALANCE_LEASE). */
+  lease?: boolean;
   /** Run the maintenance loop and deposit watcher as `npm start` does (off by default: tests drive them). */
   maintenance?: boolean;
 }
@@ -80,6 +82,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     REGISTER_RATE_LIMIT_PER_MINUTE: "1000",
     X402_PAYMENT_RATE_LIMIT_PER_MINUTE: "1000",
     POD_ENCRYPTION_KEY: testEncryptionKey,
+    // Most tests read holds and balances straight from the database right after a response;
+    // with leases on, those settle into the database a few milliseconds later (tests opt in).
+    BALANCE_LEASE: options.lease ? "on" : "off",
     ...extraEnv,
     ...options.env,
   });

@@ -6,6 +6,8 @@ import { createInterface } from "node:readline";
 export interface GatewayProcess {
   url: string;
   stop(): Promise<void>;
+  /** kill -9: no shutdown hook runs, nothing in memory is written. */
+  kill(): Promise<void>;
 }
 
 const entry = resolve(import.meta.dirname, "x402-gateway-entry.ts");
@@ -13,7 +15,7 @@ const entry = resolve(import.meta.dirname, "x402-gateway-entry.ts");
 export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: resolve(import.meta.dirname, "../.."),
-    env: { ...process.env, NODE_ENV: "test", LOG_LEVEL: "error", PORT: "0", HOST: "127.0.0.1", ...env },
+    env: { ...process.env, NODE_ENV: "test", LOG_LEVEL: "error", PORT: "0", HOST: "127.0.0.1", BALANCE_LEASE: "off", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const stdout = child.stdout;
@@ -34,13 +36,11 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
       }
     });
   });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolveStop) => {
-        if (child.exitCode !== null) return resolveStop();
-        child.once("exit", () => resolveStop());
-        child.kill("SIGTERM");
-      }),
-  };
+  const signal = (name: NodeJS.Signals) =>
+    new Promise<void>((resolveStop) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolveStop();
+      child.once("exit", () => resolveStop());
+      child.kill(name);
+    });
+  return { url, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL") };
 }

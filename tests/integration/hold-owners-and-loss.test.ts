@@ -36,8 +36,9 @@ async function fundedAccount(app: AppContext, ref: string, amount: bigint): Prom
   return accountId;
 }
 
-const hold = (app: AppContext, accountId: bigint) =>
-  reserveForRequest(app.database.db, {
+/** These tests are about hold rows, so leases are off (BALANCE_LEASE=off) and every hold is a row. */
+async function hold(app: AppContext, accountId: bigint): Promise<string> {
+  const reservation = await reserveForRequest(app, {
     accountId,
     price,
     inputTokens: 100,
@@ -45,9 +46,10 @@ const hold = (app: AppContext, accountId: bigint) =>
     choices: 1,
     callerLimit: true,
     balanceShare: 32,
-    ttlSeconds: 900,
-    owner: app.holds.instanceId,
   });
+  if (reservation.hold.kind !== "row") throw new Error("expected a hold row");
+  return reservation.hold.id;
+}
 
 describe("holds of a crashed process", () => {
   it("are released at the next start, not after HOLD_TTL_SECONDS (file-backed PGlite)", async () => {
@@ -58,6 +60,7 @@ describe("holds of a crashed process", () => {
         LOG_LEVEL: "silent",
         POD_DATA_DIR: dataDir,
         HOLD_TTL_SECONDS: "900",
+        BALANCE_LEASE: "off",
       });
       const crashed = await createAppContext({ env, sweeper: false });
       const accountId = await fundedAccount(crashed, "crash", 10_000n);
@@ -89,6 +92,7 @@ describe("holds of a crashed process", () => {
         LOG_LEVEL: "silent",
         DATABASE_URL: database.url ?? "",
         HOLD_TTL_SECONDS: "900",
+        BALANCE_LEASE: "off",
       });
       const live = await createAppContext({ env, sweeper: false });
       const crashed = await createAppContext({ env, sweeper: false });
@@ -97,13 +101,12 @@ describe("holds of a crashed process", () => {
         const liveAccount = await fundedAccount(live, "live", 10_000n);
         const crashedAccount = await fundedAccount(crashed, "crashed", 10_000n);
         const liveHold = await hold(live, liveAccount);
-        live.holds.track(liveHold.holdId);
         await hold(crashed, crashedAccount);
         await crashed.database.close(); // its session (and liveness lock) dies with it
         next = await createAppContext({ env, sweeper: false });
         expect((await getAccountBalance(next.database.db, crashedAccount)).held).toBe(0n);
         expect((await getAccountBalance(next.database.db, liveAccount)).held).toBeGreaterThan(0n);
-        await live.holds.release(liveHold.holdId);
+        await live.holds.release(liveHold);
         expect(await verifyLedger(next.database.db)).toEqual([]);
       } finally {
         await next?.close();
@@ -116,11 +119,11 @@ describe("holds of a crashed process", () => {
 
 describe("usage that exceeds what the account can cover", () => {
   it("charges up to the balance and posts the shortfall to the loss account, counted and exposed at /metrics", async () => {
-    const gateway = await startTestGateway();
+    const gateway = await startTestGateway({ env: { BALANCE_LEASE: "off" } });
     try {
       const app = gateway.app;
       const accountId = await fundedAccount(app, "short", 1_000n);
-      const reservation = await hold(app, accountId);
+      const holdId = await hold(app, accountId);
       const candidate = {
         route: "centralized",
         providerId: "openai",
@@ -134,7 +137,7 @@ describe("usage that exceeds what the account can cover", () => {
       const settled = await settleRequest(app, {
         requestId: "req_shortfall_test",
         accountId,
-        holdId: reservation.holdId,
+        hold: { kind: "row", id: holdId },
         candidate,
         model: "m",
         usage: { inputTokens: 1_000, outputTokens: 1_000, cacheReadTokens: 0, cacheWriteTokens: 0 },

@@ -3,9 +3,9 @@ import { GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
 import { isUuid } from "../../ids";
-import { getAccountBalance } from "../../ledger/accounts";
 import { creditToken as postCredit } from "../../tokens/credit-token";
 import { findToken } from "../../tokens/find-token";
+import { readTokenBalance } from "../../tokens/token-balance";
 import type { ApiCall } from "../route-definition";
 
 const creditSchema = z.object({
@@ -33,7 +33,7 @@ export async function creditToken({ app, request, bodyLimit }: ApiCall<"admin">)
     ...(body.idempotency_key ? { idempotencyKey: `admin:${body.idempotency_key}` } : {}),
     metadata: { reason: body.reason },
   });
-  const balance = await getAccountBalance(app.database.db, record.accountId);
+  const balance = await readTokenBalance(app, record.accountId);
   return jsonResponse({
     credited: result.type === "posted",
     duplicate: result.type === "duplicate",

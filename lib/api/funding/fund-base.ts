@@ -13,7 +13,7 @@ import {
 import { badRequest, GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
-import { getAccountBalance } from "../../ledger/accounts";
+import { readTokenBalance } from "../../tokens/token-balance";
 import type { ApiCall } from "../route-definition";
 
 const noStore = { "cache-control": "no-store" };
@@ -113,7 +113,7 @@ export async function fundBase(call: ApiCall<"token">): Promise<Response> {
     authorization,
     salt: body.salt as `0x${string}`,
   });
-  const balance = await getAccountBalance(app.database.db, record.accountId);
+  const balance = await readTokenBalance(app, record.accountId);
   return jsonResponse(
     {
       ...depositView(outcome.deposit),

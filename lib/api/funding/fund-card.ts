@@ -10,7 +10,7 @@ import { cardReturnUrls } from "../../funding/dashboard-urls";
 import { publicBaseUrl } from "../../http/public-urls";
 import { readJsonBody } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
-import { getAccountBalance } from "../../ledger/accounts";
+import { readTokenBalance } from "../../tokens/token-balance";
 import type { ApiCall } from "../route-definition";
 
 const noStore = { "cache-control": "no-store" };
@@ -78,7 +78,7 @@ export async function getCardSession(call: ApiCall<"token">): Promise<Response> 
     .from(cardSessions)
     .where(and(eq(cardSessions.id, sessionId), eq(cardSessions.accountId, record.accountId)));
   if (!session) throw new GatewayError("not_found", "no such card payment for this token");
-  const balance = await getAccountBalance(app.database.db, record.accountId);
+  const balance = await readTokenBalance(app, record.accountId);
   return jsonResponse(
     {
       session_id: session.id,

@@ -2,12 +2,12 @@ import type { AppContext } from "../../app-context";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
 import { parseJsonText, readBodyText } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
-import { getAccountBalance } from "../../ledger/accounts";
 import { log } from "../../log";
 import { dispatchWithFailover } from "../../proxy/dispatch-with-failover";
 import { centralizedCandidates } from "../../routing/centralized-candidates";
 import { resolveModel } from "../../routing/resolve-model";
 import type { TokenRecord } from "../../tokens/find-token";
+import { readTokenBalance } from "../../tokens/token-balance";
 import type { ApiCall } from "../route-definition";
 
 /** Claude Code waits on the count before it sends a turn: past this, an estimate is better. */
@@ -40,7 +40,7 @@ async function admit(app: AppContext, record: TokenRecord): Promise<void> {
       },
     );
   }
-  const { balance } = await getAccountBalance(app.database.db, record.accountId);
+  const { balance } = await readTokenBalance(app, record.accountId);
   if (balance <= 0n) {
     throw new GatewayError("insufficient_balance", "insufficient balance: fund this token to count tokens", {
       details: { available_microunits: 0 },

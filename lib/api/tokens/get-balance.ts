@@ -1,11 +1,11 @@
 import { jsonResponse } from "../../http/responses";
-import { getAccountBalance } from "../../ledger/accounts";
 import { findToken } from "../../tokens/find-token";
+import { readTokenBalance } from "../../tokens/token-balance";
 import type { ApiCall } from "../route-definition";
 
 /** GET /proxy/<token>/balance – the token's balance in integer microunits. */
 export async function getBalance({ app, params, principal }: ApiCall<"token">): Promise<Response> {
-  const balance = await getAccountBalance(app.database.db, principal.accountId);
+  const balance = await readTokenBalance(app, principal.accountId);
   // The authenticated record is cached; activation is read fresh.
   const activatedAt = (await findToken(app.database.db, params.token ?? ""))?.activatedAt ?? null;
   return jsonResponse(

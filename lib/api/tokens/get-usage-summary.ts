@@ -7,6 +7,7 @@ import {
 } from "../../activity/queries";
 import { badRequest } from "../../errors/gateway-error";
 import { jsonResponse } from "../../http/responses";
+import { correctForLease } from "../../tokens/token-balance";
 import type { ApiCall } from "../route-definition";
 
 /**
@@ -20,12 +21,15 @@ export async function getUsageSummary(call: ApiCall<"token">): Promise<Response>
     throw badRequest("days must be an integer from 1 to 366");
   const db = app.database.db;
   const now = new Date();
-  const [balance, totals, perDay, perModel] = await Promise.all([
+  // Everything this process settled is written first, so the figures include the last response.
+  await app.leases?.flush();
+  const [summary, totals, perDay, perModel] = await Promise.all([
     getBalanceSummary(db, record.accountId),
     getSpendTotals(db, record.accountId, now),
     getSpendByDayAndModel(db, record.accountId, days, now),
     getSpendByModel(db, record.accountId, days, now),
   ]);
+  const balance = { ...summary, ...correctForLease(app, record.accountId, summary) };
   return jsonResponse(
     {
       usdc_balance: Number(balance.available),

@@ -16,6 +16,7 @@ export async function listTransactions(call: ApiCall<"token">): Promise<Response
   const before = params.get("before");
   if (before !== null && !/^[0-9]{1,19}$/.test(before))
     throw badRequest("before must be a cursor from next_cursor");
+  await app.leases?.flush();
   const page = await listActivity(app.database.db, record.accountId, {
     limit,
     before: before === null ? undefined : BigInt(before),

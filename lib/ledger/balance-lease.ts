@@ -1,0 +1,288 @@
+import type { Database } from "../db/client";
+import { newId } from "../ids";
+import { log } from "../log";
+import type { HoldKeeper } from "./hold-keeper";
+import { extendLease, returnLease } from "./lease-statements";
+import type { LeaseSettlement, SettleBatchResult } from "./settle-batch";
+import type { SettlementJournal } from "./settlement-journal";
+import { writeSettlements } from "./write-settlements";
+
+/** One account's lease in this process. leased >= reserved + unwritten at all times. */
+interface AccountLease {
+  accountId: bigint;
+  leaseId: string;
+  /** The lease hold's amount in the database. */
+  leased: bigint;
+  /** Held by this process's requests in flight. */
+  reserved: bigint;
+  /** Charged to served requests, not yet written to the database. */
+  unwritten: bigint;
+  /** The account's free balance outside every lease, as last seen in the database. */
+  outside: bigint;
+  inFlight: number;
+  lastUsed: number;
+  extending: Promise<void> | undefined;
+}
+
+export interface LeaseHoldInput {
+  accountId: bigint;
+  max: bigint;
+  min: bigint;
+  share: bigint;
+}
+
+export type LeaseHoldResult =
+  | { type: "held"; amount: bigint; availableAfter: bigint }
+  | { type: "insufficient"; available: bigint };
+
+export interface LeaseSettleResult {
+  charged: bigint;
+  shortfall: bigint;
+  availableAfter: bigint;
+}
+
+export interface BalanceLeasesOptions {
+  database: Database;
+  holds: HoldKeeper;
+  journal: SettlementJournal;
+  ttlSeconds: number;
+  idleMs: number;
+}
+
+const maxBatch = 500;
+const retryDelayMs = 250;
+
+/** Postgres picked this statement as a deadlock victim (40P01): it did nothing and may simply run again. */
+async function retryDeadlock<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await run();
+    } catch (error) {
+      const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
+      if (code !== "40P01" || attempt >= 3) throw error;
+    }
+  }
+}
+
+const free = (lease: AccountLease) => lease.leased - lease.reserved - lease.unwritten;
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/**
+ * Prepaid holds and settlements without a database round trip per request. Each process
+ * leases a slice of an account's balance (a hold row it owns, grown in one statement when
+ * it runs low); requests hold and settle against the slice in memory; each settlement is
+ * journaled to disk before its bill is final and written to the database in batches, one
+ * statement for everything settled since the last write. A lease idle for `idleMs` goes
+ * back to the balance. Nothing is spent that a lease does not cover, so across any number
+ * of processes no account spends more than its balance; a process that dies leaves its
+ * journal, replayed at the next start before its leases are released.
+ */
+export class BalanceLeases {
+  readonly #options: BalanceLeasesOptions;
+  readonly #leases = new Map<bigint, AccountLease>();
+  #pending: LeaseSettlement[] = [];
+  #writing: Promise<void> | undefined;
+  #timer: NodeJS.Timeout;
+
+  constructor(options: BalanceLeasesOptions) {
+    this.#options = options;
+    this.#timer = setInterval(() => this.#returnIdle(), Math.max(50, Math.floor(options.idleMs / 2)));
+    this.#timer.unref();
+  }
+
+  async hold(input: LeaseHoldInput): Promise<LeaseHoldResult> {
+    const lease = this.#lease(input.accountId);
+    lease.inFlight += 1;
+    try {
+      for (let attempt = 0; attempt < 6; attempt += 1) {
+        if (lease.extending) {
+          await lease.extending;
+          continue;
+        }
+        const inLease = free(lease);
+        const total = inLease + lease.outside;
+        const amount = min(min(input.max, max(input.min, total / input.share)), total);
+        const enough = amount >= input.min && amount > 0;
+        if (enough && amount <= inLease) {
+          lease.reserved += amount;
+          lease.lastUsed = Date.now();
+          lease.inFlight += 1; // the request's own count, dropped by settle or release
+          return { type: "held", amount, availableAfter: total - amount };
+        }
+        const need = (enough ? amount : max(input.min, 1n)) - inLease;
+        const grown = await this.#extend(lease, need);
+        if (!grown && !enough) return { type: "insufficient", available: free(lease) + lease.outside };
+      }
+      return { type: "insufficient", available: free(lease) + lease.outside };
+    } finally {
+      lease.inFlight -= 1;
+    }
+  }
+
+  /** The request failed before anything was billed: its hold goes back to the lease. */
+  release(accountId: bigint, amount: bigint): void {
+    const lease = this.#leases.get(accountId);
+    if (!lease) return;
+    lease.reserved -= amount;
+    lease.inFlight -= 1;
+    lease.lastUsed = Date.now();
+  }
+
+  /**
+   * Charges a served request: its hold goes back to the lease and the cost comes out of it,
+   * up to the hold (plus the lease's free part when `chargeBeyondHold`, grown from the
+   * balance if it must). What no one can cover is the shortfall, posted to the loss account.
+   */
+  async settle(
+    settlement: Omit<LeaseSettlement, "leaseId" | "charged">,
+    holdAmount: bigint,
+    chargeBeyondHold: boolean,
+  ): Promise<LeaseSettleResult> {
+    const lease = this.#lease(settlement.accountId);
+    // The hold stays reserved until the charge is known, so a top-up below sees the same lease.
+    let coverable = holdAmount + (chargeBeyondHold ? max(free(lease), 0n) : 0n);
+    if (chargeBeyondHold && settlement.cost > coverable && lease.outside > 0n) {
+      await this.#extend(lease, min(settlement.cost - coverable, lease.outside));
+      coverable = holdAmount + max(free(lease), 0n);
+    }
+    lease.reserved -= holdAmount;
+    lease.inFlight -= 1;
+    lease.lastUsed = Date.now();
+    const charged = min(settlement.cost, coverable);
+    lease.unwritten += charged;
+    const full: LeaseSettlement = { ...settlement, leaseId: lease.leaseId, charged };
+    this.#options.journal.append(full);
+    this.#pending.push(full);
+    this.#writing ??= this.#drain();
+    return { charged, shortfall: settlement.cost - charged, availableAfter: free(lease) + lease.outside };
+  }
+
+  /** A balance as read from the database, corrected for this process's lease. */
+  view(accountId: bigint, stored: { balance: bigint; held: bigint }): { balance: bigint; held: bigint } {
+    const lease = this.#leases.get(accountId);
+    if (!lease) return stored;
+    return { balance: stored.balance - lease.unwritten, held: stored.held - lease.leased + lease.reserved };
+  }
+
+  /** Resolves once everything settled so far is in the database. */
+  async flush(): Promise<void> {
+    while (this.#writing) await this.#writing;
+  }
+
+  get unwritten(): number {
+    return this.#pending.length;
+  }
+
+  /** Writes everything settled and returns every lease with nothing in flight, now rather than when idle. */
+  async returnAll(): Promise<void> {
+    await this.flush();
+    for (const lease of [...this.#leases.values()]) if (!lease.extending) await this.#return(lease);
+  }
+
+  /** Clean shutdown: every settlement written, every lease returned. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.returnAll();
+    this.#options.journal.close();
+  }
+
+  #lease(accountId: bigint): AccountLease {
+    let lease = this.#leases.get(accountId);
+    if (!lease) {
+      lease = {
+        accountId,
+        leaseId: newId("lease"),
+        leased: 0n,
+        reserved: 0n,
+        unwritten: 0n,
+        outside: 0n,
+        inFlight: 0,
+        lastUsed: Date.now(),
+        extending: undefined,
+      };
+      this.#leases.set(accountId, lease);
+    }
+    return lease;
+  }
+
+  /** Grows the lease by at least `need`; false (with a fresh view of the balance) when it cannot. */
+  async #extend(lease: AccountLease, need: bigint): Promise<boolean> {
+    let grown = false;
+    const run = async () => {
+      const result = await retryDeadlock(() =>
+        extendLease(this.#options.database, {
+          leaseId: lease.leaseId,
+          accountId: lease.accountId,
+          need,
+          owner: this.#options.holds.instanceId,
+          ttlSeconds: this.#options.ttlSeconds,
+        }),
+      );
+      if (result.type === "insufficient") {
+        lease.outside = result.free;
+        return;
+      }
+      if (lease.leased === 0n) this.#options.holds.track(lease.leaseId);
+      lease.leased += result.amount;
+      lease.outside = result.freeAfter;
+      grown = true;
+    };
+    const extending = run();
+    lease.extending = extending;
+    try {
+      await extending;
+    } finally {
+      lease.extending = undefined;
+    }
+    return grown;
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        const batch = this.#pending.splice(0, maxBatch);
+        const left = await writeSettlements(this.#options.database, batch, (written, result) =>
+          this.#written(written, result),
+        );
+        if (left.length > 0) {
+          this.#pending.unshift(...left);
+          await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
+        }
+      }
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+
+  #written(batch: LeaseSettlement[], result: SettleBatchResult): void {
+    const touched = new Set<AccountLease>();
+    for (const settlement of batch) {
+      const lease = this.#leases.get(settlement.accountId);
+      if (lease?.leaseId !== settlement.leaseId) continue;
+      lease.unwritten -= settlement.charged;
+      touched.add(lease);
+    }
+    for (const lease of touched) {
+      lease.leased -= result.leasesDrawn.get(lease.leaseId) ?? 0n;
+      lease.outside = result.available.get(lease.accountId) ?? lease.outside;
+    }
+    this.#options.journal.written(batch.length);
+  }
+
+  #returnIdle(): void {
+    const cutoff = Date.now() - this.#options.idleMs;
+    for (const lease of this.#leases.values()) {
+      if (lease.inFlight > 0 || lease.unwritten > 0n || lease.extending || lease.lastUsed > cutoff) continue;
+      this.#return(lease).catch((error: unknown) => log.error("returning a lease failed", { error }));
+    }
+  }
+
+  async #return(lease: AccountLease): Promise<void> {
+    if (lease.inFlight > 0 || lease.unwritten > 0n) return;
+    // Out of the map first: a request arriving meanwhile starts a new lease instead.
+    this.#leases.delete(lease.accountId);
+    this.#options.holds.forget(lease.leaseId);
+    if (lease.leased > 0n) await returnLease(this.#options.database, lease.leaseId);
+  }
+}

@@ -1,0 +1,151 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "../db/client";
+import { queryPrepared } from "../db/client";
+import type { Usage } from "../pricing/cost";
+
+/** One served request's settlement, charged out of a lease (a hold this process keeps for many requests). */
+export interface LeaseSettlement {
+  requestId: string;
+  accountId: bigint;
+  /** The hold the charge comes out of; when it is gone (a replay after its release), the free balance pays. */
+  leaseId: string;
+  /** What the request cost at the route's price. */
+  cost: bigint;
+  /** The part of the cost the account pays (the lease covered it when the request settled). */
+  charged: bigint;
+  treasuryAccountId: bigint;
+  lossAccountId: bigint;
+  /** Marketplace and relay routes: credited `providerSharePercent` of the charge. */
+  providerAccountId?: bigint;
+  providerSharePercent: bigint;
+  metadata: Record<string, unknown>;
+  usageRecord: {
+    model: string;
+    route: string;
+    providerId: string;
+    usage: Usage;
+    outcome: string;
+  };
+}
+
+export interface SettleBatchResult {
+  /** Request ids written now; the others were already settled (a replayed journal). */
+  applied: Set<string>;
+  /** Per lease: how much it was drawn down. */
+  leasesDrawn: Map<string, bigint>;
+  /** Per account whose balance moved: balance minus held afterwards. */
+  available: Map<bigint, bigint>;
+}
+
+function asRecord(settlement: LeaseSettlement) {
+  const { usage } = settlement.usageRecord;
+  return {
+    request_id: settlement.requestId,
+    account_id: settlement.accountId.toString(),
+    lease_id: settlement.leaseId,
+    cost: settlement.cost.toString(),
+    charged: settlement.charged.toString(),
+    shortfall: (settlement.cost - settlement.charged).toString(),
+    provider_account: settlement.providerAccountId?.toString() ?? null,
+    treasury_account: settlement.treasuryAccountId.toString(),
+    loss_account: settlement.lossAccountId.toString(),
+    provider_share: settlement.providerSharePercent.toString(),
+    metadata: settlement.metadata,
+    model: settlement.usageRecord.model,
+    route: settlement.usageRecord.route,
+    provider_id: settlement.usageRecord.providerId,
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cache_read_tokens: usage.cacheReadTokens,
+    cache_write_tokens: usage.cacheWriteTokens,
+    outcome: settlement.usageRecord.outcome,
+  };
+}
+
+/**
+ * Writes many settlements in one statement: usage records, ledger transactions and entries,
+ * the lease draw-downs and every account's balance. A request already settled (its usage
+ * record exists) is skipped, so replaying a journal twice bills once. The charge beyond what
+ * the account pays goes to the loss account and the treasury, as a single settlement does;
+ * a balance that cannot cover a charge fails the whole statement (the caller retries one by one).
+ */
+export async function settleBatch(executor: Executor, batch: LeaseSettlement[]): Promise<SettleBatchResult> {
+  const rows = await queryPrepared<{ kind: string; key: string; value: string | bigint }>(
+    executor,
+    "settle_batch",
+    sql`WITH input AS (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch.map(asRecord))}::jsonb) AS r(
+            request_id text, account_id bigint, lease_id text, cost bigint, charged bigint, shortfall bigint,
+            provider_account bigint, treasury_account bigint, loss_account bigint, provider_share bigint,
+            metadata jsonb, model text, route text, provider_id text, input_tokens integer,
+            output_tokens integer, cache_read_tokens integer, cache_write_tokens integer, outcome text)
+        ), locked AS (
+          -- Every account row this statement moves, locked first and in id order, as a lease
+          -- top-up locks its account before its hold: no two writers wait on each other in a circle.
+          SELECT id FROM accounts
+          WHERE id IN (SELECT account_id FROM input UNION SELECT treasury_account FROM input
+                       UNION SELECT loss_account FROM input UNION SELECT provider_account FROM input)
+          ORDER BY id FOR UPDATE
+        ), fresh AS (
+          INSERT INTO usage_records (request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
+                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome)
+          SELECT request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
+                 cache_read_tokens, cache_write_tokens, charged, outcome FROM input
+          WHERE (SELECT COUNT(*) FROM locked) >= 0
+          ON CONFLICT (request_id) DO NOTHING
+          RETURNING request_id
+        ), applied AS (
+          SELECT i.* FROM input AS i JOIN fresh USING (request_id)
+        ), drawn AS (
+          UPDATE holds AS h SET amount = h.amount - u.amount
+          FROM (SELECT lease_id, SUM(charged)::bigint AS amount FROM applied GROUP BY lease_id) AS u
+          WHERE h.id = u.lease_id AND h.amount >= u.amount AND u.amount > 0
+          RETURNING h.id, h.account_id, u.amount
+        ), txn AS (
+          INSERT INTO ledger_transactions (kind, idempotency_key, metadata)
+          SELECT 'inference', 'inference:' || request_id,
+                 metadata || jsonb_build_object('cost', cost::text, 'shortfall', shortfall::text)
+          FROM applied WHERE charged > 0 OR shortfall > 0
+          RETURNING id, idempotency_key
+        ), shares AS (
+          SELECT t.id AS transaction_id, a.account_id, a.charged, a.shortfall, a.provider_account,
+                 a.treasury_account, a.loss_account,
+                 CASE WHEN a.provider_account IS NULL THEN 0 ELSE a.charged * a.provider_share / 100 END AS provider_amount
+          FROM applied AS a JOIN txn AS t ON t.idempotency_key = 'inference:' || a.request_id
+        ), parts AS (
+          SELECT transaction_id, account_id, -charged AS amount FROM shares
+          UNION ALL
+          SELECT transaction_id, provider_account, provider_amount FROM shares WHERE provider_account IS NOT NULL
+          UNION ALL
+          SELECT transaction_id, treasury_account, charged - provider_amount + shortfall FROM shares
+          UNION ALL
+          SELECT transaction_id, loss_account, -shortfall FROM shares
+        ), entries AS (
+          INSERT INTO ledger_entries (transaction_id, account_id, amount)
+          SELECT transaction_id, account_id, SUM(amount) FROM parts
+          GROUP BY transaction_id, account_id HAVING SUM(amount) <> 0
+          RETURNING 1
+        ), moves AS (
+          SELECT account_id, SUM(amount) AS balance_delta, 0 AS held_delta FROM parts GROUP BY account_id
+          UNION ALL
+          SELECT account_id, 0, -SUM(amount) FROM drawn GROUP BY account_id
+        ), moved AS (
+          UPDATE accounts AS a SET balance = a.balance + m.balance_delta, held = a.held + m.held_delta
+          FROM (SELECT account_id, SUM(balance_delta)::bigint AS balance_delta, SUM(held_delta)::bigint AS held_delta
+                FROM moves GROUP BY account_id) AS m
+          WHERE a.id = m.account_id AND (m.balance_delta <> 0 OR m.held_delta <> 0)
+          RETURNING a.id, a.balance - a.held AS available
+        )
+        -- Data-modifying CTEs always run to completion, read or not.
+        SELECT 'applied' AS kind, request_id AS key, '' AS value FROM applied
+        UNION ALL SELECT 'drawn', id, amount::text FROM drawn
+        UNION ALL SELECT 'available', id::text, available::text FROM moved`,
+  );
+  const result: SettleBatchResult = { applied: new Set(), leasesDrawn: new Map(), available: new Map() };
+  for (const row of rows) {
+    if (row.kind === "applied") result.applied.add(row.key);
+    else if (row.kind === "drawn") result.leasesDrawn.set(row.key, BigInt(row.value));
+    else result.available.set(BigInt(row.key), BigInt(row.value));
+  }
+  return result;
+}

@@ -1,0 +1,108 @@
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+import type { LeaseSettlement } from "./settle-batch";
+
+const suffix = ".journal";
+
+type JournalLine = { settle: Record<string, unknown> } | { written: number };
+
+function encode(settlement: LeaseSettlement): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(settlement, (_key, value: unknown) => (typeof value === "bigint" ? `${value}n` : value)),
+  ) as Record<string, unknown>;
+}
+
+function decode(record: Record<string, unknown>): LeaseSettlement {
+  return JSON.parse(JSON.stringify(record), (_key, value: unknown) =>
+    typeof value === "string" && /^-?\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value,
+  ) as LeaseSettlement;
+}
+
+/**
+ * An append-only file of the settlements this process served but has not yet written to the
+ * database. Each one is written with a synchronous write(2) before the request's bill is
+ * final, so a process killed at any point (kill -9 included) leaves every served request on
+ * disk in the OS page cache; the next start replays it. Once the database has them the
+ * file is truncated. A power loss can still drop the last unsynced writes: that is the
+ * trade for not calling fsync per request.
+ */
+export class SettlementJournal {
+  readonly #file: string;
+  #fd: number | undefined;
+  #unwritten = 0;
+
+  constructor(directory: string, instanceId: string) {
+    mkdirSync(directory, { recursive: true });
+    this.#file = path.join(directory, `${instanceId}${suffix}`);
+  }
+
+  append(settlement: LeaseSettlement): void {
+    this.#fd ??= openSync(this.#file, "a");
+    writeSync(this.#fd, `${JSON.stringify({ settle: encode(settlement) })}\n`);
+    this.#unwritten += 1;
+  }
+
+  /** `count` settlements reached the database; with none left the file starts over. */
+  written(count: number): void {
+    this.#unwritten -= count;
+    if (this.#fd === undefined) return;
+    if (this.#unwritten === 0) ftruncateSync(this.#fd, 0);
+    else writeSync(this.#fd, `${JSON.stringify({ written: count })}\n`);
+  }
+
+  close(): void {
+    if (this.#fd === undefined) return;
+    closeSync(this.#fd);
+    this.#fd = undefined;
+    if (this.#unwritten === 0) unlinkSync(this.#file);
+  }
+}
+
+export interface LeftJournal {
+  instanceId: string;
+  settlements: LeaseSettlement[];
+  remove(): void;
+}
+
+/**
+ * The journals other (earlier or dead) instances left in `directory`. Every settlement in
+ * them is returned: the database skips the ones already written, so the `written` marks
+ * are not needed to replay correctly, only to keep the file short.
+ */
+export function leftJournals(directory: string, ownInstanceId: string): LeftJournal[] {
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch {
+    return [];
+  }
+  const journals: LeftJournal[] = [];
+  for (const name of names) {
+    if (!name.endsWith(suffix)) continue;
+    const instanceId = name.slice(0, -suffix.length);
+    if (instanceId === ownInstanceId) continue;
+    const file = path.join(directory, name);
+    const settlements: LeaseSettlement[] = [];
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      if (line.trim() === "") continue;
+      let parsed: JournalLine;
+      try {
+        parsed = JSON.parse(line) as JournalLine;
+      } catch {
+        continue; // a line cut by the crash was never acknowledged to anyone
+      }
+      if ("settle" in parsed) settlements.push(decode(parsed.settle));
+    }
+    journals.push({ instanceId, settlements, remove: () => unlinkSync(file) });
+  }
+  return journals;
+}
