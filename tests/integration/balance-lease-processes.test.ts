@@ -1,0 +1,217 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAppContext } from "../../lib/app-context";
+import { type DatabaseHandle, openDatabase, queryRows } from "../../lib/db/client";
+import { loadEnv } from "../../lib/env";
+import { getAccountBalance } from "../../lib/ledger/accounts";
+import { verifyLedger } from "../../lib/ledger/verify-ledger";
+import { findToken } from "../../lib/tokens/find-token";
+import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gateway-process";
+
+/**
+ * Leases across processes: a process killed with settlements still in memory, and two
+ * replicas spending one balance. Separate processes need a shared database server: PGlite
+ * lives inside one process.
+ */
+const postgresUrl = process.env.TEST_DATABASE_URL;
+const adminToken = "lease-admin-token";
+
+describe.skipIf(!postgresUrl)(
+  "balance leases across processes (skipped: set TEST_DATABASE_URL, since PGlite cannot be shared by two processes)",
+  () => {
+    let upstream: FakeUpstream;
+    let database: TestDatabase;
+    let handle: DatabaseHandle;
+    const journals: string[] = [];
+
+    beforeAll(async () => {
+      [upstream, database] = await Promise.all([
+        startFakeUpstream("openai", "fake-openai"),
+        createTestDatabase(),
+      ]);
+      handle = await openDatabase({ url: database.url });
+      await handle.migrate(); // once up front, so processes never race on the schema
+    }, 60_000);
+
+    afterAll(async () => {
+      await handle?.close();
+      await upstream?.close();
+      await database?.drop();
+      for (const directory of journals) rmSync(directory, { recursive: true, force: true });
+    });
+
+    function gatewayEnv(): Record<string, string> {
+      const journal = mkdtempSync(path.join(tmpdir(), "pod-journal-"));
+      journals.push(journal);
+      return {
+        DATABASE_URL: database.url ?? "",
+        OPENAI_API_KEY: "sk-test-openai",
+        OPENAI_BASE_URL: upstream.baseUrl,
+        ADMIN_TOKEN: adminToken,
+        REGISTER_RATE_LIMIT_PER_MINUTE: "1000",
+        BALANCE_LEASE: "on",
+        BILLING_JOURNAL_DIR: journal,
+      };
+    }
+
+    async function fundedToken(
+      gateway: GatewayProcess,
+      amount: bigint,
+    ): Promise<{ token: string; accountId: bigint }> {
+      const registered = (await (await fetch(`${gateway.url}/v1/register`, { method: "POST" })).json()) as {
+        api_token: string;
+      };
+      const credited = await fetch(`${gateway.url}/v1/admin/credits`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          api_token: registered.api_token,
+          amount_microunits: amount.toString(),
+          reason: "test",
+        }),
+      });
+      expect(credited.status).toBe(200);
+      const record = await findToken(handle.db, registered.api_token);
+      if (!record) throw new Error("token missing");
+      return { token: registered.api_token, accountId: record.accountId };
+    }
+
+    const ask = (gateway: GatewayProcess, token: string, index: number, stream = false) =>
+      fetch(`${gateway.url}/proxy/${token}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "gpt-4o-mini",
+          max_tokens: 40,
+          stream,
+          messages: [{ role: "user", content: `request ${index} [fake:tokens=30]` }],
+        }),
+      });
+
+    async function usageOf(accountId: bigint): Promise<{ requests: number; charged: bigint }> {
+      const rows = await queryRows<{ requests: string | number; charged: string | null }>(
+        handle.db,
+        sql`SELECT COUNT(*) AS requests, SUM(cost_microunits)::text AS charged FROM usage_records WHERE account_id = ${accountId}`,
+      );
+      return { requests: Number(rows[0]?.requests ?? 0), charged: BigInt(rows[0]?.charged ?? "0") };
+    }
+
+    it("a process killed (kill -9) before writing what it served is billed for all of it at the next start", async () => {
+      const env = gatewayEnv();
+      const crashing = await startGatewayProcess(env);
+      const { token, accountId } = await fundedToken(crashing, 1_000_000n);
+      // Hold the usage table so the process can serve but cannot write its batches.
+      const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
+      const session = await locker.reserve();
+      await session`BEGIN`;
+      await session`LOCK TABLE usage_records IN SHARE ROW EXCLUSIVE MODE`;
+      const costs: bigint[] = [];
+      for (let index = 0; index < 6; index += 1) {
+        const response = await ask(crashing, token, index, index % 3 === 2);
+        expect(response.status).toBe(200);
+        await response.text();
+        if (response.headers.get("x-pod-cost-microunits"))
+          costs.push(BigInt(response.headers.get("x-pod-cost-microunits") ?? "0"));
+      }
+      const journalFiles = readdirSync(env.BILLING_JOURNAL_DIR ?? "");
+      expect(journalFiles).toHaveLength(1);
+      const journaled = readFileSync(path.join(env.BILLING_JOURNAL_DIR ?? "", journalFiles[0] ?? ""), "utf8")
+        .split("\n")
+        .filter((line) => line.startsWith('{"settle"'));
+      expect(journaled).toHaveLength(6);
+
+      await crashing.kill();
+      // The dead process's connections go with it (its blocked batch included), as on a lost host.
+      await session`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+      await session`ROLLBACK`;
+      session.release();
+      await locker.end();
+      expect(await usageOf(accountId)).toEqual({ requests: 0, charged: 0n });
+      expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // its lease
+
+      const next = await createAppContext({
+        env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
+        sweeper: false,
+      });
+      try {
+        const usage = await usageOf(accountId);
+        expect(usage.requests).toBe(6);
+        // The plain responses reported their cost; the streamed ones are in the total too.
+        expect(usage.charged).toBeGreaterThan(costs.reduce((total, cost) => total + cost, 0n));
+        const balance = await getAccountBalance(handle.db, accountId);
+        expect(balance).toMatchObject({ held: 0n, balance: 1_000_000n - usage.charged });
+        expect(
+          readdirSync(env.BILLING_JOURNAL_DIR ?? "").filter(
+            (name) => !name.startsWith(next.holds.instanceId),
+          ),
+        ).toEqual([]);
+        expect(await verifyLedger(handle.db)).toEqual([]);
+      } finally {
+        await next.close();
+      }
+      // A second start finds nothing left to bill twice.
+      const again = await createAppContext({
+        env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
+        sweeper: false,
+      });
+      await again.close();
+      expect((await usageOf(accountId)).requests).toBe(6);
+    }, 120_000);
+
+    it("two replicas spending one small balance never spend more than it", async () => {
+      const replicas = [await startGatewayProcess(gatewayEnv()), await startGatewayProcess(gatewayEnv())];
+      try {
+        const funded = 2_000n;
+        const { token, accountId } = await fundedToken(replicas[0] as GatewayProcess, funded);
+        const served = [0, 0];
+        let refused = 0;
+        await Promise.all(
+          replicas.map(async (replica, side) => {
+            for (let round = 0; round < 10; round += 1) {
+              const statuses = await Promise.all(
+                Array.from({ length: 12 }, async (_, index) => {
+                  const response = await ask(replica, token, round * 12 + index, index % 2 === 0);
+                  await response.text();
+                  return response.status;
+                }),
+              );
+              for (const status of statuses) {
+                expect([200, 402]).toContain(status);
+                if (status === 200) served[side] = (served[side] ?? 0) + 1;
+                else refused += 1;
+              }
+            }
+          }),
+        );
+        expect(served[0]).toBeGreaterThan(0);
+        expect(served[1]).toBeGreaterThan(0);
+        expect(refused).toBeGreaterThan(0);
+        await Promise.all(replicas.map((replica) => replica.stop())); // a clean stop writes all and returns the leases
+        const usage = await usageOf(accountId);
+        expect(usage.requests).toBe((served[0] ?? 0) + (served[1] ?? 0));
+        expect(usage.charged).toBeLessThanOrEqual(funded);
+        const balance = await getAccountBalance(handle.db, accountId);
+        expect(balance).toEqual({
+          balance: funded - usage.charged,
+          held: 0n,
+          available: funded - usage.charged,
+        });
+        const losses = await queryRows<{ count: string | number }>(
+          handle.db,
+          sql`SELECT COUNT(*) AS count FROM ledger_transactions WHERE kind = 'inference' AND (metadata->>'shortfall')::bigint > 0`,
+        );
+        expect(Number(losses[0]?.count)).toBe(0);
+        expect(await verifyLedger(handle.db)).toEqual([]);
+      } finally {
+        await Promise.all(replicas.map((replica) => replica.stop()));
+      }
+    }, 120_000);
+  },
+);
