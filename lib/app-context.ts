@@ -82,6 +82,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
           journal: new SettlementJournal(journalDirectory, holds.instanceId),
           ttlSeconds: env.HOLD_TTL_SECONDS,
           idleMs: env.BALANCE_LEASE_IDLE_MS,
+          writeDelayMs: env.BALANCE_LEASE_WRITE_DELAY_MS,
         })
       : undefined;
 

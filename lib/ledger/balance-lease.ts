@@ -47,6 +47,8 @@ export interface BalanceLeasesOptions {
   journal: SettlementJournal;
   ttlSeconds: number;
   idleMs: number;
+  /** How long a settlement may wait for others to share its write. */
+  writeDelayMs: number;
 }
 
 const maxBatch = 500;
@@ -83,6 +85,7 @@ export class BalanceLeases {
   readonly #leases = new Map<bigint, AccountLease>();
   #pending: LeaseSettlement[] = [];
   #writing: Promise<void> | undefined;
+  #writeTimer: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout;
 
   constructor(options: BalanceLeasesOptions) {
@@ -154,7 +157,7 @@ export class BalanceLeases {
     const full: LeaseSettlement = { ...settlement, leaseId: lease.leaseId, charged };
     this.#options.journal.append(full);
     this.#pending.push(full);
-    this.#writing ??= this.#drain();
+    this.#scheduleWrite();
     return { charged, shortfall: settlement.cost - charged, availableAfter: free(lease) + lease.outside };
   }
 
@@ -167,6 +170,7 @@ export class BalanceLeases {
 
   /** Resolves once everything settled so far is in the database. */
   async flush(): Promise<void> {
+    if (this.#pending.length > 0) this.#writeNow();
     while (this.#writing) await this.#writing;
   }
 
@@ -236,6 +240,25 @@ export class BalanceLeases {
       lease.extending = undefined;
     }
     return grown;
+  }
+
+  /**
+   * The first settlement after a write waits up to `writeDelayMs` for company: one statement
+   * for many requests costs the database about what one costs alone.
+   */
+  #scheduleWrite(): void {
+    if (this.#writing || this.#writeTimer) return;
+    if (this.#options.writeDelayMs <= 0 || this.#pending.length >= maxBatch) {
+      this.#writeNow();
+      return;
+    }
+    this.#writeTimer = setTimeout(() => this.#writeNow(), this.#options.writeDelayMs);
+  }
+
+  #writeNow(): void {
+    if (this.#writeTimer) clearTimeout(this.#writeTimer);
+    this.#writeTimer = undefined;
+    this.#writing ??= this.#drain();
   }
 
   async #drain(): Promise<void> {
