@@ -154,6 +154,10 @@ export interface GatewayOptions {
   databaseUrl?: string;
 }
 
+function nodeArgs(): string[] {
+  return (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
+}
+
 /** This gateway as `npm start` runs it: tsx server.ts, Next included, plus the statement probe. */
 export async function startGateway(options: GatewayOptions): Promise<System> {
   const port = await freePort();
@@ -176,7 +180,8 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
     env.POD_DATA_DIR = dataDir;
   }
   const child = track(
-    spawn(process.execPath, ["--import", "tsx", "--import", "./bench/probe.ts", "server.ts"], {
+    // BENCH_NODE_ARGS adds node flags to the gateway (e.g. --cpu-prof) for profiling runs.
+    spawn(process.execPath, [...nodeArgs(), "--import", "tsx", "--import", "./bench/probe.ts", "server.ts"], {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       env,
     }),

@@ -155,9 +155,10 @@ export class BalanceLeases {
     const charged = min(settlement.cost, coverable);
     lease.unwritten += charged;
     const full: LeaseSettlement = { ...settlement, leaseId: lease.leaseId, charged };
-    this.#options.journal.append(full);
+    const journaled = this.#options.journal.append(full);
     this.#pending.push(full);
     this.#scheduleWrite();
+    await journaled;
     return { charged, shortfall: settlement.cost - charged, availableAfter: free(lease) + lease.outside };
   }
 

@@ -13,25 +13,23 @@ import type { LeaseSettlement } from "./settle-batch";
 
 const suffix = ".journal";
 
-type JournalLine = { settle: Record<string, unknown> } | { written: number };
+type JournalLine = { settle: LeaseSettlement } | { written: number };
 
-function encode(settlement: LeaseSettlement): Record<string, unknown> {
-  return JSON.parse(
-    JSON.stringify(settlement, (_key, value: unknown) => (typeof value === "bigint" ? `${value}n` : value)),
-  ) as Record<string, unknown>;
+/** Bigints are written as "123n" strings, so a line round-trips to the same settlement. */
+function bigintAsText(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? `${value}n` : value;
 }
 
-function decode(record: Record<string, unknown>): LeaseSettlement {
-  return JSON.parse(JSON.stringify(record), (_key, value: unknown) =>
-    typeof value === "string" && /^-?\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value,
-  ) as LeaseSettlement;
+function textAsBigint(_key: string, value: unknown): unknown {
+  return typeof value === "string" && /^-?\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value;
 }
 
 /**
  * An append-only file of the settlements this process served but has not yet written to the
- * database. Each one is written with a synchronous write(2) before the request's bill is
- * final, so a process killed at any point (kill -9 included) leaves every served request on
- * disk in the OS page cache; the next start replays it. Once the database has them the
+ * database. Each one is in the file (a synchronous write(2), shared by the settlements of one
+ * event-loop turn) before its client is answered, so a process killed at any point (kill -9
+ * included) leaves every answered request on disk in the OS page cache; the next start
+ * replays it. Once the database has them the
  * file is truncated. A power loss can still drop the last unsynced writes: that is the
  * trade for not calling fsync per request.
  */
@@ -39,16 +37,37 @@ export class SettlementJournal {
   readonly #file: string;
   #fd: number | undefined;
   #unwritten = 0;
+  #lines: string[] = [];
+  #turn: Promise<void> | undefined;
 
   constructor(directory: string, instanceId: string) {
     mkdirSync(directory, { recursive: true });
     this.#file = path.join(directory, `${instanceId}${suffix}`);
   }
 
-  append(settlement: LeaseSettlement): void {
-    this.#fd ??= openSync(this.#file, "a");
-    writeSync(this.#fd, `${JSON.stringify({ settle: encode(settlement) })}\n`);
+  /**
+   * Resolves once the settlement is in the file. Settlements of one event-loop turn share
+   * one write(2): the caller answers its client only after this resolves, so a served
+   * request is on disk before anyone has its answer.
+   */
+  append(settlement: LeaseSettlement): Promise<void> {
+    this.#lines.push(`${JSON.stringify({ settle: settlement }, bigintAsText)}\n`);
     this.#unwritten += 1;
+    this.#turn ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        const lines = this.#lines;
+        this.#lines = [];
+        this.#turn = undefined;
+        try {
+          this.#fd ??= openSync(this.#file, "a");
+          writeSync(this.#fd, lines.join(""));
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    return this.#turn;
   }
 
   /** `count` settlements reached the database; with none left the file starts over. */
@@ -96,11 +115,11 @@ export function leftJournals(directory: string, ownInstanceId: string): LeftJour
       if (line.trim() === "") continue;
       let parsed: JournalLine;
       try {
-        parsed = JSON.parse(line) as JournalLine;
+        parsed = JSON.parse(line, textAsBigint) as JournalLine;
       } catch {
         continue; // a line cut by the crash was never acknowledged to anyone
       }
-      if ("settle" in parsed) settlements.push(decode(parsed.settle));
+      if ("settle" in parsed) settlements.push(parsed.settle);
     }
     journals.push({ instanceId, settlements, remove: () => unlinkSync(file) });
   }

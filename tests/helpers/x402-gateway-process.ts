@@ -15,7 +15,15 @@ const entry = resolve(import.meta.dirname, "x402-gateway-entry.ts");
 export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: resolve(import.meta.dirname, "../.."),
-    env: { ...process.env, NODE_ENV: "test", LOG_LEVEL: "error", PORT: "0", HOST: "127.0.0.1", BALANCE_LEASE: "off", ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: "test",
+      LOG_LEVEL: "error",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      BALANCE_LEASE: "off",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const stdout = child.stdout;

@@ -42,7 +42,8 @@ async function usageCost(accountId: bigint): Promise<{ requests: number; cost: b
   );
   const cost = rows.reduce(
     (total, row) =>
-      total + (BigInt(row.input_tokens) * 150_000n + BigInt(row.output_tokens) * 600_000n + 999_999n) / 1_000_000n,
+      total +
+      (BigInt(row.input_tokens) * 150_000n + BigInt(row.output_tokens) * 600_000n + 999_999n) / 1_000_000n,
     0n,
   );
   expect(rows.reduce((total, row) => total + BigInt(row.cost), 0n)).toBe(cost);
@@ -94,7 +95,9 @@ describe("balance leases (BALANCE_LEASE=on, the npm start default)", () => {
     const history = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/transactions`)).json()) as {
       transactions: Array<{ kind: string; amount_microunits: number }>;
     };
-    expect(history.transactions.find((row) => row.kind === "inference")?.amount_microunits).toBe(-Number(cost));
+    expect(history.transactions.find((row) => row.kind === "inference")?.amount_microunits).toBe(
+      -Number(cost),
+    );
   });
 
   it("an idle lease goes back to the balance by itself", async () => {
