@@ -74,8 +74,11 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
     }
     const { pathname } = target;
     if (isApiPath(pathname) || !nextHandler) {
-      const request = toWebRequest(incoming, outgoing, origin, app.env.TRUST_PROXY);
-      serveApiRequest(app, request)
+      toWebRequest(incoming, outgoing, origin, {
+        trustProxy: app.env.TRUST_PROXY,
+        bufferLimit: app.env.MAX_BODY_BYTES,
+      })
+        .then((request) => serveApiRequest(app, request))
         .then((response) => sendWebResponse(response, outgoing))
         .catch((error: unknown) => {
           log.error("request failed", { path: redactPath(pathname), error });

@@ -1,4 +1,5 @@
 import { getAppContext } from "../app-context";
+import { BufferedResponse } from "../http/buffered-response";
 import { clientIpFromForwarded, clientIpHeader } from "../http/client-ip";
 import { serveApiRequest } from "./pipeline";
 import { apiRoutes } from "./routes";
@@ -42,7 +43,14 @@ export function nextRoute(
     const app = await getAppContext();
     const headers = new Headers(request.headers);
     headers.set(clientIpHeader, clientIpFromForwarded(request.headers, app.env.TRUST_PROXY));
-    return serveApiRequest(app, new Request(publicUrl(request), { ...requestInit(request), headers }));
+    const response = await serveApiRequest(
+      app,
+      new Request(publicUrl(request), { ...requestInit(request), headers }),
+    );
+    // Next reads the body through its own stream machinery: hand it an ordinary Response.
+    return response instanceof BufferedResponse
+      ? new Response(response.bufferedText, { status: response.status, headers: response.headers })
+      : response;
   };
   return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle };
 }

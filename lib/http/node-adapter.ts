@@ -1,17 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { BufferedRequest, readDeclaredBody } from "./buffered-request";
+import { BufferedResponse } from "./buffered-response";
 import { clientIpHeader } from "./client-ip";
 
 /**
  * A lean bridge between node:http and web-standard Request/Response, so server.ts can
  * call the same handlers as the app/ route files without Next's per-request cost.
  */
-export function toWebRequest(
+export async function toWebRequest(
   incoming: IncomingMessage,
   response: ServerResponse,
   origin: string,
-  trustProxy = false,
-): Request {
+  options: { trustProxy: boolean; bufferLimit: number },
+): Promise<Request> {
   const controller = new AbortController();
   // The client went away before we finished: abort whatever the handler is waiting on.
   response.once("close", () => {
@@ -23,11 +25,20 @@ export function toWebRequest(
     if (name.toLowerCase() === clientIpHeader) continue;
     headers.append(name, incoming.rawHeaders[index + 1] ?? "");
   }
-  const forwarded = trustProxy ? headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+  const forwarded = options.trustProxy ? headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
   headers.set(clientIpHeader, forwarded || (incoming.socket.remoteAddress ?? "unknown"));
   const method = incoming.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
-  return new Request(new URL(incoming.url ?? "/", origin), {
+  const url = new URL(incoming.url ?? "/", origin);
+  const declared = Number(incoming.headers["content-length"] ?? Number.NaN);
+  // A body of known, acceptable length (what SDKs send) is read here whole, without web streams.
+  if (hasBody && Number.isSafeInteger(declared) && declared <= options.bufferLimit)
+    return new BufferedRequest(
+      url,
+      { method, headers, signal: controller.signal },
+      await readDeclaredBody(incoming, declared),
+    );
+  return new Request(url, {
     method,
     headers,
     body: hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : null,
@@ -46,6 +57,12 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
+  if (response instanceof BufferedResponse) {
+    headers["content-length"] = String(Buffer.byteLength(response.bufferedText));
+    outgoing.writeHead(response.status, headers);
+    outgoing.end(response.bufferedText);
+    return;
+  }
   outgoing.writeHead(response.status, headers);
   if (!response.body) {
     outgoing.end();

@@ -1,10 +1,16 @@
 import type { z } from "zod";
 import { badRequest, GatewayError } from "../errors/gateway-error";
+import { BufferedRequest } from "./buffered-request";
 
 /** Reads a body up to `limit` bytes; larger bodies are refused before they are buffered whole. */
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw new GatewayError("payload_too_large", `request body exceeds ${limit} bytes`);
+  if (request instanceof BufferedRequest) {
+    if (request.bufferedBody.length > limit)
+      throw new GatewayError("payload_too_large", `request body exceeds ${limit} bytes`);
+    return request.bufferedBody.toString("utf8");
+  }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

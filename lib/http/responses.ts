@@ -2,9 +2,10 @@ import type { Dialect } from "../dialects/dialect";
 import { renderErrorBody } from "../dialects/render-error";
 import { type GatewayError, toGatewayError } from "../errors/gateway-error";
 import { log } from "../log";
+import { BufferedResponse } from "./buffered-response";
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return new BufferedResponse(JSON.stringify(body), {
     status,
     headers: { "content-type": "application/json", ...headers },
   });

@@ -7,6 +7,7 @@ import {
   translateResponseToResponsesStream,
 } from "../dialects/translate";
 import { GatewayError } from "../errors/gateway-error";
+import { BufferedResponse } from "../http/buffered-response";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import type { Usage } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
@@ -246,7 +247,7 @@ export async function serveReserved(
   const body = callerBody(reserved, candidate, text, parsed);
   const usage = usageFromResponseBody(candidate.dialect, parsed) ?? estimatedUsage(inference, 0);
   const settled = await settle(usage, "completed");
-  return new Response(body, {
+  return new BufferedResponse(body, {
     status: response.status,
     headers: {
       "content-type":

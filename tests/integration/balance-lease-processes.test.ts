@@ -127,9 +127,12 @@ describe.skipIf(!postgresUrl)(
       expect(journaled).toHaveLength(6);
 
       await crashing.kill();
-      // The dead process's connections go with it (its blocked batch included), as on a lost host.
+      // The dead process's connections go with it (its blocked batch included), as on a lost
+      // host; this test's own pool closes first so that only the dead process's are left.
+      await handle.close();
       await session`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                     WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+      handle = await openDatabase({ url: database.url });
       await session`ROLLBACK`;
       session.release();
       await locker.end();
