@@ -1,7 +1,7 @@
-import { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import type { Dialect } from "../dialects/dialect";
 import type { DispatchOptions } from "../routing/candidate";
+import { NodeBodyResponse } from "./node-body-response";
 
 export interface HttpTarget {
   dialect: Dialect;
@@ -65,9 +65,9 @@ async function postUpstream(
     else if (value !== undefined) headers.set(name, value);
   }
   const noBody = upstream.statusCode === 204 || upstream.statusCode === 304;
-  if (noBody) upstream.body.resume();
-  return new Response(noBody ? null : (Readable.toWeb(upstream.body) as ReadableStream<Uint8Array>), {
-    status: upstream.statusCode,
-    headers,
-  });
+  if (noBody) {
+    upstream.body.resume();
+    return new Response(null, { status: upstream.statusCode, headers });
+  }
+  return new NodeBodyResponse(upstream.body, { status: upstream.statusCode, headers });
 }

@@ -1,0 +1,32 @@
+import { Readable } from "node:stream";
+
+/**
+ * An upstream answer whose body is still the node stream undici handed over. Turning it
+ * into a web ReadableStream costs more than the request itself, so that happens only for a
+ * caller that asks for `body` (a relayed stream); the non-streamed hot path reads the node
+ * stream directly (readUpstreamBody).
+ */
+export class NodeBodyResponse extends Response {
+  readonly nodeBody: Readable;
+  #web: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+
+  constructor(nodeBody: Readable, init: { status: number; headers: Headers }) {
+    super(null, init);
+    this.nodeBody = nodeBody;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    this.#web ??= Readable.toWeb(this.nodeBody) as ReadableStream<Uint8Array<ArrayBuffer>>;
+    return this.#web;
+  }
+
+  override async text(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.nodeBody) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+}
