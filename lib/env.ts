@@ -190,7 +190,7 @@ const envSchema = z.object({
   /** A lease with nothing in flight and nothing unwritten for this long goes back to the balance. */
   BALANCE_LEASE_IDLE_MS: z.coerce.number().int().positive().default(2_000),
   /** How long a settlement waits for others to share its database write (0: write at once). */
-  BALANCE_LEASE_WRITE_DELAY_MS: z.coerce.number().int().min(0).max(1_000).default(5),
+  BALANCE_LEASE_WRITE_DELAY_MS: z.coerce.number().int().min(0).max(1_000).default(20),
   /** Settlements served but not yet written (default: <POD_DATA_DIR>/journal); replayed at start. */
   BILLING_JOURNAL_DIR: z.string().optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
