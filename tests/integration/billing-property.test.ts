@@ -60,13 +60,6 @@ interface Outcome {
 
 let gateway: TestGateway;
 
-beforeAll(async () => {
-  gateway = await startTestGateway({ env: { UPSTREAM_TIMEOUT_MS: "1000", STREAM_WRITE_TIMEOUT_MS: "2000" } });
-});
-afterAll(async () => {
-  await gateway.close();
-});
-
 function planRequest(random: () => number, marker: string): Plan {
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)] as T;
   const dialect = pick(["openai", "anthropic"] as const);
@@ -138,7 +131,21 @@ function upstreamRecord(plan: Plan): RecordedRequest | undefined {
   return fake.requests.find((request) => JSON.stringify(request.body.messages).includes(plan.marker));
 }
 
-describe(`billing property (seed ${seed})`, () => {
+// Both ways a process holds and settles: a statement per request, and balance leases (the default).
+describe.each([
+  { lease: false, mode: "one statement per hold and settlement" },
+  { lease: true, mode: "balance leases, settlements written in batches" },
+])(`billing property (seed ${seed}): $mode`, ({ lease }) => {
+  beforeAll(async () => {
+    gateway = await startTestGateway({
+      lease,
+      env: { UPSTREAM_TIMEOUT_MS: "1000", STREAM_WRITE_TIMEOUT_MS: "2000", BALANCE_LEASE_IDLE_MS: "100" },
+    });
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
+
   it("no account below zero; charged = min(usage x price, coverable); shortfalls in the loss account; ledger verified", async () => {
     const random = mulberry32(seed);
     const outcomes: Outcome[] = [];
