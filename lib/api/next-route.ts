@@ -1,6 +1,7 @@
 import { getAppContext } from "../app-context";
 import { BufferedResponse } from "../http/buffered-response";
 import { clientIpFromForwarded, clientIpHeader } from "../http/client-ip";
+import { StreamedResponse } from "../http/streamed-response";
 import { serveApiRequest } from "./pipeline";
 import { apiRoutes } from "./routes";
 
@@ -48,9 +49,11 @@ export function nextRoute(
       new Request(publicUrl(request), { ...requestInit(request), headers }),
     );
     // Next reads the body through its own stream machinery: hand it an ordinary Response.
-    return response instanceof BufferedResponse
-      ? new Response(response.bufferedText, { status: response.status, headers: response.headers })
-      : response;
+    if (response instanceof BufferedResponse)
+      return new Response(response.bufferedText, { status: response.status, headers: response.headers });
+    if (response instanceof StreamedResponse)
+      return new Response(response.body, { status: response.status, headers: response.headers });
+    return response;
   };
   return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle };
 }

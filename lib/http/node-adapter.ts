@@ -3,6 +3,42 @@ import { Readable } from "node:stream";
 import { BufferedRequest, readDeclaredBody } from "./buffered-request";
 import { BufferedResponse } from "./buffered-response";
 import { clientIpHeader } from "./client-ip";
+import { type ChunkSource, StreamedResponse } from "./streamed-response";
+
+/** Resolves when the socket can take more, or is gone. */
+function writable(outgoing: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      outgoing.off("drain", done);
+      outgoing.off("close", done);
+      resolve();
+    };
+    outgoing.once("drain", done);
+    outgoing.once("close", done);
+  });
+}
+
+/** Streams a ChunkSource to node:http with backpressure; a client that leaves stops the source. */
+async function writeChunks(source: ChunkSource, outgoing: ServerResponse): Promise<void> {
+  const iterator = source[Symbol.asyncIterator]();
+  const onClose = () => {
+    if (!outgoing.writableFinished) source.cancel();
+  };
+  outgoing.once("close", onClose);
+  source.onCutOff(() => outgoing.destroy());
+  try {
+    for (;;) {
+      const { done, value } = await iterator.next();
+      if (done || outgoing.destroyed) break;
+      if (!outgoing.write(value)) await writable(outgoing);
+      if (outgoing.destroyed) break;
+    }
+  } finally {
+    outgoing.off("close", onClose);
+    await iterator.return?.();
+    outgoing.end();
+  }
+}
 
 /**
  * A lean bridge between node:http and web-standard Request/Response, so server.ts can
@@ -64,6 +100,10 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
     return;
   }
   outgoing.writeHead(response.status, headers);
+  if (response instanceof StreamedResponse) {
+    await writeChunks(response.source, outgoing);
+    return;
+  }
   if (!response.body) {
     outgoing.end();
     return;

@@ -8,8 +8,10 @@ import {
 } from "../dialects/translate";
 import { GatewayError } from "../errors/gateway-error";
 import { BufferedResponse } from "../http/buffered-response";
+import { StreamedResponse } from "../http/streamed-response";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import type { Usage } from "../pricing/cost";
+import { NodeBodyResponse } from "../providers/node-body-response";
 import type { Candidate } from "../routing/candidate";
 import { usageFromResponseBody } from "../usage/usage-from-body";
 import { dispatchWithFailover } from "./dispatch-with-failover";
@@ -197,7 +199,8 @@ export async function serveReserved(
     });
 
   const contentType = response.headers.get("content-type") ?? "application/json";
-  if (inference.stream && response.body && contentType.includes("text/event-stream")) {
+  const upstreamBody = response instanceof NodeBodyResponse ? response.nodeBody : response.body;
+  if (inference.stream && upstreamBody && contentType.includes("text/event-stream")) {
     const sameDialect = candidate.dialect === inference.dialect;
     // Same dialect and model: bytes pass through. Otherwise the translator re-encodes (or,
     // same dialect, only rewrites the model and drops the usage chunk the caller did not ask for).
@@ -209,8 +212,8 @@ export async function serveReserved(
             includeUsage: inference.includeUsage,
             callerRequest: inference.body,
           });
-    const body = relayStream({
-      upstream: response.body,
+    const chunks = relayStream({
+      upstream: upstreamBody,
       upstreamDialect: candidate.dialect,
       callerDialect: inference.dialect,
       suppressInjectedUsage:
@@ -223,7 +226,7 @@ export async function serveReserved(
         await settle(tap.billableUsage() ?? estimatedUsage(inference, tap.deltaCount), outcome);
       },
     });
-    return new Response(body, {
+    return new StreamedResponse(chunks, {
       status: 200,
       headers: {
         "content-type": translate ? "text/event-stream" : contentType,

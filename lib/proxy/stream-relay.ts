@@ -1,13 +1,15 @@
 import { type CallerDialect, type Dialect, errorDialectOf } from "../dialects/dialect";
 import { encodeStreamError, type StreamTranslator } from "../dialects/translate";
 import { encodeSseFrame } from "../dialects/translate/sse";
+import type { ChunkSource } from "../http/streamed-response";
 import { log } from "../log";
 import { createSseDecoder } from "../sse/sse-decoder";
 import { StreamUsageTap } from "../usage/stream-usage-tap";
 import type { RequestOutcome } from "./settle-request";
 
 export interface RelayStreamOptions {
-  upstream: ReadableStream<Uint8Array>;
+  /** The upstream's bytes: undici's node stream, or a web stream (marketplace agents). */
+  upstream: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
   upstreamDialect: Dialect;
   callerDialect: CallerDialect;
   /** Drop the usage-only chunk the gateway requested on the caller's behalf. */
@@ -17,46 +19,10 @@ export interface RelayStreamOptions {
   abortUpstream(): void;
   /** An upstream silent this long mid-stream is given up on (aborted, error in-band, usage so far billed). */
   idleTimeoutMs: number;
-  /** A client that pulls nothing for this long is cut off (upstream aborted, usage so far billed). */
+  /** A client that takes nothing for this long is cut off (upstream aborted, usage so far billed). */
   writeTimeoutMs: number;
-  /** Runs exactly once, after the last byte is queued and before the response ends. */
+  /** Runs exactly once, after the last byte is produced and before the response ends. */
   onEnd(tap: StreamUsageTap, outcome: RequestOutcome): Promise<void>;
-}
-
-/**
- * Passes upstream bytes through unchanged while the tap reads usage from the decoded
- * events. When the injected usage chunk must be dropped, events are re-encoded instead
- * (comments such as keep-alives included) and that one chunk is left out.
- */
-function tapTransform(
-  tap: StreamUsageTap,
-  suppressInjectedUsage: boolean,
-): TransformStream<Uint8Array, Uint8Array> {
-  let out: TransformStreamDefaultController<Uint8Array> | undefined;
-  const decoder = createSseDecoder({
-    onEvent(message) {
-      const verdict = tap.inspect(message);
-      if (suppressInjectedUsage && !verdict.injectedUsageChunk)
-        out?.enqueue(
-          encodeSseFrame({ ...(message.event ? { event: message.event } : {}), data: message.data }),
-        );
-    },
-    onComment(comment) {
-      if (suppressInjectedUsage) out?.enqueue(encoder.encode(`: ${comment}\n\n`));
-    },
-  });
-  return new TransformStream({
-    transform(chunk, controller) {
-      out = controller;
-      // Without suppression the original bytes go out as they came, before any parsing.
-      if (!suppressInjectedUsage) controller.enqueue(chunk);
-      decoder.push(chunk);
-    },
-    flush(controller) {
-      out = controller;
-      decoder.end();
-    },
-  });
 }
 
 const encoder = new TextEncoder();
@@ -65,17 +31,87 @@ class UpstreamIdleError extends Error {
   override readonly name = "UpstreamIdleError";
 }
 
-export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Array> {
+async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Passes upstream bytes through unchanged while the tap reads usage from the decoded
+ * events. When the injected usage chunk must be dropped, events are re-encoded instead
+ * (comments such as keep-alives included) and that one chunk is left out.
+ */
+async function* tapped(
+  upstream: AsyncIterable<Uint8Array>,
+  tap: StreamUsageTap,
+  suppressInjectedUsage: boolean,
+): AsyncGenerator<Uint8Array> {
+  const out: Uint8Array[] = [];
+  const decoder = createSseDecoder({
+    onEvent(message) {
+      const verdict = tap.inspect(message);
+      if (suppressInjectedUsage && !verdict.injectedUsageChunk)
+        out.push(encodeSseFrame({ ...(message.event ? { event: message.event } : {}), data: message.data }));
+    },
+    onComment(comment) {
+      if (suppressInjectedUsage) out.push(encoder.encode(`: ${comment}\n\n`));
+    },
+  });
+  for await (const chunk of upstream) {
+    decoder.push(chunk);
+    // Without suppression the original bytes go out as they came.
+    if (!suppressInjectedUsage) yield chunk;
+    else yield* out.splice(0);
+  }
+  decoder.end();
+  yield* out.splice(0);
+}
+
+/** Cross-dialect streams go through the translator's web TransformStream. */
+function translated(
+  source: AsyncIterable<Uint8Array>,
+  translate: StreamTranslator,
+): AsyncIterable<Uint8Array> {
+  const iterator = source[Symbol.asyncIterator]();
+  const readable = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  return chunksOf(readable.pipeThrough(translate));
+}
+
+/**
+ * The caller's stream: upstream chunks as they come, with a deadline for the upstream's next
+ * chunk and one for the client to take the last, an in-band error when the upstream fails
+ * or stops before its end, and the settlement (onEnd) exactly once whatever happens.
+ */
+export function relayStream(options: RelayStreamOptions): ChunkSource {
   const tap = new StreamUsageTap(options.upstreamDialect);
-  let source = options.upstream.pipeThrough(tapTransform(tap, options.suppressInjectedUsage));
-  if (options.translate) source = source.pipeThrough(options.translate);
-  const reader = source.getReader();
+  const upstream = options.upstream instanceof ReadableStream ? chunksOf(options.upstream) : options.upstream;
+  const taps = tapped(upstream, tap, options.suppressInjectedUsage);
+  const source = (options.translate ? translated(taps, options.translate) : taps)[Symbol.asyncIterator]();
   // A translated stream ends in the caller's own vocabulary, and only if it has not ended yet.
   const inBandError = (type: string, message: string): Uint8Array[] =>
     options.translate
       ? options.translate.encodeError(type, message)
       : [encodeStreamError(errorDialectOf(options.callerDialect), type, message)];
   let ended = false;
+  let stoppedBy: RequestOutcome | undefined;
+  const cutOffListeners: Array<() => void> = [];
   const finish = async (outcome: RequestOutcome) => {
     if (ended) return;
     ended = true;
@@ -85,70 +121,74 @@ export function relayStream(options: RelayStreamOptions): ReadableStream<Uint8Ar
       log.error("stream settlement failed", { error });
     }
   };
-
-  // Armed after each chunk handed to the client, disarmed when it asks for the next: a
-  // client that stopped reading (its socket full) never asks, and is cut off.
-  let writeTimer: NodeJS.Timeout | undefined;
-  const armWriteTimer = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    writeTimer = setTimeout(() => {
-      if (ended) return;
-      log.warn("client stopped reading its stream: cut off", { writeTimeoutMs: options.writeTimeoutMs });
-      options.abortUpstream();
-      reader.cancel().catch(() => undefined);
-      controller.error(new Error("client stopped reading"));
-      finish("client_stalled").catch(() => undefined);
-    }, options.writeTimeoutMs);
+  const stop = (outcome: RequestOutcome) => {
+    if (stoppedBy || ended) return;
+    stoppedBy = outcome;
+    options.abortUpstream();
+    finish(outcome).catch(() => undefined);
   };
 
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      clearTimeout(writeTimer);
-      let idleTimer: NodeJS.Timeout | undefined;
-      try {
+  async function* relay(): AsyncGenerator<Uint8Array> {
+    // Armed while a chunk waits for the client to take it: a client that stopped reading
+    // (its socket full) never takes it, and is cut off.
+    let writeTimer: NodeJS.Timeout | undefined;
+    try {
+      for (;;) {
+        let idleTimer: NodeJS.Timeout | undefined;
         const idle = new Promise<never>((_resolve, reject) => {
           idleTimer = setTimeout(() => reject(new UpstreamIdleError()), options.idleTimeoutMs);
         });
-        const { done, value } = await Promise.race([reader.read(), idle]);
-        clearTimeout(idleTimer);
-        if (!done) {
-          controller.enqueue(value);
-          armWriteTimer(controller);
-          return;
+        let step: IteratorResult<Uint8Array>;
+        try {
+          step = await Promise.race([source.next(), idle]);
+        } finally {
+          clearTimeout(idleTimer);
         }
-        if (!tap.sawTerminal && !tap.upstreamError) {
-          for (const frame of inBandError("upstream_error", "upstream stream ended before completion"))
-            controller.enqueue(frame);
-          await finish("stream_cut");
-        } else {
-          await finish(tap.upstreamError ? "upstream_error" : "completed");
-        }
-        controller.close();
-      } catch (error) {
-        clearTimeout(idleTimer);
-        if (ended) return;
-        log.warn("upstream stream failed mid-way", { error });
-        const idle = error instanceof UpstreamIdleError;
-        if (idle) {
-          // A stalled upstream would otherwise hold the socket and the hold until the sweeper runs.
-          options.abortUpstream();
-          reader.cancel().catch(() => undefined);
-        }
-        const frames = inBandError(
-          idle ? "upstream_timeout" : "upstream_error",
-          idle
-            ? `upstream sent nothing for ${options.idleTimeoutMs} ms: the response is incomplete`
-            : "upstream stream failed: the response is incomplete",
-        );
-        for (const frame of frames) controller.enqueue(frame);
-        await finish("upstream_error");
-        controller.close();
+        if (stoppedBy) return;
+        if (step.done) break;
+        writeTimer = setTimeout(() => {
+          log.warn("client stopped reading its stream: cut off", { writeTimeoutMs: options.writeTimeoutMs });
+          stop("client_stalled");
+          for (const listener of cutOffListeners) listener();
+        }, options.writeTimeoutMs);
+        yield step.value;
+        clearTimeout(writeTimer);
+        if (stoppedBy) return;
       }
-    },
-    async cancel() {
+      if (!tap.sawTerminal && !tap.upstreamError) {
+        yield* inBandError("upstream_error", "upstream stream ended before completion");
+        await finish("stream_cut");
+      } else {
+        await finish(tap.upstreamError ? "upstream_error" : "completed");
+      }
+    } catch (error) {
+      if (stoppedBy || ended) return;
+      log.warn("upstream stream failed mid-way", { error });
+      const idle = error instanceof UpstreamIdleError;
+      // A stalled upstream would otherwise hold the socket and the hold until the sweeper runs.
+      if (idle) options.abortUpstream();
+      yield* inBandError(
+        idle ? "upstream_timeout" : "upstream_error",
+        idle
+          ? `upstream sent nothing for ${options.idleTimeoutMs} ms: the response is incomplete`
+          : "upstream stream failed: the response is incomplete",
+      );
+      await finish("upstream_error");
+    } finally {
       clearTimeout(writeTimer);
-      options.abortUpstream();
-      await reader.cancel().catch(() => undefined);
-      await finish("client_aborted");
+      // The consumer stopped early (the client went away): the upstream stops too, and what
+      // was streamed so far is billed.
+      if (!ended) stop("client_aborted");
+      source.return?.().catch(() => undefined);
+    }
+  }
+
+  const chunks = relay();
+  return {
+    [Symbol.asyncIterator]: () => chunks,
+    cancel: () => stop("client_aborted"),
+    onCutOff: (listener) => {
+      cutOffListeners.push(listener);
     },
-  });
+  };
 }
