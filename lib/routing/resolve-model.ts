@@ -24,6 +24,9 @@ function spellings(modelId: string): string[] {
  * date or `-latest` suffix, and with `4.5`-style versions spelled `4-5`.
  */
 export function resolveModel(catalog: CatalogIndex, modelId: string): CatalogModel | undefined {
+  // The exact id is what almost every request sends: no spellings to build for it.
+  const exact = catalog.resolve(modelId);
+  if (exact) return exact;
   for (const spelling of spellings(modelId)) {
     const model = catalog.resolve(spelling);
     if (model) return model;
