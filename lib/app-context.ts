@@ -3,6 +3,7 @@ import { buildCatalogIndex, type CatalogIndex, loadCatalogIntoDatabase } from ".
 import { catalogModels } from "./catalog/models";
 import { type DatabaseHandle, openDatabase } from "./db/client";
 import { asDatabaseStartStep } from "./db/database-unavailable";
+import { type BaseDepositSettings, baseDepositsLoader } from "./deposits/base-deposit-config";
 import type { CentralizedUpstreamName, Env } from "./env";
 import { loadEnv } from "./env";
 import { BalanceLeases } from "./ledger/balance-lease";
@@ -38,6 +39,8 @@ export interface AppContext {
   x402QuoteLimiter: RateLimiter;
   /** count_tokens calls per token: free to the caller, forwarded on the operator's key. */
   countTokensLimiter: RateLimiter;
+  /** USDC deposits on Base: the chain clients and the settling wallet, built on first use. */
+  baseDeposits(): BaseDepositSettings;
   /** The host payout wallet and chain, built on first use; undefined without HOST_PAYOUT_SECRET. */
   payoutRail(): Promise<PayoutRail | undefined>;
   /** x402 payments: the configured rails, their Solana services and background reconciliation. */
@@ -102,6 +105,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     x402QuoteLimiter: limiters.perMinute(env.X402_QUOTE_RATE_LIMIT_PER_MINUTE, "x402-quote"),
     countTokensLimiter: limiters.perMinute(env.COUNT_TOKENS_RATE_LIMIT_PER_MINUTE, "count-tokens"),
     payoutRail: payoutRailLoader(env),
+    baseDeposits: baseDepositsLoader(env),
     x402: createX402Wiring(env, database.db),
     async close() {
       stopMaintenance?.();

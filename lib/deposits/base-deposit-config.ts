@@ -8,7 +8,6 @@ import {
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { AppContext } from "../app-context";
 import { type EvmChain, evmChainOf } from "../chains/evm/evm-chain";
 import type { Env } from "../env";
 
@@ -61,14 +60,11 @@ function buildBaseDeposits(env: Env): BaseDepositSettings {
   };
 }
 
-const settingsByApp = new WeakMap<AppContext, BaseDepositSettings>();
-
-/** Base deposits as this gateway is configured (built on first use, then kept). */
-export function baseDepositSettings(app: AppContext): BaseDepositSettings {
-  let settings = settingsByApp.get(app);
-  if (!settings) {
-    settings = buildBaseDeposits(app.env);
-    settingsByApp.set(app, settings);
-  }
-  return settings;
+/** Base deposits as this gateway is configured: built on first use (clients, keys), then kept. */
+export function baseDepositsLoader(env: Env): () => BaseDepositSettings {
+  let settings: BaseDepositSettings | undefined;
+  return () => {
+    settings ??= buildBaseDeposits(env);
+    return settings;
+  };
 }

@@ -2,7 +2,7 @@ import { getAddress, isAddress } from "viem";
 import { z } from "zod";
 import type { AppContext } from "../../app-context";
 import { parseTransferAuthorization } from "../../chains/evm/eip3009";
-import { type BaseDepositServices, baseDepositSettings } from "../../deposits/base-deposit-config";
+import type { BaseDepositServices } from "../../deposits/base-deposit-config";
 import { isDepositSalt } from "../../deposits/base-deposit-nonce";
 import { depositTypedData } from "../../deposits/base-deposit-typed-data";
 import {
@@ -19,7 +19,7 @@ import type { ApiCall } from "../route-definition";
 const noStore = { "cache-control": "no-store" };
 
 function enabledBaseDeposits(app: AppContext): BaseDepositServices {
-  const settings = baseDepositSettings(app);
+  const settings = app.baseDeposits();
   if (!settings.enabled) {
     throw new GatewayError("service_unavailable", settings.reason, {
       headers: { "x-should-retry": "false" },

@@ -1,5 +1,4 @@
 import type { AppContext } from "../../app-context";
-import { baseDepositSettings } from "../../deposits/base-deposit-config";
 import { depositInstructions, solanaDepositSettings } from "../../deposits/deposit-config";
 import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/submit-base-deposit";
 import { describeFee, quoteCard } from "../../funding/card-fee";
@@ -48,7 +47,7 @@ export async function getFundingOptions(call: ApiCall<"token">): Promise<Respons
 }
 
 function baseOptions(app: AppContext) {
-  const base = baseDepositSettings(app);
+  const base = app.baseDeposits();
   if (!base.enabled) return { enabled: false, reason: base.reason };
   return {
     enabled: true,
