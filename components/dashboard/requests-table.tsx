@@ -25,22 +25,22 @@ const pageSize = 10;
 export function RequestsTable({ token }: { token: string }) {
   // cursors[i] is the `before` that loads page i; page 0 has none.
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const [page, setPage] = useState<Page | undefined>(undefined);
+  // The page shown is the one loaded for the current cursor, never a neighbour still on screen.
+  const [loaded, setLoaded] = useState<{ index: number; page: Page } | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const index = cursors.length - 1;
+  const page = loaded?.index === index ? loaded.page : undefined;
 
   const load = useCallback(
-    async (before: string | undefined, isCurrent: () => boolean) => {
+    async (pageIndex: number, before: string | undefined, isCurrent: () => boolean) => {
       setError(undefined);
-      // Rows of the previous page must not show under the new page's label while this one loads.
-      setPage(undefined);
       const query = new URLSearchParams({ limit: String(pageSize) });
       if (before !== undefined) query.set("before", before);
       try {
         const response = await fetch(`/proxy/${token}/transactions?${query}`, { cache: "no-store" });
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
         const body = (await response.json()) as Page;
-        if (isCurrent()) setPage(body);
+        if (isCurrent()) setLoaded({ index: pageIndex, page: body });
       } catch (caught) {
         if (!isCurrent()) return;
         setError(`Could not load activity: ${caught instanceof Error ? caught.message : "unknown error"}`);
@@ -52,7 +52,7 @@ export function RequestsTable({ token }: { token: string }) {
   useEffect(() => {
     // A response for a page the user already left must not overwrite the one they are on.
     let current = true;
-    void load(cursors[cursors.length - 1], () => current);
+    void load(cursors.length - 1, cursors[cursors.length - 1], () => current);
     return () => {
       current = false;
     };

@@ -87,7 +87,8 @@ export interface FakeStripeOptions {
 const stripeForSigning = new Stripe("sk_test_fake_signing_only");
 
 function newStripeId(prefix: string): string {
-  return `${prefix}_test_${randomBytes(12).toString("base64url")}`;
+  // Stripe's ids are letters and digits after the prefix (base64url would add "-" and "_").
+  return `${prefix}_test_${randomBytes(16).toString("hex")}`;
 }
 
 function now(): number {
