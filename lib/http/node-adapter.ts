@@ -117,7 +117,7 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!outgoing.write(value)) await new Promise<void>((resolve) => outgoing.once("drain", resolve));
+      if (!outgoing.write(value)) await writable(outgoing);
       if (outgoing.destroyed) break;
     }
   } finally {

@@ -4,11 +4,11 @@ import { BufferedRequest } from "./buffered-request";
 
 /** Reads a body up to `limit` bytes; larger bodies are refused before they are buffered whole. */
 export async function readBodyText(request: Request, limit: number): Promise<string> {
+  const tooLarge = () => new GatewayError("payload_too_large", `request body exceeds ${limit} bytes`);
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw new GatewayError("payload_too_large", `request body exceeds ${limit} bytes`);
+  if (declared > limit) throw tooLarge();
   if (request instanceof BufferedRequest) {
-    if (request.bufferedBody.length > limit)
-      throw new GatewayError("payload_too_large", `request body exceeds ${limit} bytes`);
+    if (request.bufferedBody.length > limit) throw tooLarge();
     return request.bufferedBody.toString("utf8");
   }
   if (!request.body) return "";
@@ -21,7 +21,7 @@ export async function readBodyText(request: Request, limit: number): Promise<str
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new GatewayError("payload_too_large", `request body exceeds ${limit} bytes`);
+      throw tooLarge();
     }
     chunks.push(value);
   }

@@ -7,6 +7,27 @@ export interface ChunkSource extends AsyncIterable<Uint8Array> {
 }
 
 /**
+ * A web stream pulling from an async iterator, one chunk per pull; cancelling it runs
+ * `onCancel` first (to stop the producer even while it waits), then ends the iterator.
+ */
+export function webStreamOf(
+  iterator: AsyncIterator<Uint8Array>,
+  onCancel?: () => void,
+): ReadableStream<Uint8Array<ArrayBuffer>> {
+  return new ReadableStream<Uint8Array<ArrayBuffer>>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value as Uint8Array<ArrayBuffer>);
+    },
+    async cancel() {
+      onCancel?.();
+      await iterator.return?.();
+    },
+  });
+}
+
+/**
  * A streamed Response whose chunks come from a ChunkSource. server.ts writes them straight
  * to node:http; anyone else reading `body` (an x402 receipt transform, Next) gets a web
  * stream over the same source, made on demand.
@@ -21,19 +42,7 @@ export class StreamedResponse extends Response {
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    if (this.#web) return this.#web;
-    const iterator = this.source[Symbol.asyncIterator]();
-    this.#web = new ReadableStream<Uint8Array<ArrayBuffer>>({
-      pull: async (controller) => {
-        const { done, value } = await iterator.next();
-        if (done) controller.close();
-        else controller.enqueue(value as Uint8Array<ArrayBuffer>);
-      },
-      cancel: async () => {
-        this.source.cancel();
-        await iterator.return?.();
-      },
-    });
+    this.#web ??= webStreamOf(this.source[Symbol.asyncIterator](), () => this.source.cancel());
     return this.#web;
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import { postgresErrorCode } from "../db/postgres-error-code";
 import { newId } from "../ids";
 import { log } from "../log";
 import type { HoldKeeper } from "./hold-keeper";
@@ -60,8 +61,7 @@ async function retryDeadlock<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
-      if (code !== "40P01" || attempt >= 3) throw error;
+      if (postgresErrorCode(error) !== "40P01" || attempt >= 3) throw error;
     }
   }
 }
@@ -74,8 +74,8 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
  * Prepaid holds and settlements without a database round trip per request. Each process
  * leases a slice of an account's balance (a hold row it owns, grown in one statement when
  * it runs low); requests hold and settle against the slice in memory; each settlement is
- * journaled to disk before its bill is final and written to the database in batches, one
- * statement for everything settled since the last write. A lease idle for `idleMs` goes
+ * journaled to disk before its client is answered and written to the database in batches,
+ * one statement for everything settled within `writeDelayMs`. A lease idle for `idleMs` goes
  * back to the balance. Nothing is spent that a lease does not cover, so across any number
  * of processes no account spends more than its balance; a process that dies leaves its
  * journal, replayed at the next start before its leases are released.
@@ -173,10 +173,6 @@ export class BalanceLeases {
   async flush(): Promise<void> {
     if (this.#pending.length > 0) this.#writeNow();
     while (this.#writing) await this.#writing;
-  }
-
-  get unwritten(): number {
-    return this.#pending.length;
   }
 
   /** Writes everything settled and returns every lease with nothing in flight, now rather than when idle. */

@@ -29,9 +29,8 @@ function textAsBigint(_key: string, value: unknown): unknown {
  * database. Each one is in the file (a synchronous write(2), shared by the settlements of one
  * event-loop turn) before its client is answered, so a process killed at any point (kill -9
  * included) leaves every answered request on disk in the OS page cache; the next start
- * replays it. Once the database has them the
- * file is truncated. A power loss can still drop the last unsynced writes: that is the
- * trade for not calling fsync per request.
+ * replays it. Once the database has them all, the file is truncated. A power loss can still
+ * drop the last unsynced writes: that is the trade for not calling fsync per request.
  */
 export class SettlementJournal {
   readonly #file: string;

@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import { postgresErrorCode } from "../db/postgres-error-code";
 import { log } from "../log";
 import { type LeaseSettlement, type SettleBatchResult, settleBatch } from "./settle-batch";
 import { settleInference } from "./settle-inference";
@@ -11,15 +12,8 @@ const nothingDrawn = (): SettleBatchResult => ({
   available: new Map(),
 });
 
-/** A balance constraint refused the write (Postgres 23514), as opposed to the database being unreachable. */
-function isCheckViolation(error: unknown): boolean {
-  let cause = error;
-  for (let depth = 0; cause && depth < 5; depth += 1) {
-    if (typeof cause === "object" && "code" in cause && cause.code === "23514") return true;
-    cause = typeof cause === "object" && "cause" in cause ? cause.cause : undefined;
-  }
-  return false;
-}
+/** A balance constraint refused the write (check_violation), as opposed to the database being unreachable. */
+const isCheckViolation = (error: unknown) => postgresErrorCode(error) === "23514";
 
 /**
  * A settlement its lease can no longer cover (the lease was released under it, say after a

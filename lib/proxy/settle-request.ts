@@ -91,18 +91,18 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
     outcome: input.outcome,
   };
   let settled: SettleInferenceResult;
-  if (input.hold.kind === "lease" && app.leases) {
+  if (input.hold.kind === "lease") {
+    if (!app.leases) throw new Error("a lease hold was placed but this process has no leases");
     settled = await app.leases.settle(
       { ...shared, requestId: input.requestId, usageRecord },
       input.hold.amount,
       input.chargeBeyondHold,
     );
   } else {
-    const holdId = input.hold.kind === "row" ? input.hold.id : "";
-    app.holds.forget(holdId);
+    app.holds.forget(input.hold.id);
     settled = await settleInference(database, {
       ...shared,
-      holdId,
+      holdId: input.hold.id,
       chargeBeyondHold: input.chargeBeyondHold,
       idempotencyKey: `inference:${input.requestId}`,
       usageRecord: { requestId: input.requestId, ...usageRecord },

@@ -1,7 +1,7 @@
 import { type CallerDialect, type Dialect, errorDialectOf } from "../dialects/dialect";
 import { encodeStreamError, type StreamTranslator } from "../dialects/translate";
 import { encodeSseFrame } from "../dialects/translate/sse";
-import type { ChunkSource } from "../http/streamed-response";
+import { type ChunkSource, webStreamOf } from "../http/streamed-response";
 import { log } from "../log";
 import { createSseDecoder } from "../sse/sse-decoder";
 import { StreamUsageTap } from "../usage/stream-usage-tap";
@@ -80,18 +80,7 @@ function translated(
   source: AsyncIterable<Uint8Array>,
   translate: StreamTranslator,
 ): AsyncIterable<Uint8Array> {
-  const iterator = source[Symbol.asyncIterator]();
-  const readable = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
-  return chunksOf(readable.pipeThrough(translate));
+  return chunksOf(webStreamOf(source[Symbol.asyncIterator]()).pipeThrough(translate));
 }
 
 /**

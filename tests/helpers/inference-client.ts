@@ -9,7 +9,7 @@ export interface InferenceCall {
 }
 
 /** Raw HTTP calls to the token proxy, so tests see exact statuses, headers and bodies. */
-export function inferenceClient(gateway: TestGateway, token: string) {
+export function inferenceClient(gateway: Pick<TestGateway, "baseUrl">, token: string) {
   const post = (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     fetch(`${gateway.baseUrl}/proxy/${token}${path}`, {
       method: "POST",

@@ -11,6 +11,7 @@ import { getAccountBalance } from "../../lib/ledger/accounts";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
+import { inferenceClient } from "../helpers/inference-client";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gateway-process";
 
@@ -83,15 +84,10 @@ describe.skipIf(!postgresUrl)(
     }
 
     const ask = (gateway: GatewayProcess, token: string, index: number, stream = false) =>
-      fetch(`${gateway.url}/proxy/${token}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          model: "gpt-4o-mini",
-          max_tokens: 40,
-          stream,
-          messages: [{ role: "user", content: `request ${index} [fake:tokens=30]` }],
-        }),
+      inferenceClient({ baseUrl: gateway.url }, token).chat({
+        maxTokens: 40,
+        stream,
+        content: `request ${index} [fake:tokens=30]`,
       });
 
     async function usageOf(accountId: bigint): Promise<{ requests: number; charged: bigint }> {

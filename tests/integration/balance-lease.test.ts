@@ -5,6 +5,7 @@ import { getAccountBalance } from "../../lib/ledger/accounts";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
+import { inferenceClient } from "../helpers/inference-client";
 
 let gateway: TestGateway;
 
@@ -15,18 +16,13 @@ afterAll(async () => {
   await gateway.close();
 });
 
-async function ask(token: string, index: number, stream: boolean): Promise<Response> {
-  return fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "gpt-4o-mini",
-      max_tokens: 40,
-      stream,
-      messages: [{ role: "user", content: `request ${index} [fake:tokens=30]` }],
-    }),
+/** A gpt-4o-mini call whose upstream answers 30 tokens, within a limit of 40. */
+const ask = (token: string, index: number, stream: boolean) =>
+  inferenceClient(gateway, token).chat({
+    maxTokens: 40,
+    stream,
+    content: `request ${index} [fake:tokens=30]`,
   });
-}
 
 async function accountOf(token: string): Promise<bigint> {
   const record = await findToken(gateway.app.database.db, token);
