@@ -3,6 +3,8 @@ import { log } from "../log";
 import type { GatewayMessage } from "./agent-protocol";
 import type { AgentTransport } from "./agent-transport";
 
+const missedDeadline = "the agent missed the job deadline";
+
 /** What the job table needs from the socket it runs over. */
 export interface JobChannel {
   send(message: GatewayMessage): void;
@@ -88,7 +90,7 @@ export class AgentJobs {
         controller: undefined,
         contentType: isStreamRequest(request) ? "text/event-stream" : "application/json",
         deadline: setTimeout(
-          () => this.#cancel(id, new AgentJobError("backend_timeout", "the agent missed the job deadline")),
+          () => this.#cancel(id, new AgentJobError("backend_timeout", missedDeadline)),
           this.#deadlineMs,
         ),
         pausedByUs: false,
@@ -134,7 +136,10 @@ export class AgentJobs {
   }
 
   error(jobId: string, code: string, message: string): void {
-    this.#fail(jobId, new AgentJobError(code, `agent job failed (${code}): ${message}`), false);
+    // The agent times its backend out with the deadline this gateway sent it, so its timer
+    // and ours race: either way the caller is told the same thing.
+    const told = code === "backend_timeout" ? missedDeadline : `agent job failed (${code}): ${message}`;
+    this.#fail(jobId, new AgentJobError(code, told), false);
   }
 
   /** The connection closed: every job in flight fails (mid-stream: an in-band error for its caller). */
