@@ -1,11 +1,13 @@
 // Preloaded into the gateway under test (node --import tsx --import ./bench/probe.ts server.ts):
 // counts the database statements the process sends, so the bench can report statements and
 // round trips per request. It answers "stats" over the IPC channel the bench opened.
-// PGlite: calls to query/exec, transactions as begin + commit. Postgres: the frontend protocol
+// PGlite (in process or behind its worker-thread client): calls to query/exec, transactions as
+// begin + commit. Postgres: the frontend protocol
 // messages written to port 5432 sockets (Execute and simple Query are statements; Sync and
 // simple Query are round trips).
 import { Socket } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
+import { PGliteThreadClient } from "../lib/db/pglite-thread-client";
 
 const counts = { statements: 0, roundTrips: 0 };
 
@@ -25,19 +27,23 @@ function countCalls<T extends object>(target: T, name: keyof T & string): void {
   });
 }
 
-const pgliteProto = PGlite.prototype as unknown as Transactional & { transaction: AnyFunction };
-countCalls(pgliteProto, "query");
-countCalls(pgliteProto, "exec");
-const transaction = pgliteProto.transaction;
-pgliteProto.transaction = function (this: unknown, callback: unknown) {
-  counts.statements += 2;
-  counts.roundTrips += 2;
-  return transaction.call(this, (tx: Transactional) => {
-    countCalls(tx, "query");
-    countCalls(tx, "exec");
-    return (callback as (tx: Transactional) => unknown)(tx);
-  });
-};
+function countPGliteCalls(prototype: object): void {
+  const proto = prototype as Transactional & { transaction: AnyFunction };
+  countCalls(proto, "query");
+  countCalls(proto, "exec");
+  const transaction = proto.transaction;
+  proto.transaction = function (this: unknown, callback: unknown) {
+    counts.statements += 2;
+    counts.roundTrips += 2;
+    return transaction.call(this, (tx: Transactional) => {
+      countCalls(tx, "query");
+      countCalls(tx, "exec");
+      return (callback as (tx: Transactional) => unknown)(tx);
+    });
+  };
+}
+countPGliteCalls(PGlite.prototype);
+countPGliteCalls(PGliteThreadClient.prototype);
 
 const postgresPort = 5432;
 const protocolVersion = 196_608;

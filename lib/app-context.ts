@@ -59,7 +59,11 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   const env = options.env ?? loadEnv();
   setLogLevel(env.LOG_LEVEL);
   const database = await asDatabaseStartStep(env.DATABASE_URL, async () => {
-    const opened = await openDatabase({ url: env.DATABASE_URL, dataDir: env.POD_DATA_DIR });
+    const opened = await openDatabase({
+      url: env.DATABASE_URL,
+      dataDir: env.POD_DATA_DIR,
+      pgliteThread: env.PGLITE_THREAD,
+    });
     try {
       await opened.migrate();
     } catch (error) {

@@ -28,6 +28,8 @@ const envSchema = z.object({
     "must be a postgres:// or postgresql:// URL",
   ),
   POD_DATA_DIR: z.string().default("./.data"),
+  /** worker: the embedded PGlite runs in a worker thread (its own core); main: on the request thread. */
+  PGLITE_THREAD: z.enum(["worker", "main"]).default("worker"),
   REDIS_URL: optionalString,
   ADMIN_TOKEN: optionalString,
   /** 32-byte key (hex or base64) that encrypts relay keys at rest. */

@@ -8,6 +8,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { PGliteThreadClient } from "./pglite-thread-client";
 import * as schema from "./schema";
 
 type Schema = typeof schema;
@@ -44,6 +45,11 @@ export interface OpenDatabaseOptions {
   /** PGlite data directory; `memory://` keeps it in memory (tests). */
   dataDir?: string;
   maxConnections?: number;
+  /**
+   * Where PGlite's engine runs: "worker" (a worker thread, so statements do not take the
+   * request thread's time) or "main". Next's own bundle always runs it on the main thread.
+   */
+  pgliteThread?: "worker" | "main";
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
@@ -83,8 +89,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // PGlite does not create missing parent folders itself.
     mkdirSync(location, { recursive: true });
   }
-  const client = new PGlite(location);
-  await client.waitReady;
+  const client = await startPGlite(location, options.pgliteThread ?? "worker");
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   preparedRunners.set(db, pglitePreparedRunner(client));
   return {
@@ -93,6 +98,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: migrationsFolder() }),
     close: () => client.close(),
   };
+}
+
+async function startPGlite(location: string, thread: "worker" | "main"): Promise<PGlite> {
+  const workerEntry = import.meta.dirname && resolve(import.meta.dirname, "pglite-thread-worker.ts");
+  if (thread === "main" || !workerEntry) {
+    const client = new PGlite(location);
+    await client.waitReady;
+    return client;
+  }
+  const client = new PGliteThreadClient(location, workerEntry);
+  try {
+    await client.waitReady;
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  }
+  return client.asPGlite();
 }
 
 /** `db.execute` returns an array on postgres-js and `{rows}` on PGlite; this reads both. */

@@ -1,0 +1,155 @@
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { PGlite, QueryOptions, Results } from "@electric-sql/pglite";
+import {
+  PGliteThreadError,
+  type ThreadQueryOptions,
+  type ThreadReply,
+  type ThreadRequest,
+} from "./pglite-thread-protocol";
+
+type Pending = { resolve(value: unknown): void; reject(error: Error): void };
+type RequestBody = ThreadRequest extends infer R ? (R extends ThreadRequest ? Omit<R, "id"> : never) : never;
+
+/** The part of PGlite's query interface that drizzle's PGlite driver and lib/db call. */
+interface Queryable {
+  query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
+  exec(text: string): Promise<Results[]>;
+}
+
+interface ThreadTransaction extends Queryable {
+  closed: boolean;
+  rollback(): Promise<void>;
+}
+
+/**
+ * drizzle passes identity parsers for the date and interval types (it parses their text itself);
+ * a function cannot cross to the worker, so the types travel and the worker keeps their text.
+ */
+function threadOptions(options: QueryOptions | undefined): ThreadQueryOptions | undefined {
+  if (!options) return undefined;
+  return {
+    ...(options?.rowMode ? { rowMode: options.rowMode } : {}),
+    rawTypes: Object.keys(options?.parsers ?? {}).map(Number),
+  };
+}
+
+function queryRequest(text: string, params: unknown[] | undefined, options: QueryOptions | undefined) {
+  const threaded = threadOptions(options);
+  return {
+    op: "query" as const,
+    text,
+    ...(params ? { params } : {}),
+    ...(threaded ? { options: threaded } : {}),
+  };
+}
+
+/** tsx's loader for the worker, by file URL, so the worker loads TypeScript however we were started. */
+function workerBootstrap(entry: string): string {
+  // Resolved from the entry's own path at run time, so bundlers do not try to follow it.
+  const tsxApi = pathToFileURL(createRequire(entry).resolve("tsx/esm/api")).href.replace(/\.cjs$/, ".mjs");
+  return `import(${JSON.stringify(tsxApi)}).then((api) => { api.register(); return import(${JSON.stringify(pathToFileURL(entry).href)}); });`;
+}
+
+/**
+ * The embedded PGlite run in a worker thread, with the methods of PGlite that drizzle's PGlite
+ * driver uses (query, exec, transaction, close). Each call is a message to the worker and its
+ * answer; a transaction is opened in the worker and its statements are routed into it by id.
+ */
+export class PGliteThreadClient implements Queryable {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  readonly waitReady: Promise<void>;
+  #nextId = 1;
+  #failure: Error | undefined;
+
+  /** `entry`: the path of pglite-thread-worker.ts. */
+  constructor(location: string, entry: string) {
+    this.#worker = new Worker(workerBootstrap(entry), {
+      eval: true,
+      workerData: { location },
+    });
+    this.waitReady = new Promise((ready, failed) => {
+      this.#worker.on("message", (message: ThreadReply) => {
+        if (!("id" in message)) {
+          if (message.ready) ready();
+          else failed(new PGliteThreadError(message.error));
+          return;
+        }
+        const pending = this.#pending.get(message.id);
+        if (!pending) return;
+        this.#pending.delete(message.id);
+        if (message.ok) pending.resolve(message.value);
+        else pending.reject(new PGliteThreadError(message.error));
+      });
+      this.#worker.on("error", (error) => {
+        this.#fail(error);
+        failed(error);
+      });
+      this.#worker.on("exit", (code) => {
+        const error = new Error(`the PGlite worker thread exited (code ${code})`);
+        this.#fail(error);
+        failed(error);
+      });
+    });
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+  }
+
+  #call(body: RequestBody): Promise<unknown> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ ...body, id } as ThreadRequest);
+    });
+  }
+
+  async query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    return (await this.#call(queryRequest(text, params, options))) as Results<T>;
+  }
+
+  async exec(text: string): Promise<Results[]> {
+    return (await this.#call({ op: "exec", text })) as Results[];
+  }
+
+  async transaction<T>(callback: (tx: ThreadTransaction) => Promise<T>): Promise<T> {
+    const txId = (await this.#call({ op: "begin" })) as number;
+    const tx: ThreadTransaction = {
+      closed: false,
+      query: async <R>(text: string, params?: unknown[], options?: QueryOptions) =>
+        (await this.#call({ ...queryRequest(text, params, options), tx: txId })) as Results<R>,
+      exec: async (text: string) => (await this.#call({ op: "exec", tx: txId, text })) as Results[],
+      rollback: async () => {
+        throw new Error("rollback: throw from the transaction callback instead");
+      },
+    };
+    let result: T;
+    try {
+      result = await callback(tx);
+    } catch (error) {
+      tx.closed = true;
+      await this.#call({ op: "end", tx: txId, commit: false }).catch(() => {});
+      throw error;
+    }
+    tx.closed = true;
+    await this.#call({ op: "end", tx: txId, commit: true });
+    return result;
+  }
+
+  async close(): Promise<void> {
+    if (!this.#failure) await this.#call({ op: "close" });
+    this.#fail(new Error("the PGlite worker thread is closed"));
+    await this.#worker.terminate();
+  }
+
+  /** For drizzle's PGlite driver, which is typed against PGlite and calls only the methods above. */
+  asPGlite(): PGlite {
+    return this as unknown as PGlite;
+  }
+}

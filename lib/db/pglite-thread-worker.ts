@@ -1,0 +1,111 @@
+/**
+ * Worker-thread entry that owns the embedded PGlite: its WebAssembly engine then runs on a core
+ * of its own instead of the thread that answers requests. Statements run in the order they
+ * arrive; PGlite itself makes statements from outside an open transaction wait for it to end.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
+import {
+  errorToFields,
+  type ThreadQueryOptions,
+  type ThreadReply,
+  type ThreadRequest,
+} from "./pglite-thread-protocol";
+
+interface OpenTransaction {
+  tx: Transaction;
+  finish(commit: boolean): void;
+  done: Promise<unknown>;
+}
+
+const port = parentPort;
+if (!port) throw new Error("pglite-thread-worker runs only as a worker thread");
+const { location } = workerData as { location: string };
+const transactions = new Map<number, OpenTransaction>();
+let nextTransaction = 1;
+
+function reply(message: ThreadReply): void {
+  port?.postMessage(message);
+}
+
+const keepText = (value: string): string => value;
+
+function queryOptions(options: ThreadQueryOptions | undefined): QueryOptions | undefined {
+  if (!options) return undefined;
+  const parsers: NonNullable<QueryOptions["parsers"]> = {};
+  for (const type of options.rawTypes ?? []) parsers[type] = keepText;
+  return { rowMode: options.rowMode ?? "object", parsers };
+}
+
+class RollbackRequested extends Error {}
+
+function begin(client: PGlite): Promise<number> {
+  const id = nextTransaction++;
+  return new Promise((opened, failed) => {
+    const done = client
+      .transaction(
+        (tx) =>
+          new Promise<void>((commit, rollback) => {
+            transactions.set(id, {
+              tx,
+              done,
+              finish: (ok) => (ok ? commit() : rollback(new RollbackRequested())),
+            });
+            opened(id);
+          }),
+      )
+      .finally(() => transactions.delete(id));
+    // A transaction that never opened (BEGIN failed) is reported to the caller here.
+    done.catch(failed);
+  });
+}
+
+function executorOf(client: PGlite, tx: number | undefined): PGlite | Transaction {
+  if (tx === undefined) return client;
+  const open = transactions.get(tx);
+  if (!open) throw new Error(`transaction ${tx} is not open`);
+  return open.tx;
+}
+
+async function handle(client: PGlite, request: ThreadRequest): Promise<unknown> {
+  switch (request.op) {
+    case "query":
+      return executorOf(client, request.tx).query(
+        request.text,
+        request.params,
+        queryOptions(request.options),
+      );
+    case "exec":
+      return executorOf(client, request.tx).exec(request.text);
+    case "begin":
+      return begin(client);
+    case "end": {
+      const open = transactions.get(request.tx);
+      if (!open) throw new Error(`transaction ${request.tx} is not open`);
+      open.finish(request.commit);
+      try {
+        await open.done;
+      } catch (error) {
+        if (!(error instanceof RollbackRequested)) throw error;
+      }
+      return null;
+    }
+    case "close":
+      await client.close();
+      return null;
+  }
+}
+
+try {
+  const client = new PGlite(location);
+  await client.waitReady;
+  port.on("message", (request: ThreadRequest) => {
+    handle(client, request).then(
+      (value) => reply({ id: request.id, ok: true, value }),
+      (error: unknown) => reply({ id: request.id, ok: false, error: errorToFields(error) }),
+    );
+  });
+  reply({ ready: true });
+} catch (error) {
+  reply({ ready: false, error: errorToFields(error) });
+}
