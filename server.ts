@@ -5,7 +5,7 @@ import { type AppContext, createAppContext, setAppContext } from "./lib/app-cont
 import { renderErrorBody } from "./lib/dialects/render-error";
 import { loadEnv } from "./lib/env";
 import type { GatewayError } from "./lib/errors/gateway-error";
-import { sendWebResponse, toWebRequest } from "./lib/http/node-adapter";
+import { sendWebResponse, toApiRequest } from "./lib/http/node-adapter";
 import { checkRequestTarget } from "./lib/http/request-target";
 import { newId } from "./lib/ids";
 import { log, redactPath } from "./lib/log";
@@ -74,7 +74,7 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
     }
     const { pathname } = target;
     if (isApiPath(pathname) || !nextHandler) {
-      toWebRequest(incoming, outgoing, origin, {
+      toApiRequest(incoming, outgoing, origin, {
         trustProxy: app.env.TRUST_PROXY,
         bufferLimit: app.env.MAX_BODY_BYTES,
       })

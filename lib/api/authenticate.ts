@@ -2,17 +2,18 @@ import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../app-context";
 import { GatewayError } from "../errors/gateway-error";
 import { authenticateHost } from "../hosts/authenticate-host";
+import type { ApiRequest } from "../http/api-request";
 import { authenticateToken } from "../tokens/authenticate-token";
 import type { AuthKind, Principals } from "./route-definition";
 
 /** The credential of `Authorization: Bearer <credential>`; anything else (a bare token) is none. */
-function bearerCredential(request: Request): string | undefined {
+function bearerCredential(request: ApiRequest): string | undefined {
   const match = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
   return match?.[1];
 }
 
 /** Admin routes need `Authorization: Bearer <ADMIN_TOKEN>`; without ADMIN_TOKEN they do not exist. */
-function requireAdmin(app: AppContext, request: Request): void {
+function requireAdmin(app: AppContext, request: ApiRequest): void {
   const adminToken = app.env.ADMIN_TOKEN;
   if (!adminToken) throw new GatewayError("not_found", "admin API is disabled (ADMIN_TOKEN is not set)");
   const presented = Buffer.from(bearerCredential(request) ?? "");
@@ -29,7 +30,7 @@ function requireAdmin(app: AppContext, request: Request): void {
 export async function authenticate<A extends AuthKind>(
   kind: A,
   app: AppContext,
-  request: Request,
+  request: ApiRequest,
   params: Readonly<Record<string, string>>,
 ): Promise<Principals[A]> {
   let principal: Principals[AuthKind];

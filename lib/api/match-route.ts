@@ -44,6 +44,13 @@ function decodeSegment(segment: string): string {
 /** Matches paths against a route table the way Next's file router does: literal segments first. */
 export function createRouteMatcher(routes: readonly RouteDefinition[]) {
   const compiled = routes.map(compile).sort(bySpecificity);
+  // Only routes with as many segments as the path can match it; each list keeps specificity order.
+  const bySegmentCount = new Map<number, CompiledRoute[]>();
+  for (const entry of compiled) {
+    const list = bySegmentCount.get(entry.segments.length) ?? [];
+    list.push(entry);
+    bySegmentCount.set(entry.segments.length, list);
+  }
   const firstSegments = new Set(compiled.map((entry) => entry.segments[0]).filter((part) => part != null));
 
   return {
@@ -58,8 +65,7 @@ export function createRouteMatcher(routes: readonly RouteDefinition[]) {
       const parts = trimmed.split("/").slice(1);
       let pathMatch: CompiledRoute | undefined;
       const allowed: string[] = [];
-      for (const entry of compiled) {
-        if (entry.segments.length !== parts.length) continue;
+      for (const entry of bySegmentCount.get(parts.length) ?? []) {
         if (!entry.segments.every((segment, index) => segment === null || segment === parts[index])) continue;
         if (pathMatch && bySpecificity(pathMatch, entry) < 0) break;
         pathMatch ??= entry;

@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import type { Dialect } from "../dialects/dialect";
 import { GatewayError } from "../errors/gateway-error";
+import type { ApiRequest } from "../http/api-request";
 import { corsHeaders, preflightResponse } from "../http/cors";
 import { errorResponse, requestIdHeader } from "../http/responses";
 import { newId } from "../ids";
@@ -58,7 +59,7 @@ function bodyLimitOf(app: AppContext, route: RouteDefinition): number {
 async function runRoute(
   app: AppContext,
   route: RouteDefinition,
-  request: Request,
+  request: ApiRequest,
   params: Record<string, string>,
   requestId: string,
 ): Promise<Response> {
@@ -88,7 +89,7 @@ async function runRoute(
  * preflight, route match (JSON 404/405 in the path's dialect), then the route itself.
  * The request target was already checked (canonical path, known method) by the caller.
  */
-export async function serveApiRequest(app: AppContext, request: Request): Promise<Response> {
+export async function serveApiRequest(app: AppContext, request: ApiRequest): Promise<Response> {
   const requestId = newId("req");
   const { pathname } = new URL(request.url);
   if (request.method === "OPTIONS") return finish(preflightResponse(request), "openai", requestId);

@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import type { Host } from "../db/schema";
 import type { Dialect } from "../dialects/dialect";
+import type { ApiRequest } from "../http/api-request";
 import type { TokenRecord } from "../tokens/find-token";
 
 /**
@@ -27,7 +28,7 @@ type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** One request as a handler sees it, after the pipeline's checks. */
 export interface ApiCall<A extends AuthKind = AuthKind> {
   app: AppContext;
-  request: Request;
+  request: ApiRequest;
   /** Decoded `:name` path segments. */
   params: Readonly<Record<string, string>>;
   /** Also in the response headers and every error body; handlers put it in logs and ledger metadata. */

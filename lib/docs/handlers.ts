@@ -1,4 +1,5 @@
 import { loadEnv } from "../env";
+import type { ApiRequest } from "../http/api-request";
 import { renderLlmsFull } from "./llms-full";
 import { renderLlmsTxt } from "./llms-txt";
 import { renderPageMarkdown } from "./page-markdown";
@@ -29,11 +30,11 @@ export interface DocsHandlerOptions {
 }
 
 export interface DocsHandlers {
-  llmsTxt(request: Request): Promise<Response>;
-  llmsFull(request: Request): Promise<Response>;
-  pagesJson(request: Request): Promise<Response>;
+  llmsTxt(request: ApiRequest): Promise<Response>;
+  llmsFull(request: ApiRequest): Promise<Response>;
+  pagesJson(request: ApiRequest): Promise<Response>;
   /** `slug` is `<section>/<page>`, `<section>` or "" (the docs index), without `.md`. */
-  pageMarkdown(request: Request, slug: string): Promise<Response>;
+  pageMarkdown(request: ApiRequest, slug: string): Promise<Response>;
 }
 
 export interface BaseUrlConfig {
@@ -55,7 +56,7 @@ function baseUrlConfig(): BaseUrlConfig {
 const hostPattern =
   /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
-function firstHeaderValue(request: Request, name: string): string | undefined {
+function firstHeaderValue(request: ApiRequest, name: string): string | undefined {
   const value = request.headers.get(name)?.split(",")[0]?.trim();
   return value === undefined || value === "" ? undefined : value;
 }
@@ -67,7 +68,7 @@ function firstHeaderValue(request: Request, name: string): string | undefined {
  * these responses are publicly cached for an hour, and a configured origin cannot be steered by
  * request headers.
  */
-export function resolveDocsBaseUrl(request: Request, config: BaseUrlConfig): string {
+export function resolveDocsBaseUrl(request: ApiRequest, config: BaseUrlConfig): string {
   if (config.configured !== undefined) return normalizeBaseUrl(config.configured);
   const url = new URL(request.url);
   const forwardedHost = config.trustProxy ? firstHeaderValue(request, "x-forwarded-host") : undefined;
@@ -97,7 +98,7 @@ function textResponse(
 
 export function createDocsHandlers(options: DocsHandlerOptions = {}): DocsHandlers {
   const corpus = options.corpus ?? getDocCorpus;
-  const base = (request: Request) => resolveDocsBaseUrl(request, options.baseUrl ?? baseUrlConfig());
+  const base = (request: ApiRequest) => resolveDocsBaseUrl(request, options.baseUrl ?? baseUrlConfig());
   return {
     async llmsTxt(request) {
       return textResponse(renderLlmsTxt(corpus().pages, base(request)), docsContentTypes.text);

@@ -1,32 +1,38 @@
 import type { IncomingMessage } from "node:http";
+import type { ApiRequest } from "./api-request";
 
 /**
- * A Request whose body server.ts already read from node:http into memory. A web Request
- * built with a body wraps it in a ReadableStream (with its transfer machinery) whether or
- * not anyone streams it; the API reads every body whole, so this one keeps the bytes and
- * makes a stream only for a caller that asks for `body`.
+ * A request whose body server.ts already read from node:http into memory. The API reads every
+ * body whole, so this keeps the bytes and makes a stream only for a caller that asks for `body`.
  */
-export class BufferedRequest extends Request {
+export class BufferedRequest implements ApiRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Headers;
+  readonly signal: AbortSignal;
   readonly bufferedBody: Buffer;
 
-  constructor(url: URL, init: { method: string; headers: Headers; signal: AbortSignal }, body: Buffer) {
-    super(url, init);
+  constructor(url: string, init: { method: string; headers: Headers; signal: AbortSignal }, body: Buffer) {
+    this.url = url;
+    this.method = init.method;
+    this.headers = init.headers;
+    this.signal = init.signal;
     this.bufferedBody = body;
   }
 
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+  get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
     return new Blob([new Uint8Array(this.bufferedBody)]).stream();
   }
 
-  override async text(): Promise<string> {
+  async text(): Promise<string> {
     return this.bufferedBody.toString("utf8");
   }
 
-  override async json(): Promise<unknown> {
+  async json(): Promise<unknown> {
     return JSON.parse(this.bufferedBody.toString("utf8"));
   }
 
-  override async arrayBuffer(): Promise<ArrayBuffer> {
+  async arrayBuffer(): Promise<ArrayBuffer> {
     const { buffer, byteOffset, byteLength } = this.bufferedBody;
     return buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer;
   }

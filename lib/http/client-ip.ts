@@ -5,7 +5,9 @@
  */
 export const clientIpHeader = "x-pod-client-ip";
 
-export function clientIp(request: Request): string {
+import type { ApiRequest } from "./api-request";
+
+export function clientIp(request: ApiRequest): string {
   return request.headers.get(clientIpHeader) ?? "unknown";
 }
 

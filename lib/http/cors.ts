@@ -15,6 +15,8 @@ const exposedHeaders = [
   "retry-after",
 ].join(", ");
 
+import type { ApiRequest } from "./api-request";
+
 /** What every API response carries (the pipeline adds them). */
 export const corsHeaders: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
@@ -37,7 +39,7 @@ const defaultAllowedHeaders = [
   "x-pod-providers",
 ].join(", ");
 
-export function preflightResponse(request: Request): Response {
+export function preflightResponse(request: ApiRequest): Response {
   return new Response(null, {
     status: 204,
     headers: {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import type { ApiRequest } from "./api-request";
 import { BufferedRequest, readDeclaredBody } from "./buffered-request";
 import { BufferedResponse } from "./buffered-response";
 import { clientIpHeader } from "./client-ip";
@@ -41,15 +42,15 @@ async function writeChunks(source: ChunkSource, outgoing: ServerResponse): Promi
 }
 
 /**
- * A lean bridge between node:http and web-standard Request/Response, so server.ts can
+ * A lean bridge between node:http and the API's request and web Response, so server.ts can
  * call the same handlers as the app/ route files without Next's per-request cost.
  */
-export async function toWebRequest(
+export async function toApiRequest(
   incoming: IncomingMessage,
   response: ServerResponse,
   origin: string,
   options: { trustProxy: boolean; bufferLimit: number },
-): Promise<Request> {
+): Promise<ApiRequest> {
   const controller = new AbortController();
   // The client went away before we finished: abort whatever the handler is waiting on.
   response.once("close", () => {
@@ -70,7 +71,7 @@ export async function toWebRequest(
   // A body of known, acceptable length (what SDKs send) is read here whole, without web streams.
   if (hasBody && Number.isSafeInteger(declared) && declared <= options.bufferLimit)
     return new BufferedRequest(
-      url,
+      url.href,
       { method, headers, signal: controller.signal },
       await readDeclaredBody(incoming, declared),
     );

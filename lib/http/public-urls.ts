@@ -1,7 +1,8 @@
 import type { AppContext } from "../app-context";
+import type { ApiRequest } from "./api-request";
 
 /** The address clients should use: PUBLIC_BASE_URL when set, else the origin the request came in on. */
-export function publicBaseUrl(app: AppContext, request: Request): string {
+export function publicBaseUrl(app: AppContext, request: ApiRequest): string {
   if (app.env.PUBLIC_BASE_URL) return app.env.PUBLIC_BASE_URL.replace(/\/+$/, "");
   return new URL(request.url).origin;
 }

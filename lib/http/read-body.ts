@@ -1,9 +1,10 @@
 import type { z } from "zod";
 import { badRequest, GatewayError } from "../errors/gateway-error";
+import type { ApiRequest } from "./api-request";
 import { BufferedRequest } from "./buffered-request";
 
 /** Reads a body up to `limit` bytes; larger bodies are refused before they are buffered whole. */
-export async function readBodyText(request: Request, limit: number): Promise<string> {
+export async function readBodyText(request: ApiRequest, limit: number): Promise<string> {
   const tooLarge = () => new GatewayError("payload_too_large", `request body exceeds ${limit} bytes`);
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge();
@@ -67,7 +68,7 @@ function jsonDepthExceeds(text: string, limit: number): boolean {
  * A JSON body whose strings are stored (names, labels, reasons, keys): NUL and lone
  * surrogates are refused here, since Postgres text cannot hold them and would fail the write.
  */
-export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+export async function readJsonBody(request: ApiRequest, limit: number): Promise<unknown> {
   const value = parseJsonText(await readBodyText(request, limit));
   const path = firstUnstorableString(value);
   if (path !== undefined)
@@ -104,7 +105,7 @@ function firstUnstorableString(root: unknown): string | undefined {
 
 /** Reads a JSON body and validates it; every problem is listed in one 400. */
 export async function readValidatedJson<T extends z.ZodType>(
-  request: Request,
+  request: ApiRequest,
   schema: T,
   limit: number,
 ): Promise<z.infer<T>> {

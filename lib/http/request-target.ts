@@ -26,6 +26,7 @@ export function checkRequestTarget(method: string | undefined, target: string | 
     return { ok: false, error: badRequest("the path must not contain a backslash") };
   const segments = pathname.slice(1).split("/");
   for (const [index, segment] of segments.entries()) {
+    if (segment !== "" && !segment.includes("%") && !segment.startsWith(".")) continue;
     let decoded: string;
     try {
       decoded = decodeURIComponent(segment);

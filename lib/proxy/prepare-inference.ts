@@ -2,6 +2,7 @@ import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
 import type { CallerDialect } from "../dialects/dialect";
 import { GatewayError } from "../errors/gateway-error";
+import type { ApiRequest } from "../http/api-request";
 import { parseJsonText, readBodyText } from "../http/read-body";
 import { type TokenPrice, worstCaseCost } from "../pricing/cost";
 import type { Candidate } from "../routing/candidate";
@@ -32,7 +33,7 @@ export interface PreparedInference {
 
 export async function prepareInference(
   app: AppContext,
-  request: Request,
+  request: ApiRequest,
   dialect: CallerDialect,
 ): Promise<PreparedInference> {
   const routingRequest = parseRoutingHeaders(request.headers);

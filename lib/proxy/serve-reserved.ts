@@ -7,6 +7,7 @@ import {
   translateResponseToResponsesStream,
 } from "../dialects/translate";
 import { GatewayError } from "../errors/gateway-error";
+import type { ApiRequest } from "../http/api-request";
 import { BufferedResponse } from "../http/buffered-response";
 import { StreamedResponse } from "../http/streamed-response";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
@@ -158,7 +159,7 @@ function callerBody(reserved: ReservedRequest, candidate: Candidate, text: strin
 
 export async function serveReserved(
   app: AppContext,
-  request: Request,
+  request: ApiRequest,
   reserved: ReservedRequest,
 ): Promise<Response> {
   const forwardHeaders = forwardedHeaders(request.headers);

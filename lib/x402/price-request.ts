@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import type { Dialect } from "../dialects/dialect";
 import { GatewayError } from "../errors/gateway-error";
+import type { ApiRequest } from "../http/api-request";
 import {
   holdPrice,
   type PreparedInference,
@@ -24,7 +25,7 @@ export interface PricedRequest extends PreparedInference {
  */
 export async function priceRequest(
   app: AppContext,
-  request: Request,
+  request: ApiRequest,
   dialect: Dialect,
 ): Promise<PricedRequest> {
   const prepared = await prepareInference(app, request, dialect).catch((error: unknown) => {

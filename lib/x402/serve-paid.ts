@@ -3,6 +3,7 @@ import type { AppContext } from "../app-context";
 import type { Executor } from "../db/client";
 import { usageRecords } from "../db/schema";
 import { GatewayError, toGatewayError } from "../errors/gateway-error";
+import type { ApiRequest } from "../http/api-request";
 import { getAccountBalance } from "../ledger/accounts";
 import { log } from "../log";
 import { serveReserved } from "../proxy/serve-reserved";
@@ -20,7 +21,7 @@ import type { Settlement } from "./settlement";
  */
 export async function servePaid(
   app: AppContext,
-  request: Request,
+  request: ApiRequest,
   priced: PricedRequest,
   settlement: Settlement,
   requestId: string,

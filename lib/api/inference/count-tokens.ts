@@ -1,5 +1,6 @@
 import type { AppContext } from "../../app-context";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
+import type { ApiRequest } from "../../http/api-request";
 import { parseJsonText, readBodyText } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
 import { log } from "../../log";
@@ -71,7 +72,7 @@ async function textWithin(response: Response, ms: number, abort: () => void): Pr
  */
 async function askUpstream(
   app: AppContext,
-  request: Request,
+  request: ApiRequest,
   body: Record<string, unknown>,
   modelId: string,
 ): Promise<number | undefined> {
