@@ -4,11 +4,22 @@
  */
 type Labels = Record<string, string>;
 
+const needsEscape = /[\\\n"]/;
+
+function escapeLabel(value: string): string {
+  if (!needsEscape.test(value)) return value;
+  return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+}
+
+/** Runs on every request: label names are ASCII, so plain code-unit order sorts them (no ICU). */
 function labelKey(labels: Labels): string {
-  const entries = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
-  if (entries.length === 0) return "";
-  const escaped = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
-  return `{${entries.map(([name, value]) => `${name}="${escaped(value)}"`).join(",")}}`;
+  const names = Object.keys(labels);
+  if (names.length === 0) return "";
+  if (names.length > 1) names.sort();
+  let key = "{";
+  for (const [index, name] of names.entries())
+    key += `${index === 0 ? "" : ","}${name}="${escapeLabel(labels[name] ?? "")}"`;
+  return `${key}}`;
 }
 
 function withLabel(key: string, name: string, value: string): string {

@@ -1,6 +1,7 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** Tokens are credentials: only this hash is ever stored or compared. */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token.toLowerCase()).digest("hex");
+  // The one-shot hash skips building a Hash object; it runs on every authenticated request.
+  return hash("sha256", token.toLowerCase(), "hex");
 }
