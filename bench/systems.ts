@@ -2,7 +2,7 @@
 // a bare node:http + undici proxy, Portkey's open-source gateway, and this gateway as `npm start`
 // runs it (server.ts with Next) on the embedded PGlite and on Postgres.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -158,6 +158,15 @@ function nodeArgs(): string[] {
   return (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
 }
 
+/** The node flags `npm start` gives server.ts (`tsx <flags> server.ts`), so the bench runs the same. */
+function startScriptFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> })
+    .scripts;
+  const flags = /\btsx((?: --[\w-]+(?:=\S+)?)*) server\.ts/.exec(scripts.start ?? "")?.[1];
+  if (flags === undefined) throw new Error("package.json's start script no longer runs `tsx ... server.ts`");
+  return flags.split(" ").filter((flag) => flag !== "");
+}
+
 /** This gateway as `npm start` runs it: tsx server.ts, Next included, plus the statement probe. */
 export async function startGateway(options: GatewayOptions): Promise<System> {
   const port = await freePort();
@@ -181,10 +190,14 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
   }
   const child = track(
     // BENCH_NODE_ARGS adds node flags to the gateway (e.g. --cpu-prof) for profiling runs.
-    spawn(process.execPath, [...nodeArgs(), "--import", "tsx", "--import", "./bench/probe.ts", "server.ts"], {
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-      env,
-    }),
+    spawn(
+      process.execPath,
+      [...startScriptFlags(), ...nodeArgs(), "--import", "tsx", "--import", "./bench/probe.ts", "server.ts"],
+      {
+        stdio: ["ignore", "ignore", "pipe", "ipc"],
+        env,
+      },
+    ),
     options.key,
   );
   const origin = `http://127.0.0.1:${port}`;
