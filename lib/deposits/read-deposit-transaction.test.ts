@@ -1,6 +1,6 @@
 import { getBase58Decoder } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../chains/solana/constants";
+import { MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, WSOL_MINT } from "../chains/solana/constants";
 import { type DepositTransactionJson, readDepositTransaction } from "./read-deposit-transaction";
 
 const target = {
@@ -100,6 +100,44 @@ describe("readDepositTransaction", () => {
       asset: "zero_amount",
       amount: 0n,
     });
+  });
+
+  it("reads SOL sent to the deposit wallet as another asset, in lamports", () => {
+    const systemProgram = "11111111111111111111111111111111";
+    const keys = [payer, target.owner, systemProgram, MEMO_PROGRAM_ADDRESS];
+    const sol: DepositTransactionJson = {
+      slot: 7n,
+      blockTime: null,
+      meta: {
+        err: null,
+        preBalances: [2_000_000_000n, 0n, 1n, 1n],
+        postBalances: [1_749_995_000n, 250_000_000n, 1n, 1n],
+        preTokenBalances: [],
+        postTokenBalances: [],
+      },
+      transaction: {
+        message: {
+          accountKeys: keys,
+          instructions: [{ programIdIndex: 3, accounts: [], data: memoData("0123456789abcdef") }],
+        },
+      },
+    };
+    expect(readDepositTransaction(sol, target)).toEqual({
+      type: "arrival",
+      asset: "other_asset",
+      mint: WSOL_MINT,
+      amount: 250_000_000n,
+      memos: ["0123456789abcdef"],
+      sender: payer,
+      slot: 7n,
+      blockTime: null,
+    });
+    // The deposit wallet paying a fee (a refund it sends) brings nothing in.
+    const outgoing = {
+      ...sol,
+      meta: { ...sol.meta, err: null, preBalances: [0n, 10n, 1n, 1n], postBalances: [0n, 5n, 1n, 1n] },
+    };
+    expect(readDepositTransaction(outgoing, target)).toEqual({ type: "none" });
   });
 
   it("ignores money leaving the deposit account", () => {

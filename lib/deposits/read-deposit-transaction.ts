@@ -4,6 +4,7 @@ import {
   MEMO_V1_PROGRAM_ADDRESS,
   TOKEN_2022_PROGRAM_ADDRESS,
   TOKEN_PROGRAM_ADDRESS,
+  WSOL_MINT,
 } from "../chains/solana/constants";
 
 /**
@@ -16,6 +17,9 @@ export interface DepositTransactionJson {
   blockTime?: bigint | number | null;
   meta: {
     err: unknown;
+    /** Lamports of each account before and after, indexed like the balances below. */
+    preBalances?: readonly (bigint | number)[] | null;
+    postBalances?: readonly (bigint | number)[] | null;
     preTokenBalances?: readonly TokenBalanceJson[] | null;
     postTokenBalances?: readonly TokenBalanceJson[] | null;
     /** v0 transactions: accounts loaded from lookup tables, indexed after the static keys. */
@@ -55,7 +59,10 @@ export type DepositReading =
   | { type: "none" }
   | {
       type: "arrival";
-      /** `usdc`: USDC reached the deposit account; `other_asset`: another token reached the wallet; `zero_amount`: a transfer of 0. */
+      /**
+       * `usdc`: USDC reached the deposit account; `other_asset`: another token, or SOL itself
+       * (mint = the wrapped-SOL mint, amount in lamports), reached the wallet; `zero_amount`: a transfer of 0.
+       */
       asset: "usdc" | "other_asset" | "zero_amount";
       mint: string;
       /** Atomic units of `mint` that arrived (0 for a zero-amount transfer). */
@@ -128,6 +135,17 @@ export function readDepositTransaction(
       ...base,
     };
   }
+  const lamports = lamportsArrived(meta, keys.indexOf(target.owner));
+  if (lamports > 0n) {
+    return {
+      type: "arrival",
+      asset: "other_asset",
+      mint: WSOL_MINT,
+      amount: lamports,
+      sender: keys[0] ?? null,
+      ...base,
+    };
+  }
   if (hasTransferTo(transaction, keys, target.tokenAccount)) {
     return {
       type: "arrival",
@@ -139,6 +157,12 @@ export function readDepositTransaction(
     };
   }
   return { type: "none" };
+}
+
+/** SOL sent to the wallet itself (a system transfer): the owner's lamports went up. */
+function lamportsArrived(meta: NonNullable<DepositTransactionJson["meta"]>, ownerIndex: number): bigint {
+  if (ownerIndex < 0 || !meta.preBalances || !meta.postBalances) return 0n;
+  return BigInt(meta.postBalances[ownerIndex] ?? 0) - BigInt(meta.preBalances[ownerIndex] ?? 0);
 }
 
 interface TokenDelta {

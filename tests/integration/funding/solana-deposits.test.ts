@@ -9,6 +9,7 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import { getAddMemoInstruction } from "@solana-program/memo";
+import { getTransferSolInstruction } from "@solana-program/system";
 import {
   getCreateAssociatedTokenIdempotentInstructionAsync,
   getTransferCheckedInstruction,
@@ -17,7 +18,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppContext } from "../../../lib/app-context";
 import { deriveAssociatedTokenAddress } from "../../../lib/chains/solana/associated-token-address";
-import { MEMO_PROGRAM_ADDRESS, SOLANA_DEVNET_CAIP2 } from "../../../lib/chains/solana/constants";
+import { MEMO_PROGRAM_ADDRESS, SOLANA_DEVNET_CAIP2, WSOL_MINT } from "../../../lib/chains/solana/constants";
 import { queryRows } from "../../../lib/db/client";
 import { chainDeposits, depositCursors, hosts } from "../../../lib/db/schema";
 import {
@@ -116,6 +117,19 @@ async function deposit(options: DepositOptions): Promise<string> {
       encoding: "base64",
       skipPreflight: options.failing === true,
     })
+    .send();
+}
+
+/** SOL itself (a system transfer, not a token) to the deposit wallet, with a memo. */
+async function depositSol(lamports: bigint, memo: string): Promise<string> {
+  const instructions: Instruction[] = [
+    getTransferSolInstruction({ source: payer, destination: owner, amount: lamports }),
+    getAddMemoInstruction({ memo }, { programAddress: MEMO_PROGRAM_ADDRESS }),
+  ];
+  const { value: lifetime } = await solana.rpc.getLatestBlockhash().send();
+  const transaction = await signInstructions({ feePayer: payer, instructions, lifetime });
+  return solana.rpc
+    .sendTransaction(getBase64EncodedWireTransaction(transaction), { encoding: "base64" })
     .send();
 }
 
@@ -273,8 +287,9 @@ describe("USDC deposits on Solana", () => {
     const wrongMint = await deposit({ amount: usdc(9), memos: [depositCode], mint: otherMint });
     const failed = await deposit({ amount: usdc(5_000), memos: [depositCode], failing: true });
     const zero = await deposit({ amount: 0n, memos: [depositCode] });
+    const sol = await depositSol(250_000_000n, depositCode);
     const result = await scanDeposits(gateway.app);
-    expect(result).toMatchObject({ credited: 0, unmatched: 6 });
+    expect(result).toMatchObject({ credited: 0, unmatched: 7 });
     expect(result.failed).toBeGreaterThanOrEqual(1);
 
     expect((await gateway.balanceOf(token)).available).toBe(0n);
@@ -298,6 +313,13 @@ describe("USDC deposits on Solana", () => {
       amount: usdc(9),
       suspenseMicrounits: 0n,
     });
+    // SOL is not USDC: parked for the operator in lamports, nothing in the USDC suspense account.
+    expect(await depositRow(sol)).toMatchObject({
+      reason: "other_asset",
+      mint: WSOL_MINT,
+      amount: 250_000_000n,
+      suspenseMicrounits: 0n,
+    });
     expect(await depositRow(zero)).toMatchObject({
       reason: "zero_amount",
       amount: 0n,
@@ -313,7 +335,7 @@ describe("USDC deposits on Solana", () => {
       suspense_microunits: string;
     };
     const bySignature = new Map(listed.data.map((row) => [row.signature, row]));
-    for (const signature of [noMemo, badMemo, unknownCode, ambiguous, wrongMint, zero]) {
+    for (const signature of [noMemo, badMemo, unknownCode, ambiguous, wrongMint, zero, sol]) {
       expect(bySignature.has(signature)).toBe(true);
     }
     expect(bySignature.get(wrongMint)).toMatchObject({ reason: "other_asset", suspense_microunits: "0" });
