@@ -267,6 +267,18 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
         () => document.documentElement.scrollWidth - window.innerWidth,
       );
       expect(overflow).toBeLessThanOrEqual(0);
+      // Every tab fully on screen, and the activity table fits without scrolling sideways.
+      const fit = await view.page.evaluate(() => ({
+        tabsPastEdge: [...document.querySelectorAll(".dash-nav__link, .dash-tab")].filter(
+          (link) => link.getBoundingClientRect().right > window.innerWidth,
+        ).length,
+        tabs: document.querySelectorAll(".dash-nav__link, .dash-tab").length,
+        tableOverflow: (() => {
+          const wrap = document.querySelector(".dash-table-wrap");
+          return wrap ? wrap.scrollWidth - wrap.clientWidth : -1;
+        })(),
+      }));
+      expect(fit).toEqual({ tabsPastEdge: 0, tabs: 7, tableOverflow: 0 });
       await shoot(view.page, `dashboard-home-phone${dark ? "-dark" : ""}`);
       await expectNoConsoleErrors(view);
     }
