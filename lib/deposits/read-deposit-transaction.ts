@@ -6,6 +6,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
   WSOL_MINT,
 } from "../chains/solana/constants";
+import { lamportDelta } from "../chains/solana/lamport-delta";
 
 /**
  * The parts of a `getTransaction` answer (encoding `json`) the deposit watcher reads. Numbers
@@ -135,7 +136,8 @@ export function readDepositTransaction(
       ...base,
     };
   }
-  const lamports = lamportsArrived(meta, keys.indexOf(target.owner));
+  // SOL sent to the wallet itself (a system transfer): the owner's lamports went up.
+  const lamports = lamportDelta(meta.preBalances ?? [], meta.postBalances ?? [], keys.indexOf(target.owner));
   if (lamports > 0n) {
     return {
       type: "arrival",
@@ -157,12 +159,6 @@ export function readDepositTransaction(
     };
   }
   return { type: "none" };
-}
-
-/** SOL sent to the wallet itself (a system transfer): the owner's lamports went up. */
-function lamportsArrived(meta: NonNullable<DepositTransactionJson["meta"]>, ownerIndex: number): bigint {
-  if (ownerIndex < 0 || !meta.preBalances || !meta.postBalances) return 0n;
-  return BigInt(meta.postBalances[ownerIndex] ?? 0) - BigInt(meta.preBalances[ownerIndex] ?? 0);
 }
 
 interface TokenDelta {

@@ -6,6 +6,7 @@ import {
   type Rpc,
   type TokenBalance,
 } from "@solana/kit";
+import { lamportDelta } from "./lamport-delta";
 
 /**
  * On-chain verification of a self-broadcast payment (the Use Pod "native" dialect):
@@ -183,11 +184,6 @@ function tokenDelta(
       (held(before) ? parseAmount(before.uiTokenAmount.amount) : 0n);
   }
   return delta;
-}
-
-function lamportDelta(pre: readonly bigint[], post: readonly bigint[], index: number): bigint {
-  if (index < 0) return 0n;
-  return BigInt(post[index] ?? 0n) - BigInt(pre[index] ?? 0n);
 }
 
 function parseAmount(amount: string): bigint {
