@@ -30,18 +30,8 @@ interface ThreadTransaction extends Queryable {
 function threadOptions(options: QueryOptions | undefined): ThreadQueryOptions | undefined {
   if (!options) return undefined;
   return {
-    ...(options?.rowMode ? { rowMode: options.rowMode } : {}),
-    rawTypes: Object.keys(options?.parsers ?? {}).map(Number),
-  };
-}
-
-function queryRequest(text: string, params: unknown[] | undefined, options: QueryOptions | undefined) {
-  const threaded = threadOptions(options);
-  return {
-    op: "query" as const,
-    text,
-    ...(params ? { params } : {}),
-    ...(threaded ? { options: threaded } : {}),
+    ...(options.rowMode ? { rowMode: options.rowMode } : {}),
+    rawTypes: Object.keys(options.parsers ?? {}).map(Number),
   };
 }
 
@@ -110,21 +100,42 @@ export class PGliteThreadClient implements Queryable {
     });
   }
 
-  async query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
-    return (await this.#call(queryRequest(text, params, options))) as Results<T>;
+  /** A statement on its own (`tx` undefined) or inside the worker's open transaction `tx`. */
+  async #query<T>(
+    tx: number | undefined,
+    text: string,
+    params: unknown[] | undefined,
+    options: QueryOptions | undefined,
+  ): Promise<Results<T>> {
+    const threaded = threadOptions(options);
+    return (await this.#call({
+      op: "query",
+      text,
+      ...(tx === undefined ? {} : { tx }),
+      ...(params ? { params } : {}),
+      ...(threaded ? { options: threaded } : {}),
+    })) as Results<T>;
   }
 
-  async exec(text: string): Promise<Results[]> {
-    return (await this.#call({ op: "exec", text })) as Results[];
+  async #exec(tx: number | undefined, text: string): Promise<Results[]> {
+    return (await this.#call({ op: "exec", text, ...(tx === undefined ? {} : { tx }) })) as Results[];
+  }
+
+  query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    return this.#query(undefined, text, params, options);
+  }
+
+  exec(text: string): Promise<Results[]> {
+    return this.#exec(undefined, text);
   }
 
   async transaction<T>(callback: (tx: ThreadTransaction) => Promise<T>): Promise<T> {
     const txId = (await this.#call({ op: "begin" })) as number;
     const tx: ThreadTransaction = {
       closed: false,
-      query: async <R>(text: string, params?: unknown[], options?: QueryOptions) =>
-        (await this.#call({ ...queryRequest(text, params, options), tx: txId })) as Results<R>,
-      exec: async (text: string) => (await this.#call({ op: "exec", tx: txId, text })) as Results[],
+      query: <R>(text: string, params?: unknown[], options?: QueryOptions) =>
+        this.#query<R>(txId, text, params, options),
+      exec: (text: string) => this.#exec(txId, text),
       rollback: async () => {
         throw new Error("rollback: throw from the transaction callback instead");
       },
