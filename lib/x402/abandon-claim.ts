@@ -1,5 +1,6 @@
+import { budgetDay } from "../chains/daily-fee-budget";
 import type { Database } from "../db/client";
-import { budgetDay, refundSponsoredFee } from "./fee-budget";
+import { refundSponsoredFee } from "./fee-budget";
 import { deletePendingClaim, markClaimFailed, type PaymentClaim } from "./payment-claims";
 import { releaseQuote } from "./quote-store";
 

@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import { transactionUnless } from "../db/rollback";
 import { placeHold } from "../ledger/holds";
 import { type ClaimInput, insertSettledClaim, markClaimSettled, type PaymentAsset } from "./payment-claims";
 import { consumeQuote, type StoredQuote } from "./quote-store";
@@ -31,22 +32,21 @@ export interface CreditAndHoldInput {
   hold?: boolean;
 }
 
-class ReplayDetected extends Error {}
-
 /**
  * Claim, consume the quote, credit the wallet and hold the cap: one database transaction,
  * so a payment is either fully settled and reserved for its request, or nothing happened.
  * Every step is guarded by a unique index or a conditional update, never by process memory.
  */
 export async function creditAndHold(database: Database, input: CreditAndHoldInput): Promise<CreditOutcome> {
-  try {
-    return await database.transaction(async (transaction): Promise<CreditOutcome> => {
+  const settled = await transactionUnless(
+    database,
+    async (transaction, rollback: (reason: "replayed") => never): Promise<CreditOutcome> => {
       const amounts = { receivedAmount: input.receivedAmount, creditedMicrounits: input.creditedMicrounits };
       const claimed =
         input.claim.type === "insert"
           ? await insertSettledClaim(transaction, { ...input.claim.input, ...amounts })
           : await markClaimSettled(transaction, input.claim.id, amounts);
-      if (!claimed) throw new ReplayDetected();
+      if (!claimed) rollback("replayed");
       // Standard claims consumed the quote when they were written, before broadcast.
       const quoteFree =
         input.claim.type === "finalize" || (await consumeQuote(transaction, input.quote.id, input.signature));
@@ -57,7 +57,7 @@ export async function creditAndHold(database: Database, input: CreditAndHoldInpu
         idempotencyKey: paymentIdempotencyKey(input.network, input.signature),
         metadata: input.metadata,
       });
-      if (!credited) throw new ReplayDetected();
+      if (!credited) rollback("replayed");
       if (!quoteFree) return { type: "quote_taken" };
       if (input.hold === false) return { type: "credited" };
       const hold = await placeHold(
@@ -69,9 +69,7 @@ export async function creditAndHold(database: Database, input: CreditAndHoldInpu
       // The credit just added covers the cap, so this cannot fail short of a broken invariant.
       if (hold.type !== "held") throw new Error("x402: the wallet could not hold a cap it was just credited");
       return hold;
-    });
-  } catch (error) {
-    if (error instanceof ReplayDetected) return { type: "replayed" };
-    throw error;
-  }
+    },
+  );
+  return settled.type === "committed" ? settled.value : { type: "replayed" };
 }

@@ -1,3 +1,4 @@
+import { transactionUnless } from "../db/rollback";
 import { getAccountBalance } from "../ledger/accounts";
 import { placeHold } from "../ledger/holds";
 import type { PaymentProof } from "./payment-header";
@@ -9,13 +10,6 @@ import { findWalletAccountId } from "./wallet-ledger";
 import { balanceBelowCap, x402BadRequest, x402Messages } from "./x402-errors";
 
 type BalanceProof = Extract<PaymentProof, { type: "balance" }>;
-
-class QuoteAlreadySettled extends Error {}
-class BelowCap extends Error {
-  constructor(readonly available: bigint) {
-    super("below cap");
-  }
-}
 
 /**
  * Spends surplus credit: no chain involved. The wallet proves control by signing
@@ -55,40 +49,41 @@ export async function settleBalance(
 
   const walletId = await findWalletAccountId(database, payerWallet);
   if (walletId === undefined) throw balanceBelowCap(quote.capMicrounits, 0n);
-  try {
-    const hold = await database.transaction(async (transaction) => {
-      if (!(await consumeQuote(transaction, quote.id, `balance:${payerWallet}`)))
-        throw new QuoteAlreadySettled();
-      const held = await placeHold(
+  let available = 0n;
+  const held = await transactionUnless(
+    database,
+    async (transaction, rollback: (reason: "quote_taken" | "below_cap") => never) => {
+      if (!(await consumeQuote(transaction, quote.id, `balance:${payerWallet}`))) rollback("quote_taken");
+      const hold = await placeHold(
         transaction,
         walletId,
         quote.capMicrounits,
         context.app.env.HOLD_TTL_SECONDS,
       );
-      if (held.type !== "held")
-        throw new BelowCap((await getAccountBalance(transaction, walletId)).available);
-      return held;
-    });
-    return {
-      scheme: "balance",
-      quote,
-      asset: "USDC",
-      network:
-        proof.network ??
-        networks.find((network) => networkFamily(network) === rail.family) ??
-        networks[0] ??
-        "",
-      payerWallet,
-      transaction: "",
-      receivedAmount: 0n,
-      creditedMicrounits: 0n,
-      walletAccountId: walletId,
-      holdId: hold.holdId,
-      availableAfter: hold.availableAfter,
-    };
-  } catch (error) {
-    if (error instanceof QuoteAlreadySettled) throw x402BadRequest(x402Messages.quoteSettled);
-    if (error instanceof BelowCap) throw balanceBelowCap(quote.capMicrounits, error.available);
-    throw error;
+      if (hold.type === "held") return hold;
+      available = (await getAccountBalance(transaction, walletId)).available;
+      return rollback("below_cap");
+    },
+  );
+  if (held.type === "rolled_back") {
+    if (held.reason === "quote_taken") throw x402BadRequest(x402Messages.quoteSettled);
+    throw balanceBelowCap(quote.capMicrounits, available);
   }
+  return {
+    scheme: "balance",
+    quote,
+    asset: "USDC",
+    network:
+      proof.network ??
+      networks.find((network) => networkFamily(network) === rail.family) ??
+      networks[0] ??
+      "",
+    payerWallet,
+    transaction: "",
+    receivedAmount: 0n,
+    creditedMicrounits: 0n,
+    walletAccountId: walletId,
+    holdId: held.value.holdId,
+    availableAfter: held.value.availableAfter,
+  };
 }

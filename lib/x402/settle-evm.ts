@@ -1,21 +1,19 @@
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { and, eq, sql } from "drizzle-orm";
 import { type Address, getAddress, type Hash } from "viem";
+import { type AuthorizationFault, authorizationFault } from "../chains/evm/authorization-terms";
+import { runAuthorizedTransfer, type Submission } from "../chains/evm/authorized-transfer";
 import type { Eip712Token } from "../chains/evm/constants";
 import {
   authorizationKey,
   parseTransferAuthorization,
-  signedByPayer,
   type TransferAuthorization,
 } from "../chains/evm/eip3009";
-import { checkTransferReceipt } from "../chains/evm/transfer-receipt";
 import { x402Payments } from "../db/schema";
 import { GatewayError } from "../errors/gateway-error";
 import { log } from "../log";
 import { creditAndHold } from "./credit-and-hold";
 import type { EvmServices } from "./evm-services";
-import { budgetDay } from "./fee-budget";
-import { adjustGas, reserveGas } from "./gas-budget";
 import { findClaim, markClaimFailed, type PaymentClaim } from "./payment-claims";
 import { unservableReason } from "./price-request";
 import { consumeQuote, type QuoteOption, releaseQuote } from "./quote-store";
@@ -26,11 +24,6 @@ import { x402BadRequest, x402Messages } from "./x402-errors";
 
 export const EVM_EXACT_RAIL = "eip155-exact";
 
-/** The facilitator refuses an authorization that expires sooner than this (x402-protocol.md §4). */
-const MIN_VALIDITY_SECONDS = 6n;
-/** Worst-case gas of one transferWithAuthorization, reserved from the daily budget before submission. */
-const GAS_RESERVATION = 150_000n;
-
 type StandardProof = Extract<ChainPaymentProof, { type: "standard" }>;
 
 export interface EvmSettleContext extends SettleContext {
@@ -38,16 +31,16 @@ export interface EvmSettleContext extends SettleContext {
   option: QuoteOption;
 }
 
-class ClaimTaken extends Error {}
-class QuoteTaken extends Error {}
-class BudgetExhausted extends Error {}
-
 function evmBudgetExhausted(): GatewayError {
   return new GatewayError(
     "service_unavailable",
     "x402 Base gas daily budget is exhausted: pay with one of the Solana entries of the quote instead",
     { headers: { "x-should-retry": "false" }, details: { reason: "gas_budget_exhausted" } },
   );
+}
+
+function replayed(): GatewayError {
+  return x402BadRequest("x402 authorization has already been used to settle a quote", { reason: "replayed" });
 }
 
 /** The requirements a payment is checked against: rebuilt from our option, never the client's echo. */
@@ -65,8 +58,8 @@ function requirementsOf(context: EvmSettleContext, token: Eip712Token, amount: b
 
 /**
  * Checks an EIP-3009 authorization for a quote without moving anything: our own checks
- * (network, token, recipient, amount, validity window, signature, a never-used key), then
- * the facilitator's verification, which simulates the transfer on-chain.
+ * (network, token, then the terms every submitted authorization meets, and a never-used key),
+ * then the facilitator's verification, which simulates the transfer on-chain.
  */
 export async function verifyEvm(context: EvmSettleContext, proof: StandardProof): Promise<VerifiedPayment> {
   const { services, option, quote } = context;
@@ -81,50 +74,16 @@ export async function verifyEvm(context: EvmSettleContext, proof: StandardProof)
   if (!authorization) {
     throw x402BadRequest("x402 payment payload must carry an EIP-3009 authorization and its signature");
   }
-  if (getAddress(authorization.to) !== getAddress(option.payTo)) {
-    throw x402BadRequest(
-      `x402 authorization pays ${authorization.to}, not this quote's payTo ${option.payTo}`,
-      {
-        reason: "recipient_mismatch",
-      },
-    );
-  }
-  if (authorization.value < option.amount) {
-    throw x402BadRequest(
-      `x402 authorization of ${authorization.value} is below the quoted ${option.amount} microunits`,
-      { reason: "value_below_quote" },
-    );
-  }
-  const now = BigInt(Math.floor(Date.now() / 1000));
-  if (authorization.validAfter > now) {
-    throw x402BadRequest("x402 authorization is not valid yet (validAfter is in the future)", {
-      reason: "valid_after",
-    });
-  }
-  if (authorization.validBefore < now + MIN_VALIDITY_SECONDS) {
-    throw x402BadRequest("x402 authorization has expired (validBefore has passed)", {
-      reason: "valid_before",
-    });
-  }
-  const latest = BigInt(Math.floor(quote.expiresAt.getTime() / 1000) + services.maxTimeoutSeconds);
-  if (authorization.validBefore > latest) {
-    throw x402BadRequest("x402 authorization outlives its quote by more than maxTimeoutSeconds", {
-      reason: "valid_before",
-    });
-  }
-  const signed = await signedByPayer(services.publicClient, services.chainId, token, authorization);
-  if (!signed) {
-    throw x402BadRequest(
-      `x402 authorization signature does not recover to ${authorization.from} for USDC on ${option.network}`,
-      { reason: "invalid_signature" },
-    );
-  }
+  const fault = await authorizationFault(services.publicClient, authorization, {
+    chainId: services.chainId,
+    token,
+    payTo: getAddress(option.payTo),
+    minValue: option.amount,
+    latestValidBefore: BigInt(Math.floor(quote.expiresAt.getTime() / 1000) + services.maxTimeoutSeconds),
+  });
+  if (fault) throw faultRefusal(fault, context, authorization);
   const key = authorizationKey(token.address, authorization);
-  if (await findClaim(context.app.database.db, option.network, key)) {
-    throw x402BadRequest("x402 authorization has already been used to settle a quote", {
-      reason: "replayed",
-    });
-  }
+  if (await findClaim(context.app.database.db, option.network, key)) throw replayed();
   if (new Date() > quote.expiresAt) throw x402BadRequest(x402Messages.quoteExpired);
   if (quote.consumedAt !== null) throw x402BadRequest(x402Messages.quoteSettled);
   const unservable = unservableReason(context.priced, quote.capMicrounits);
@@ -146,6 +105,43 @@ export async function verifyEvm(context: EvmSettleContext, proof: StandardProof)
   return { settle: () => claimAndSettle(context, { token, authorization, key, payload, requirements }) };
 }
 
+function faultRefusal(
+  fault: AuthorizationFault,
+  { option }: EvmSettleContext,
+  authorization: TransferAuthorization,
+): GatewayError {
+  switch (fault) {
+    case "recipient":
+      return x402BadRequest(
+        `x402 authorization pays ${authorization.to}, not this quote's payTo ${option.payTo}`,
+        { reason: "recipient_mismatch" },
+      );
+    case "below_minimum":
+      return x402BadRequest(
+        `x402 authorization of ${authorization.value} is below the quoted ${option.amount} microunits`,
+        { reason: "value_below_quote" },
+      );
+    case "not_yet_valid":
+      return x402BadRequest("x402 authorization is not valid yet (validAfter is in the future)", {
+        reason: "valid_after",
+      });
+    case "expired":
+      return x402BadRequest("x402 authorization has expired (validBefore has passed)", {
+        reason: "valid_before",
+      });
+    case "outlives_terms":
+      return x402BadRequest("x402 authorization outlives its quote by more than maxTimeoutSeconds", {
+        reason: "valid_before",
+      });
+    case "nonce": // x402 terms commit to no nonce: any 32 bytes the payer chose
+    case "signature":
+      return x402BadRequest(
+        `x402 authorization signature does not recover to ${authorization.from} for USDC on ${option.network}`,
+        { reason: "invalid_signature" },
+      );
+  }
+}
+
 interface Paying {
   token: Eip712Token;
   authorization: TransferAuthorization;
@@ -165,120 +161,116 @@ function authorizationJson(authorization: TransferAuthorization): Record<string,
   };
 }
 
+/** The facilitator submits: its refusal without a transaction is known to have sent nothing. */
+function facilitatorSubmitter(services: EvmServices, paying: Paying): () => Promise<Submission> {
+  return async () => {
+    const settled = await services.facilitator.settle(paying.payload, paying.requirements);
+    // A transaction it names, even with a failure, went out: its receipt decides.
+    if (settled.transaction) return { type: "submitted", hash: settled.transaction as Hash };
+    return {
+      type: "refused",
+      reason: settled.errorReason ?? "settle_failed",
+      message: settled.errorMessage ?? "the facilitator refused it",
+    };
+  };
+}
+
 /**
- * The claim (authorization key, unique across processes) and the quote's consumption are
- * written, and the gas reserved, in one database transaction before anything is submitted;
- * then the facilitator settles, and the receipt is read back from the chain.
+ * The one EVM transfer (`runAuthorizedTransfer`) with an x402 claim: the authorization key's
+ * unique row and the quote's consumption commit with the gas reservation, before the
+ * facilitator submits; the receipt read back from the chain decides, then the credit.
  */
 async function claimAndSettle(context: EvmSettleContext, paying: Paying): Promise<Settlement> {
   const { services, option, quote } = context;
   const database = context.app.database.db;
   const payer = getAddress(paying.authorization.from);
-  const day = budgetDay(new Date());
-  const reservedWei = services.settler ? GAS_RESERVATION * (await services.publicClient.getGasPrice()) : 0n;
-  let claim: PaymentClaim;
-  try {
-    claim = await database.transaction(async (transaction) => {
-      const [inserted] = await transaction
-        .insert(x402Payments)
-        .values({
-          network: option.network,
-          signature: paying.key,
-          quoteId: quote.id,
-          scheme: "standard",
-          asset: "USDC",
-          payerWallet: payer,
-          status: "pending",
-          signedTransaction: JSON.stringify(paying.payload.payload),
-          sponsoredFeeLamports: null,
-        })
-        .onConflictDoNothing({ target: [x402Payments.network, x402Payments.signature] })
-        .returning();
-      if (!inserted) throw new ClaimTaken();
-      if (!(await consumeQuote(transaction, quote.id, paying.key))) throw new QuoteTaken();
-      if (services.settler) {
-        const reserved = await reserveGas(transaction, {
-          network: option.network,
-          day,
-          wei: reservedWei,
-          dailyBudgetWei: services.gasDailyBudgetWei,
-        });
-        if (!reserved) throw new BudgetExhausted();
-      }
-      return inserted;
-    });
-  } catch (error) {
-    if (error instanceof ClaimTaken) {
-      throw x402BadRequest("x402 authorization has already been used to settle a quote", {
-        reason: "replayed",
-      });
-    }
-    if (error instanceof QuoteTaken) throw x402BadRequest(x402Messages.quoteSettled);
-    if (error instanceof BudgetExhausted) throw evmBudgetExhausted();
-    throw error;
-  }
-
-  const failed = async (message: string, reason: string): Promise<never> => {
+  const releaseClaim = async (claim: PaymentClaim) => {
     await markClaimFailed(database, claim.id);
     await releaseQuote(database, quote.id, paying.key);
-    if (services.settler)
-      await adjustGas(database, { network: option.network, day, reservedWei, spentWei: 0n });
-    throw x402BadRequest(`x402 payment was not settled (${reason}): ${message}; nothing was transferred`, {
-      reason,
-    });
   };
-
-  let hash: Hash;
-  try {
-    const settled = await services.facilitator.settle(paying.payload, paying.requirements);
-    if (!settled.success || !settled.transaction) {
-      if (settled.transaction) hash = settled.transaction as Hash;
-      else
-        return await failed(
-          settled.errorMessage ?? "the facilitator refused it",
-          settled.errorReason ?? "settle_failed",
-        );
-    } else {
-      hash = settled.transaction as Hash;
-    }
-  } catch (error) {
-    log.warn("x402: EVM settlement failed", { error, quote_id: quote.id });
-    // Whether the transfer went out is unknown: the claim stays pending for reconciliation.
-    throw x402BadRequest(
-      "x402 settlement pending: the transfer's outcome is not known yet; re-send the same PAYMENT-SIGNATURE later",
-    );
-  }
-
-  await database
-    .update(x402Payments)
-    .set({ transactionHash: hash, updatedAt: sql`now()` })
-    .where(and(eq(x402Payments.id, claim.id), eq(x402Payments.status, "pending")));
-  const receipt = await services.publicClient
-    .waitForTransactionReceipt({ hash, timeout: services.receiptTimeoutMs })
-    .catch(() => undefined);
-  if (!receipt) {
-    throw x402BadRequest(
-      `x402 settlement pending: transaction ${hash} is not yet mined; re-send the same PAYMENT-SIGNATURE later`,
-    );
-  }
-  const spentWei = receipt.gasUsed * receipt.effectiveGasPrice;
-  const checked = checkTransferReceipt(receipt, {
-    token: paying.token.address,
-    from: payer,
-    to: getAddress(option.payTo),
-    nonce: paying.authorization.nonce,
-    minValue: option.amount,
+  const outcome = await runAuthorizedTransfer({
+    database,
+    network: option.network,
+    publicClient: services.publicClient,
+    // An external facilitator pays its own gas.
+    gasDailyBudgetWei: services.settler ? services.gasDailyBudgetWei : undefined,
+    claims: {
+      async write(transaction, rollback: (reason: "claim_taken" | "quote_taken") => never) {
+        const [inserted] = await transaction
+          .insert(x402Payments)
+          .values({
+            network: option.network,
+            signature: paying.key,
+            quoteId: quote.id,
+            scheme: "standard",
+            asset: "USDC",
+            payerWallet: payer,
+            status: "pending",
+            signedTransaction: JSON.stringify(paying.payload.payload),
+            sponsoredFeeLamports: null,
+          })
+          .onConflictDoNothing({ target: [x402Payments.network, x402Payments.signature] })
+          .returning();
+        if (!inserted) return rollback("claim_taken");
+        if (!(await consumeQuote(transaction, quote.id, paying.key))) rollback("quote_taken");
+        return inserted;
+      },
+      async submitted(claim, hash) {
+        await database
+          .update(x402Payments)
+          .set({ transactionHash: hash, updatedAt: sql`now()` })
+          .where(and(eq(x402Payments.id, claim.id), eq(x402Payments.status, "pending")));
+      },
+      abandon: releaseClaim,
+      fail: releaseClaim,
+    },
+    submit: facilitatorSubmitter(services, paying),
+    expected: {
+      token: paying.token.address,
+      from: payer,
+      to: getAddress(option.payTo),
+      nonce: paying.authorization.nonce,
+      minValue: option.amount,
+    },
+    receiptTimeoutMs: services.receiptTimeoutMs,
   });
-  if (services.settler) await adjustGas(database, { network: option.network, day, reservedWei, spentWei });
-  if (checked.type === "rejected") {
-    await markClaimFailed(database, claim.id);
-    await releaseQuote(database, quote.id, paying.key);
-    throw x402BadRequest(`x402 payment transaction ${hash} did not pay this quote: ${checked.message}`, {
-      reason: "transfer_not_confirmed",
-      transaction: hash,
-    });
+  switch (outcome.type) {
+    case "not_claimed":
+      if (outcome.reason === "claim_taken") throw replayed();
+      if (outcome.reason === "quote_taken") throw x402BadRequest(x402Messages.quoteSettled);
+      throw evmBudgetExhausted();
+    case "refused":
+      throw x402BadRequest(
+        `x402 payment was not settled (${outcome.reason}): ${outcome.message}; nothing was transferred`,
+        { reason: outcome.reason },
+      );
+    case "unknown":
+      log.warn("x402: EVM settlement failed", { error: outcome.error, quote_id: quote.id });
+      // Whether the transfer went out is unknown: the claim stays pending for reconciliation.
+      throw x402BadRequest(
+        "x402 settlement pending: the transfer's outcome is not known yet; re-send the same PAYMENT-SIGNATURE later",
+      );
+    case "pending":
+      throw x402BadRequest(
+        `x402 settlement pending: transaction ${outcome.hash} is not yet mined; re-send the same PAYMENT-SIGNATURE later`,
+      );
+    case "rejected":
+      throw x402BadRequest(
+        `x402 payment transaction ${outcome.hash} did not pay this quote: ${outcome.message}`,
+        { reason: "transfer_not_confirmed", transaction: outcome.hash },
+      );
+    case "transferred":
+      return creditSettled(context, outcome.claim, {
+        hash: outcome.hash,
+        payer,
+        value: outcome.value,
+        key: paying.key,
+      });
+    default: {
+      const unreachable: never = outcome;
+      return unreachable;
+    }
   }
-  return creditSettled(context, claim, { hash, payer, value: checked.value, key: paying.key });
 }
 
 async function creditSettled(

@@ -1,12 +1,14 @@
 import type { Signature } from "@solana/kit";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { budgetDay } from "../chains/daily-fee-budget";
 import { decodeBase64Transaction } from "../chains/solana/decode-transaction";
 import { type BroadcastResult, waitForConfirmation } from "../chains/solana/transaction-broadcast";
 import { computeTransactionFee } from "../chains/solana/transaction-fee";
+import { transactionUnless } from "../db/rollback";
 import { GatewayError } from "../errors/gateway-error";
 import { abandonPendingClaim, failPendingClaim } from "./abandon-claim";
 import { creditLandedClaim } from "./credit-landed-claim";
-import { budgetDay, reserveSponsoredFee } from "./fee-budget";
+import { reserveSponsoredFee } from "./fee-budget";
 import { findClaim, insertPendingClaim, type PaymentClaim } from "./payment-claims";
 import { standardRequirements } from "./payment-required";
 import { unservableReason } from "./price-request";
@@ -19,10 +21,6 @@ import { walletAccountId } from "./wallet-ledger";
 import { sponsoredBudgetExhausted, x402BadRequest, x402Messages } from "./x402-errors";
 
 type StandardProof = Extract<ChainPaymentProof, { type: "standard" }>;
-
-class ClaimTaken extends Error {}
-class QuoteTaken extends Error {}
-class BudgetExhausted extends Error {}
 
 /**
  * Settles a standard x402 `exact` payment: our checks and @x402/svm's verification run
@@ -102,9 +100,9 @@ async function claimAndBroadcast(
   const rail = paying.rail;
   const fee = computeTransactionFee(decodeBase64Transaction(cosigned.signedTransaction).message);
   const day = budgetDay(services.now());
-  let claim: PaymentClaim;
-  try {
-    claim = await context.app.database.db.transaction(async (transaction) => {
+  const claimed = await transactionUnless(
+    context.app.database.db,
+    async (transaction, rollback: (reason: "claim_taken" | "quote_taken" | "budget_exhausted") => never) => {
       const inserted = await insertPendingClaim(transaction, {
         network: terms.network,
         signature: cosigned.signature,
@@ -115,25 +113,26 @@ async function claimAndBroadcast(
         signedTransaction: cosigned.signedTransaction,
         sponsoredFeeLamports: fee,
       });
-      if (!inserted) throw new ClaimTaken();
-      if (!(await consumeQuote(transaction, quote.id, cosigned.signature))) throw new QuoteTaken();
+      if (!inserted) return rollback("claim_taken");
+      if (!(await consumeQuote(transaction, quote.id, cosigned.signature))) rollback("quote_taken");
       const reserved = await reserveSponsoredFee(transaction, {
         day,
         lamports: fee,
         dailyBudgetLamports: services.sponsoredFeeDailyBudgetLamports,
       });
-      if (!reserved) throw new BudgetExhausted();
+      if (!reserved) rollback("budget_exhausted");
       return inserted;
-    });
-  } catch (error) {
-    if (error instanceof QuoteTaken) throw x402BadRequest(x402Messages.quoteSettled);
-    if (error instanceof BudgetExhausted) throw sponsoredBudgetExhausted();
-    if (!(error instanceof ClaimTaken)) throw error;
+    },
+  );
+  if (claimed.type === "rolled_back") {
+    if (claimed.reason === "quote_taken") throw x402BadRequest(x402Messages.quoteSettled);
+    if (claimed.reason === "budget_exhausted") throw sponsoredBudgetExhausted();
     // Another request (here or in another process) claimed these exact bytes a moment ago.
     const raced = await findClaim(context.app.database.db, terms.network, cosigned.signature);
     if (!raced) throw x402BadRequest(x402Messages.signatureUsed);
     return converge(context, raced, paying);
   }
+  const claim = claimed.value;
   const result = await cosigner.broadcastAndConfirm(cosigned.signedTransaction);
   return conclude(context, claim, result, paying);
 }

@@ -1,6 +1,15 @@
 import { type Address, type Hex, parseEventLogs, type TransactionReceipt } from "viem";
 import { eip3009Abi } from "./eip3009";
 
+/** What the receipt of a submitted authorization must show. */
+export interface ExpectedTransfer {
+  token: Address;
+  from: Address;
+  to: Address;
+  nonce: Hex;
+  minValue: bigint;
+}
+
 export type TransferReceiptCheck =
   | { type: "transferred"; value: bigint }
   | { type: "rejected"; message: string };
@@ -12,7 +21,7 @@ export type TransferReceiptCheck =
  */
 export function checkTransferReceipt(
   receipt: Pick<TransactionReceipt, "status" | "logs">,
-  expected: { token: Address; from: Address; to: Address; nonce: Hex; minValue: bigint },
+  expected: ExpectedTransfer,
 ): TransferReceiptCheck {
   if (receipt.status !== "success") return { type: "rejected", message: "the transfer transaction reverted" };
   const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
