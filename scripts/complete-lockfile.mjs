@@ -51,11 +51,14 @@ function platformOf(name) {
   return platform;
 }
 
-// node-llama-cpp's GPU builds (CUDA, Vulkan: about 610 MB) would install on every Linux and
-// Windows x64 machine. The agent's GGUF backend runs on the CPU build, so they are marked for no
-// platform and npm skips them; an operator with a GPU installs one next to the agent
-// (`npm install @node-llama-cpp/linux-x64-cuda`).
-const optInOnly = /^node_modules\/@node-llama-cpp\/[a-z0-9]+-[a-z0-9]+-(cuda|cuda-ext|vulkan)$/;
+// Native builds nothing here runs, marked for no platform so npm skips them everywhere:
+// - node-llama-cpp's GPU builds (CUDA, Vulkan: about 610 MB) would install on every Linux and
+//   Windows x64 machine. The agent's GGUF backend runs on the CPU build; an operator with a GPU
+//   installs one next to the agent (`npm install @node-llama-cpp/linux-x64-cuda`).
+// - sharp's builds (libvips, about 20 MB), Next's image optimizer: the app serves no next/image
+//   and next.config.ts sets `images.unoptimized`, so Next never loads it.
+const optInOnly =
+  /^node_modules\/(@node-llama-cpp\/[a-z0-9]+-[a-z0-9]+-(cuda|cuda-ext|vulkan)|@img\/sharp-[a-z0-9-]+)$/;
 
 const check = process.argv.includes("--check");
 let added = 0;
@@ -79,7 +82,7 @@ for (const [path, entry] of Object.entries(packages)) {
 if (check) {
   if (skipped > 0) {
     console.error(
-      `package-lock.json would install ${skipped} GPU builds: run \`node scripts/complete-lockfile.mjs\``,
+      `package-lock.json would install ${skipped} opt-in native builds: run \`node scripts/complete-lockfile.mjs\``,
     );
     process.exit(1);
   }
@@ -92,6 +95,6 @@ if (check) {
 } else {
   if (added > 0 || skipped > 0) writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
   console.log(
-    `complete-lockfile: added ${added} platform entr${added === 1 ? "y" : "ies"}, marked ${skipped} GPU build${skipped === 1 ? "" : "s"} opt-in`,
+    `complete-lockfile: added ${added} platform entr${added === 1 ? "y" : "ies"}, marked ${skipped} native build${skipped === 1 ? "" : "s"} opt-in`,
   );
 }

@@ -1,4 +1,4 @@
-import { createClient } from "redis";
+import { createClient } from "@redis/client";
 import { log } from "../log";
 import type { WindowCounter } from "./redis-window";
 

@@ -40,11 +40,12 @@ export interface WatchedPage {
 export async function openDevice(
   browser: Browser,
   baseUrl: string,
-  options: { width?: number; height?: number; dark?: boolean } = {},
+  options: { width?: number; height?: number; dark?: boolean; userAgent?: string } = {},
 ): Promise<WatchedPage> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? desktop.width, height: options.height ?? desktop.height },
     colorScheme: options.dark ? "dark" : "light",
+    ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
   });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
   const page = await context.newPage();

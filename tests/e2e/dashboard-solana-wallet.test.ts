@@ -109,4 +109,25 @@ describe.skipIf(!hasChromium)("dashboard: USDC deposit from a Solana wallet", ()
     expect(phoneView.errors, phoneView.errors.join("\n")).toEqual([]);
     await phoneView.context.close();
   }, 240_000);
+
+  it("on an Android browser without a wallet, the Mobile Wallet Adapter entry is not offered and nothing fails", async () => {
+    // wallet-adapter-react adds a Mobile Wallet Adapter on Android browsers with no injected wallet;
+    // the install replaces that package with an Unsupported stub (stubs/solana-mobile-wallet-adapter),
+    // which is constructed here and must neither show up as a wallet nor throw.
+    const registered = (await (await fetch(`${gateway.baseUrl}/v1/register`, { method: "POST" })).json()) as {
+      api_token: string;
+    };
+    const android = await openDevice(browser, gateway.baseUrl, {
+      width: phone.width,
+      userAgent:
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+    });
+    await android.page.goto(`${gateway.baseUrl}/dashboard#token=${registered.api_token}`);
+    await android.page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+    await android.page.goto(`${gateway.baseUrl}/dashboard/fund`);
+    await android.page.getByText("No Solana wallet found in this browser.").waitFor();
+    await expect(android.page.getByRole("button", { name: /Mobile Wallet Adapter/ }).count()).resolves.toBe(0);
+    expect(android.errors, android.errors.join("\n")).toEqual([]);
+    await android.context.close();
+  }, 120_000);
 });
