@@ -126,7 +126,8 @@ describe.skipIf(!hasChromium)("dashboard: USDC deposit from a Solana wallet", ()
     await android.page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     await android.page.goto(`${gateway.baseUrl}/dashboard/fund`);
     await android.page.getByText("No Solana wallet found in this browser.").waitFor();
-    await expect(android.page.getByRole("button", { name: /Mobile Wallet Adapter/ }).count()).resolves.toBe(0);
+    const mobileEntries = android.page.getByRole("button", { name: /Mobile Wallet Adapter/ });
+    await expect(mobileEntries.count()).resolves.toBe(0);
     expect(android.errors, android.errors.join("\n")).toEqual([]);
     await android.context.close();
   }, 120_000);
