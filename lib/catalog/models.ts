@@ -10,6 +10,15 @@ export interface CatalogPrice {
   cacheWritePer1m: bigint;
 }
 
+/** What a model can be asked for; a request for something it lacks is refused before any upstream call. */
+interface ModelCapabilities {
+  tools: boolean;
+  vision: boolean;
+  reasoning: boolean;
+  /** Native structured output (OpenAI json_schema, Anthropic output_config.format). */
+  structuredOutput: boolean;
+}
+
 export interface CatalogModel {
   id: string;
   ownedBy: string;
@@ -18,9 +27,17 @@ export interface CatalogModel {
   /** Other spellings clients send for this model (vendor prefixes, dated snapshots). */
   aliases: string[];
   prices: CatalogPrice[];
+  capabilities: ModelCapabilities;
   /** Served without the provider's content filtering; clients of the reference feed filter on it. */
   uncensored?: boolean;
 }
+
+const capable = (reasoning: boolean, structuredOutput: boolean, vision = true): ModelCapabilities => ({
+  tools: true,
+  vision,
+  reasoning,
+  structuredOutput,
+});
 
 const price = (
   provider: CentralizedUpstreamName,
@@ -42,6 +59,7 @@ const price = (
 export const catalogModels: CatalogModel[] = [
   {
     id: "gpt-4o-mini",
+    capabilities: capable(false, true),
     ownedBy: "openai",
     contextWindow: 128_000,
     maxOutputTokens: 16_384,
@@ -53,6 +71,7 @@ export const catalogModels: CatalogModel[] = [
   },
   {
     id: "gpt-4o",
+    capabilities: capable(false, true),
     ownedBy: "openai",
     contextWindow: 128_000,
     maxOutputTokens: 16_384,
@@ -64,6 +83,7 @@ export const catalogModels: CatalogModel[] = [
   },
   {
     id: "gpt-4.1-mini",
+    capabilities: capable(false, true),
     ownedBy: "openai",
     contextWindow: 1_047_576,
     maxOutputTokens: 32_768,
@@ -75,6 +95,7 @@ export const catalogModels: CatalogModel[] = [
   },
   {
     id: "claude-haiku-4-5",
+    capabilities: capable(true, true),
     ownedBy: "anthropic",
     contextWindow: 200_000,
     maxOutputTokens: 64_000,
@@ -89,6 +110,7 @@ export const catalogModels: CatalogModel[] = [
   },
   {
     id: "claude-sonnet-4-5",
+    capabilities: capable(true, true),
     ownedBy: "anthropic",
     contextWindow: 200_000,
     maxOutputTokens: 64_000,
@@ -103,6 +125,7 @@ export const catalogModels: CatalogModel[] = [
   },
   {
     id: "llama-3.3-70b-instruct",
+    capabilities: capable(false, false, false),
     ownedBy: "meta",
     contextWindow: 131_072,
     maxOutputTokens: 32_768,
@@ -121,6 +144,7 @@ export const catalogModels: CatalogModel[] = [
   },
   {
     id: "deepseek-v3",
+    capabilities: capable(false, false, false),
     ownedBy: "deepseek",
     contextWindow: 128_000,
     maxOutputTokens: 8_192,

@@ -1,7 +1,7 @@
 import type { CallerDialect } from "../dialects/dialect";
 import { parseResponsesRequest } from "../dialects/translate/responses/parse-request";
 import { badRequest } from "../errors/gateway-error";
-import { findUnsizedInput } from "./unsized-input";
+import { scanInput } from "./unsized-input";
 
 /** A validated inference call as the caller sent it. */
 export interface InferenceRequest {
@@ -21,6 +21,10 @@ export interface InferenceRequest {
    * the hold then prices the input at the model's whole context window.
    */
   unsizedInput: boolean;
+  /** The body holds an image part: refused for a model without vision. */
+  imageInput: boolean;
+  /** The caller offered tools: refused for a model without tool calling. */
+  toolsOffered: boolean;
   /** OpenAI only: the caller asked for the final usage chunk. */
   includeUsage: boolean;
 }
@@ -43,6 +47,7 @@ function positiveInteger(value: unknown, field: string): number | undefined {
 /** A Responses API call is validated whole by its codec, so a bad one is refused before any hold. */
 function parseResponsesInference(body: Record<string, unknown>, rawBody: string): InferenceRequest {
   const { request } = parseResponsesRequest(body);
+  const scan = scanInput("responses", body);
   return {
     dialect: "responses",
     body,
@@ -52,7 +57,9 @@ function parseResponsesInference(body: Record<string, unknown>, rawBody: string)
     maxTokens: request.maxTokens,
     maxTokensField: "max_output_tokens",
     choices: 1,
-    unsizedInput: findUnsizedInput("responses", body),
+    unsizedInput: scan.unsized,
+    imageInput: scan.images,
+    toolsOffered: request.tools.length > 0,
     includeUsage: false,
   };
 }
@@ -78,6 +85,7 @@ export function parseInferenceRequest(
   if (choices > maxChoices) throw badRequest(`n must be at most ${maxChoices}`, { param: "n" });
   const limits = [completionTokens, plainTokens].filter((value) => value !== undefined);
   const streamOptions = isRecord(parsed.stream_options) ? parsed.stream_options : undefined;
+  const scan = scanInput(dialect, parsed);
   return {
     dialect,
     body: parsed,
@@ -88,7 +96,9 @@ export function parseInferenceRequest(
     maxTokens: limits.length > 0 ? Math.min(...limits) : undefined,
     maxTokensField: completionTokens !== undefined ? "max_completion_tokens" : "max_tokens",
     choices,
-    unsizedInput: findUnsizedInput(dialect, parsed),
+    unsizedInput: scan.unsized,
+    imageInput: scan.images,
+    toolsOffered: Array.isArray(parsed.tools) && parsed.tools.length > 0,
     includeUsage: dialect === "openai" && streamOptions?.include_usage === true,
   };
 }

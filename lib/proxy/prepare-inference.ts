@@ -1,7 +1,7 @@
 import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
 import type { CallerDialect } from "../dialects/dialect";
-import { GatewayError } from "../errors/gateway-error";
+import { badRequest, GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { parseJsonText, readBodyText } from "../http/read-body";
 import { type TokenPrice, worstCaseCost } from "../pricing/cost";
@@ -43,12 +43,14 @@ export async function prepareInference(
   if (!model) {
     throw new GatewayError("model_not_found", `model not found: ${inference.model}`, { param: "model" });
   }
+  refuseMissingCapabilities(inference, model);
   let routing: PreparedInference["routing"];
   try {
     const candidates = translatableCandidates(
       dialect,
       inference.body,
       await routeRequest(app, model, routingRequest),
+      model.capabilities,
     );
     routing = { type: "routed", candidates };
   } catch (error) {
@@ -63,6 +65,18 @@ export async function prepareInference(
     maxOutputTokens: Math.min(inference.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens),
     routing,
   };
+}
+
+/** A request for something the model cannot do is the caller's 400, before any hold or upstream call. */
+function refuseMissingCapabilities(inference: InferenceRequest, model: CatalogModel): void {
+  if (inference.toolsOffered && !model.capabilities.tools)
+    throw badRequest(`${model.id} does not support tool calling: send the request without tools`, {
+      param: "tools",
+    });
+  if (inference.imageInput && !model.capabilities.vision)
+    throw badRequest(`${model.id} does not take image input: send text only or choose a vision model`, {
+      param: inference.dialect === "responses" ? "input" : "messages",
+    });
 }
 
 /** The candidates, or the routing error when there are none. */

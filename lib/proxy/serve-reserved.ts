@@ -78,6 +78,7 @@ function buildUpstreamBody(request: ReservedRequest, candidate: Candidate): stri
       candidate.dialect,
       source,
       candidate.upstreamModelId,
+      request.model.capabilities,
     );
     setOutputLimit(translated, field, limit);
     return JSON.stringify(translated);

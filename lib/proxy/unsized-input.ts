@@ -11,27 +11,37 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 const serverToolPattern = /^(web_search|web_fetch|code_execution|mcp_toolset|tool_search)/;
 
+export interface InputScan {
+  /** Input the upstream fetches itself (images, documents or files by URL or id). */
+  unsized: boolean;
+  /** Any image part, inline or by reference: a model without vision cannot take it. */
+  images: boolean;
+}
+
+const imagePartTypes = new Set(["image_url", "input_image", "image"]);
+
 /**
  * Refuses what no hold can price (server-side tools, MCP servers) with a 400, and reports
- * whether the body references input the upstream fetches itself (images, documents or
- * files by URL or id), whose size the byte estimate cannot see. The walk is iterative:
- * the body was already checked for nesting depth, but a stack costs nothing here.
+ * whether the body references input the upstream fetches itself, whose size the byte
+ * estimate cannot see, and whether it holds images. The walk is iterative: the body was
+ * already checked for nesting depth, but a stack costs nothing here.
  */
-export function findUnsizedInput(dialect: CallerDialect, body: Record<string, unknown>): boolean {
+export function scanInput(dialect: CallerDialect, body: Record<string, unknown>): InputScan {
   refuseServerTools(dialect, body);
   const stack: unknown[] = [body.messages, body.system, body.input];
-  let unsized = false;
+  const scan: InputScan = { unsized: false, images: false };
   for (let value = stack.pop(); value !== undefined || stack.length > 0; value = stack.pop()) {
     if (Array.isArray(value)) {
       stack.push(...value);
       continue;
     }
     if (!isRecord(value)) continue;
-    if (referencesRemoteInput(value)) unsized = true;
+    if (referencesRemoteInput(value)) scan.unsized = true;
+    if (typeof value.type === "string" && imagePartTypes.has(value.type)) scan.images = true;
     for (const child of Object.values(value))
       if (typeof child === "object" && child !== null) stack.push(child);
   }
-  return unsized;
+  return scan;
 }
 
 function referencesRemoteInput(part: Record<string, unknown>): boolean {

@@ -1,5 +1,6 @@
 import type { CallerDialect, Dialect } from "../dialects/dialect";
 import { translateRequest } from "../dialects/translate";
+import type { TargetModel } from "../dialects/translate/target-model";
 import { GatewayError } from "../errors/gateway-error";
 import type { Candidate } from "./candidate";
 
@@ -12,13 +13,14 @@ export function translatableCandidates(
   callerDialect: CallerDialect,
   body: Record<string, unknown>,
   candidates: Candidate[],
+  target: TargetModel,
 ): Candidate[] {
   const blocked = new Set<Dialect>();
   let firstError: GatewayError | undefined;
   for (const dialect of new Set(candidates.map((candidate) => candidate.dialect))) {
     if (dialect === callerDialect) continue;
     try {
-      translateRequest(callerDialect, dialect, body, "probe");
+      translateRequest(callerDialect, dialect, body, "probe", target);
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       blocked.add(dialect);

@@ -1,10 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { schemaInstance } from "./schema-instance";
 
 /**
  * A local stand-in for the OpenAI or Anthropic API that speaks its exact wire format.
  * Behaviour is steered from the prompt with directives such as `[fake:error=500]`,
  * `[fake:tokens=12]`, `[fake:slow=20]`, `[fake:cut=3]`, `[fake:tool]`, `[fake:cache]`,
  * `[fake:html=400]` (an HTML error page), `[fake:hang=3000]` (headers that long late).
+ * Like the real APIs it honours structured output: a forced tool (OpenAI `tool_choice`
+ * function, Anthropic `tool_choice` tool/any) is called with arguments valid for its schema,
+ * and `response_format` / `output_config.format` make the text a JSON value of the schema.
  */
 export type FakeDialect = "openai" | "anthropic";
 
@@ -77,6 +81,57 @@ function readDirectives(prompt: string, maxTokens: number | undefined): Directiv
 export function promptTokensOf(body: Record<string, unknown>): number {
   return Math.max(1, Math.ceil(promptText(body).length / 4));
 }
+
+interface ToolReply {
+  name: string;
+  argumentsJson: string;
+}
+
+const recordOf = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+
+/** The tool a request forces, called with arguments its schema accepts. */
+function forcedTool(dialect: FakeDialect, body: Record<string, unknown>): ToolReply | undefined {
+  const tools = Array.isArray(body.tools) ? body.tools.map(recordOf) : [];
+  const choice = body.tool_choice;
+  const nameOf = (tool: Record<string, unknown>) =>
+    String(dialect === "openai" ? recordOf(tool.function).name : tool.name);
+  const schemaOf = (tool: Record<string, unknown>) =>
+    dialect === "openai" ? recordOf(tool.function).parameters : tool.input_schema;
+  let chosen: Record<string, unknown> | undefined;
+  if (dialect === "openai") {
+    const named = recordOf(recordOf(choice).function).name;
+    if (typeof named === "string") chosen = tools.find((tool) => nameOf(tool) === named);
+    else if (choice === "required") chosen = tools[0];
+  } else {
+    const { type, name } = recordOf(choice);
+    if (type === "tool") chosen = tools.find((tool) => nameOf(tool) === name);
+    else if (type === "any") chosen = tools[0];
+  }
+  if (!chosen) return undefined;
+  return { name: nameOf(chosen), argumentsJson: JSON.stringify(schemaInstance(schemaOf(chosen))) };
+}
+
+/** The answer text under `response_format` (OpenAI) or `output_config.format` (Anthropic). */
+function structuredText(dialect: FakeDialect, body: Record<string, unknown>): string | undefined {
+  if (dialect === "openai") {
+    const format = recordOf(body.response_format);
+    if (format.type === "json_object") return JSON.stringify({ answer: "Hello" });
+    if (format.type === "json_schema")
+      return JSON.stringify(schemaInstance(recordOf(format.json_schema).schema));
+    return undefined;
+  }
+  const format = recordOf(recordOf(body.output_config).format ?? body.output_format);
+  return format.type === "json_schema" ? JSON.stringify(schemaInstance(format.schema)) : undefined;
+}
+
+/** JSON text streamed in two pieces, as a model's tokens arrive. */
+const halves = (text: string) => [
+  text.slice(0, Math.ceil(text.length / 2)),
+  text.slice(Math.ceil(text.length / 2)),
+];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -210,14 +265,19 @@ async function openaiWriter(
     total_tokens: prompt + directives.tokens * choices,
     prompt_tokens_details: { cached_tokens: cached },
   };
+  const forced = forcedTool("openai", body);
+  const structured = structuredText("openai", body);
+  const callsTool = forced !== undefined || directives.tool;
   const toolCall = {
     id: "call_fake_1",
     type: "function",
-    function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+    function: forced
+      ? { name: forced.name, arguments: forced.argumentsJson }
+      : { name: "get_weather", arguments: '{"city":"Paris"}' },
   };
   if (body.stream !== true) {
-    const text = Array.from({ length: directives.tokens }, (_, index) => word(index)).join("");
-    const message = directives.tool
+    const text = structured ?? Array.from({ length: directives.tokens }, (_, index) => word(index)).join("");
+    const message = callsTool
       ? { role: "assistant", content: null, tool_calls: [toolCall] }
       : { role: "assistant", content: text };
     response.writeHead(200, { "content-type": "application/json", "x-fake": name });
@@ -230,7 +290,7 @@ async function openaiWriter(
         choices: Array.from({ length: choices }, (_, index) => ({
           index,
           message,
-          finish_reason: directives.tool ? "tool_calls" : "stop",
+          finish_reason: callsTool ? "tool_calls" : "stop",
           logprobs: null,
         })),
         ...(directives.noUsage ? {} : { usage }),
@@ -245,20 +305,27 @@ async function openaiWriter(
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) })}\n\n`;
   response.write(": keep-alive\n\n");
   response.write(chunk({ role: "assistant", content: "" }, null));
-  if (directives.tool) {
+  if (callsTool) {
     response.write(
       chunk(
         {
           tool_calls: [
-            { index: 0, id: toolCall.id, type: "function", function: { name: "get_weather", arguments: "" } },
+            {
+              index: 0,
+              id: toolCall.id,
+              type: "function",
+              function: { name: toolCall.function.name, arguments: "" },
+            },
           ],
         },
         null,
       ),
     );
-    for (const piece of ['{"city"', ':"Paris"}']) {
+    for (const piece of halves(toolCall.function.arguments)) {
       response.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
     }
+  } else if (structured !== undefined) {
+    for (const piece of halves(structured)) response.write(chunk({ content: piece }, null));
   } else {
     for (let index = 0; index < directives.tokens; index += 1) {
       if (directives.cutAfter !== undefined && index >= directives.cutAfter) {
@@ -272,7 +339,7 @@ async function openaiWriter(
       response.write(chunk({ content: word(index) }, null));
     }
   }
-  response.write(chunk({}, directives.tool ? "tool_calls" : "stop"));
+  response.write(chunk({}, callsTool ? "tool_calls" : "stop"));
   if (includeUsage && !directives.noUsage) {
     response.write(
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`,
@@ -298,9 +365,17 @@ async function anthropicWriter(
     cache_read_input_tokens: cacheRead,
     cache_creation_input_tokens: cacheWrite,
   };
-  const toolUse = { type: "tool_use", id: "toolu_fake_1", name: "get_weather", input: { city: "Paris" } };
+  const forced = forcedTool("anthropic", body);
+  const structured = structuredText("anthropic", body);
+  const callsTool = forced !== undefined || directives.tool;
+  const toolUse = {
+    type: "tool_use",
+    id: "toolu_fake_1",
+    name: forced?.name ?? "get_weather",
+    input: forced ? JSON.parse(forced.argumentsJson) : { city: "Paris" },
+  };
   if (body.stream !== true) {
-    const text = Array.from({ length: directives.tokens }, (_, index) => word(index)).join("");
+    const text = structured ?? Array.from({ length: directives.tokens }, (_, index) => word(index)).join("");
     response.writeHead(200, { "content-type": "application/json", "x-fake": name });
     response.end(
       JSON.stringify({
@@ -308,8 +383,8 @@ async function anthropicWriter(
         type: "message",
         role: "assistant",
         model,
-        content: directives.tool ? [toolUse] : [{ type: "text", text }],
-        stop_reason: directives.tool ? "tool_use" : "end_turn",
+        content: callsTool ? [toolUse] : [{ type: "text", text }],
+        stop_reason: callsTool ? "tool_use" : "end_turn",
         stop_sequence: null,
         ...(directives.noUsage ? {} : { usage }),
       }),
@@ -334,17 +409,22 @@ async function anthropicWriter(
     }),
   );
   response.write(event("ping", {}));
-  if (directives.tool) {
+  if (callsTool) {
     response.write(
       event("content_block_start", {
         index: 0,
         content_block: { type: "tool_use", id: toolUse.id, name: toolUse.name, input: {} },
       }),
     );
-    for (const piece of ['{"city"', ':"Paris"}']) {
+    for (const piece of halves(JSON.stringify(toolUse.input))) {
       response.write(
         event("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: piece } }),
       );
+    }
+  } else if (structured !== undefined) {
+    response.write(event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }));
+    for (const piece of halves(structured)) {
+      response.write(event("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } }));
     }
   } else {
     response.write(event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }));
@@ -365,7 +445,7 @@ async function anthropicWriter(
   response.write(event("content_block_stop", { index: 0 }));
   response.write(
     event("message_delta", {
-      delta: { stop_reason: directives.tool ? "tool_use" : "end_turn", stop_sequence: null },
+      delta: { stop_reason: callsTool ? "tool_use" : "end_turn", stop_sequence: null },
       usage: directives.noUsage ? { output_tokens: 0 } : { output_tokens: directives.tokens },
     }),
   );

@@ -7,8 +7,9 @@ import { createOpenaiStreamEncoder } from "./openai/encode-stream";
 import { rewritePassthroughMessage } from "./passthrough-stream";
 import { createResponsesStreamEncoder } from "./responses/encode-stream";
 import type { StreamDecoder, StreamEncoder } from "./stream-codec";
+import { unwrapStructuredStream } from "./structured-output";
 import { encodeStreamError } from "./translate-error";
-import { responsesContextOf } from "./translate-response";
+import { responsesContextOf, structuredCarrierOf } from "./translate-response";
 
 export interface StreamTranslatorOptions {
   /** Model id reported to the caller. */
@@ -80,8 +81,10 @@ export function createStreamTranslator(
 ): StreamTranslator {
   if (from === to) return passthroughTranslator(to, options);
 
-  const decoder: StreamDecoder =
+  const upstreamDecoder: StreamDecoder =
     from === "openai" ? createOpenaiStreamDecoder() : createAnthropicStreamDecoder();
+  const carrier = structuredCarrierOf(from, to, options.callerRequest);
+  const decoder = carrier ? unwrapStructuredStream(upstreamDecoder, carrier) : upstreamDecoder;
   const encoder = encoderFor(to, options);
   let output: TransformStreamDefaultController<Uint8Array> | undefined;
   let ended = false;

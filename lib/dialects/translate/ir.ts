@@ -63,7 +63,10 @@ export interface ToolDefinition {
   strict?: boolean;
 }
 
-/** Structured output the caller asked for; only OpenAI-format upstreams are told. */
+/**
+ * Structured output the caller asked for: OpenAI `response_format`, Responses `text.format`,
+ * Anthropic `output_config.format` (or the older `output_format`).
+ */
 export type ResponseFormat =
   | { type: "json_object" }
   | {
@@ -73,6 +76,9 @@ export type ResponseFormat =
       description?: string;
       strict?: boolean;
     };
+
+/** How hard the model should think: OpenAI's `reasoning_effort`, Anthropic's `thinking` budget. */
+export type Reasoning = { effort: "low" | "medium" | "high" } | { budgetTokens: number };
 
 export type ToolChoice =
   | { type: "auto" }
@@ -96,6 +102,8 @@ export interface ChatRequest {
   stream: boolean;
   user: string | undefined;
   responseFormat?: ResponseFormat;
+  /** Undefined: the model's default (no thinking for Claude, the model's own for OpenAI). */
+  reasoning?: Reasoning;
 }
 
 /**

@@ -1,10 +1,13 @@
+import { badRequest } from "../../errors/gateway-error";
 import { parseAnthropicRequest } from "./anthropic/parse-request";
 import { defaultMaxTokens, renderAnthropicRequest } from "./anthropic/render-request";
+import { refuseUntranslatableFields } from "./caller-fields";
 import type { CallerDialect, ChatRequest, Dialect } from "./ir";
 import { isRecord } from "./json-value";
 import { parseOpenaiRequest } from "./openai/parse-request";
 import { renderOpenaiRequest } from "./openai/render-request";
 import { parseResponsesRequest } from "./responses/parse-request";
+import { type TargetModel, unknownTargetModel } from "./target-model";
 
 /**
  * Same dialect: forward the body untouched except for what the gateway must control,
@@ -34,9 +37,40 @@ function parseCallerRequest(from: CallerDialect, body: unknown): ChatRequest {
   }
 }
 
+const reasoningField: Record<CallerDialect, string> = {
+  openai: "reasoning_effort",
+  anthropic: "thinking",
+  responses: "reasoning",
+};
+
+/**
+ * A reasoning setting for a model that does not reason: refused, except from the Responses
+ * API, whose clients (Codex) send one by default and whose unknown settings are ignored.
+ */
+function withoutUnusableReasoning(
+  from: CallerDialect,
+  request: ChatRequest,
+  target: TargetModel,
+): ChatRequest {
+  if (!request.reasoning || target.reasoning) return request;
+  if (from !== "responses") {
+    const field = reasoningField[from];
+    throw badRequest(`${field} cannot be sent to this model: it has no reasoning setting`, { param: field });
+  }
+  const { reasoning: _unused, ...rest } = request;
+  return rest;
+}
+
+/** The caller's body as IR for an upstream of the other format, refusing what cannot be expressed. */
+export function callerRequestAsIr(from: CallerDialect, body: Record<string, unknown>): ChatRequest {
+  if (from !== "responses") refuseUntranslatableFields(from, body);
+  return parseCallerRequest(from, body);
+}
+
 /**
  * Request body of dialect `from` (already JSON-parsed) → request body for an upstream
- * speaking `to`, with `model` replaced by `upstreamModel`.
+ * speaking `to`, with `model` replaced by `upstreamModel`. `target` is what the catalog
+ * knows of the model (whether it reasons, has native structured output).
  * @throws GatewayError bad_request when the body cannot be expressed in the other dialect.
  */
 export function translateRequest(
@@ -44,8 +78,10 @@ export function translateRequest(
   to: Dialect,
   body: Record<string, unknown>,
   upstreamModel: string,
+  target: TargetModel = unknownTargetModel,
 ): Record<string, unknown> {
   if (from === to) return prepareSameDialect(to, body, upstreamModel);
-  const request = { ...parseCallerRequest(from, body), model: upstreamModel };
-  return to === "openai" ? renderOpenaiRequest(request) : renderAnthropicRequest(request);
+  const parsed = { ...callerRequestAsIr(from, body), model: upstreamModel };
+  const request = withoutUnusableReasoning(from, parsed, target);
+  return to === "openai" ? renderOpenaiRequest(request) : renderAnthropicRequest(request, target);
 }

@@ -7,10 +7,30 @@ import { createResponsesStreamEncoder } from "./responses/encode-stream";
 import { parseResponsesRequest } from "./responses/parse-request";
 import { renderResponsesResponse } from "./responses/render-response";
 import { responseAsEvents } from "./stream-codec";
+import { structuredOutputTool, unwrapStructuredResponse } from "./structured-output";
+import { callerRequestAsIr } from "./translate-request";
 
-/** An upstream's non-streamed body as IR. */
-function parseUpstreamResponse(from: Dialect, body: Record<string, unknown>): ChatResponse {
-  return from === "openai" ? parseOpenaiResponse(body) : parseAnthropicResponse(body);
+/**
+ * The tool an Anthropic upstream was made to answer through when a caller of another format
+ * asked for JSON (see ./structured-output.ts), or undefined.
+ */
+export function structuredCarrierOf(
+  from: Dialect,
+  to: CallerDialect,
+  callerRequest: Record<string, unknown> | undefined,
+): string | undefined {
+  if (from !== "anthropic" || to === "anthropic" || !callerRequest) return undefined;
+  return structuredOutputTool(callerRequestAsIr(to, callerRequest));
+}
+
+/** An upstream's non-streamed body as IR, with structured output unwrapped into the answer text. */
+function parseUpstreamResponse(
+  from: Dialect,
+  body: Record<string, unknown>,
+  carrier: string | undefined,
+): ChatResponse {
+  const response = from === "openai" ? parseOpenaiResponse(body) : parseAnthropicResponse(body);
+  return carrier ? unwrapStructuredResponse(response, carrier) : response;
 }
 
 /** The caller's request as the Responses codec's context; a programming error if it is missing. */
@@ -33,7 +53,7 @@ export function translateResponse(
   callerRequest?: Record<string, unknown>,
 ): Record<string, unknown> {
   if (from === to) return { ...body, model };
-  const response = parseUpstreamResponse(from, body);
+  const response = parseUpstreamResponse(from, body, structuredCarrierOf(from, to, callerRequest));
   switch (to) {
     case "openai":
       return renderOpenaiResponse(response, model);
@@ -56,7 +76,9 @@ export function translateResponseToResponsesStream(
 ): string {
   const encoder = createResponsesStreamEncoder(responsesContextOf(callerRequest));
   const decoder = new TextDecoder();
-  return responseAsEvents(parseUpstreamResponse(from, body))
+  return responseAsEvents(
+    parseUpstreamResponse(from, body, structuredCarrierOf(from, "responses", callerRequest)),
+  )
     .flatMap((event) => encoder.encode(event))
     .map((frame) => decoder.decode(frame))
     .join("");

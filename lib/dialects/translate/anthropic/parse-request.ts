@@ -1,5 +1,16 @@
 import { badRequest } from "../../../errors/gateway-error";
-import type { AssistantPart, ChatRequest, ImagePart, Message, TextPart, ToolChoice, UserPart } from "../ir";
+import type {
+  AssistantPart,
+  ChatRequest,
+  ImagePart,
+  Message,
+  Reasoning,
+  ResponseFormat,
+  TextPart,
+  ToolChoice,
+  UserPart,
+} from "../ir";
+import { optional } from "../optional-field";
 import { parseRequestBody } from "../parse-body";
 import {
   type AnthropicBlock,
@@ -97,6 +108,24 @@ function toToolChoice(choice: AnthropicRequest["tool_choice"]): ToolChoice | und
   }
 }
 
+/** `output_config.format` (or the beta's `output_format`): the answer is JSON text matching the schema. */
+function toResponseFormat(request: AnthropicRequest): ResponseFormat | undefined {
+  const format = request.output_config?.format ?? request.output_format;
+  if (!format) return undefined;
+  return { type: "json_schema", name: "response", schema: format.schema };
+}
+
+/** A thinking budget as is; adaptive thinking at the effort asked (medium by default). */
+function toReasoning(request: AnthropicRequest): Reasoning | undefined {
+  const { thinking } = request;
+  const effort = request.output_config?.effort;
+  if (thinking?.type === "enabled") return { budgetTokens: thinking.budget_tokens };
+  if (thinking?.type === "disabled") return undefined;
+  if (thinking?.type === "adaptive" || effort)
+    return { effort: effort === "max" ? "high" : (effort ?? "medium") };
+  return undefined;
+}
+
 /** Anthropic Messages request → IR. */
 export function parseAnthropicRequest(body: unknown): ChatRequest {
   const request = parseRequestBody(anthropicRequestSchema, body);
@@ -126,5 +155,7 @@ export function parseAnthropicRequest(body: unknown): ChatRequest {
     stopSequences: request.stop_sequences ?? [],
     stream: request.stream ?? false,
     user: request.metadata?.user_id ?? undefined,
+    ...optional("responseFormat", toResponseFormat(request)),
+    ...optional("reasoning", toReasoning(request)),
   };
 }

@@ -1,3 +1,4 @@
+import { badRequest } from "../../../errors/gateway-error";
 import {
   assertNever,
   type ChatRequest,
@@ -7,6 +8,8 @@ import {
   type ToolChoice,
 } from "../ir";
 import { parseArgumentsObject } from "../json-value";
+import { structuredOutputTool } from "../structured-output";
+import type { TargetModel } from "../target-model";
 
 /** Anthropic requires max_tokens; OpenAI callers often omit it. */
 export const defaultMaxTokens = 4096;
@@ -106,8 +109,63 @@ function renderToolChoice(
   }
 }
 
+/** OpenAI's effort levels as thinking budgets (Anthropic's minimum budget is 1024). */
+const effortBudgets = { low: 1024, medium: 4096, high: 16384 } as const;
+const minimumBudget = 1024;
+
+/**
+ * Thinking with a budget below max_tokens, as Anthropic requires: at most half the output
+ * limit, so the answer keeps room.
+ */
+function renderThinking(request: ChatRequest): Record<string, unknown> {
+  const { reasoning } = request;
+  if (!reasoning) return {};
+  const maxTokens = request.maxTokens ?? defaultMaxTokens;
+  if (maxTokens <= minimumBudget) {
+    throw badRequest(`reasoning on a Claude model needs an output limit above ${minimumBudget} tokens`, {
+      param: "max_tokens",
+    });
+  }
+  const asked = "effort" in reasoning ? effortBudgets[reasoning.effort] : reasoning.budgetTokens;
+  const budget = Math.max(minimumBudget, Math.min(asked, Math.floor(maxTokens / 2)));
+  return { thinking: { type: "enabled", budget_tokens: budget } };
+}
+
+/**
+ * Structured output: a forced tool whose input is the answer when the caller has no tools of
+ * its own (every Claude model can), else `output_config.format` where the model supports it.
+ */
+function renderStructuredOutput(request: ChatRequest, target: TargetModel): Record<string, unknown> {
+  const format = request.responseFormat;
+  if (!format) return {};
+  const schema = format.type === "json_schema" ? format.schema : { type: "object" };
+  const carrier = structuredOutputTool(request);
+  if (carrier) {
+    return {
+      tools: [
+        {
+          name: carrier,
+          description:
+            format.type === "json_schema" && format.description
+              ? format.description
+              : "Give your answer as this tool's input.",
+          input_schema: schema,
+        },
+      ],
+      tool_choice: { type: "tool", name: carrier },
+    };
+  }
+  if (!target.structuredOutput) {
+    throw badRequest(
+      "response_format together with tools or reasoning needs a model with native structured output; this model has none",
+      { param: "response_format" },
+    );
+  }
+  return { output_config: { format: { type: "json_schema", schema } } };
+}
+
 /** IR → Anthropic Messages request. */
-export function renderAnthropicRequest(request: ChatRequest): Record<string, unknown> {
+export function renderAnthropicRequest(request: ChatRequest, target: TargetModel): Record<string, unknown> {
   // tool_choice "none" is expressed by omitting tools, unless the history holds tool blocks:
   // Anthropic rejects tool_use/tool_result without tool definitions, so then send type "none".
   const omitTools = request.toolChoice?.type === "none" && !hasToolHistory(request.messages);
@@ -139,6 +197,8 @@ export function renderAnthropicRequest(request: ChatRequest): Record<string, unk
     ...(topP === undefined ? {} : { top_p: topP }),
     ...(request.stopSequences.length > 0 ? { stop_sequences: request.stopSequences } : {}),
     ...(request.user === undefined ? {} : { metadata: { user_id: request.user } }),
+    ...renderThinking(request),
+    ...renderStructuredOutput(request, target),
     ...(request.stream ? { stream: true } : {}),
   };
 }

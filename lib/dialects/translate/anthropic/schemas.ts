@@ -42,6 +42,11 @@ const anthropicMessageSchema = z.object({
 export type AnthropicMessage = z.infer<typeof anthropicMessageSchema>;
 export type AnthropicBlock = Exclude<AnthropicMessage["content"], string>[number];
 
+const jsonOutputFormat = z.object({
+  type: z.literal("json_schema"),
+  schema: z.record(z.string(), z.unknown()),
+});
+
 export const anthropicRequestSchema = z.object({
   model: z.string().optional(),
   messages: z.array(anthropicMessageSchema).min(1),
@@ -70,6 +75,20 @@ export const anthropicRequestSchema = z.object({
     })
     .nullish(),
   metadata: z.object({ user_id: z.string().nullish() }).nullish(),
+  thinking: z
+    .discriminatedUnion("type", [
+      z.object({ type: z.literal("enabled"), budget_tokens: z.number().int().positive() }),
+      z.object({ type: z.enum(["disabled", "adaptive"]) }),
+    ])
+    .nullish(),
+  output_config: z
+    .object({
+      format: jsonOutputFormat.nullish(),
+      effort: z.enum(["low", "medium", "high", "max"]).nullish(),
+    })
+    .nullish(),
+  /** The structured-outputs beta's name for output_config.format. */
+  output_format: jsonOutputFormat.nullish(),
 });
 export type AnthropicRequest = z.infer<typeof anthropicRequestSchema>;
 

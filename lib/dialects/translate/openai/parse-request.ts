@@ -1,6 +1,18 @@
 import { badRequest } from "../../../errors/gateway-error";
-import type { AssistantPart, ChatRequest, ImageSource, Message, TextPart, ToolChoice, UserPart } from "../ir";
+import type {
+  AssistantPart,
+  ChatRequest,
+  ImageSource,
+  Message,
+  ResponseFormat,
+  TextPart,
+  ToolChoice,
+  ToolDefinition,
+  UserPart,
+} from "../ir";
+import { optional } from "../optional-field";
 import { parseRequestBody } from "../parse-body";
+import { reasoningFromEffort } from "../reasoning-effort";
 import { type OpenaiMessage, type OpenaiRequest, openaiRequestSchema } from "./schemas";
 
 type ContentOf<Role extends OpenaiMessage["role"]> = Extract<OpenaiMessage, { role: Role }>["content"];
@@ -20,11 +32,15 @@ export function parseImageUrl(url: string): ImageSource {
 
 function toUserParts(content: ContentOf<"user">): UserPart[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
-  return content.map((part) =>
-    part.type === "text"
-      ? { type: "text", text: part.text }
-      : { type: "image", source: parseImageUrl(part.image_url.url) },
-  );
+  return content.map((part) => {
+    if (part.type === "text") return { type: "text", text: part.text };
+    const detail = part.image_url.detail;
+    return {
+      type: "image",
+      source: parseImageUrl(part.image_url.url),
+      ...(detail === "auto" || detail === "low" || detail === "high" ? { detail } : {}),
+    };
+  });
 }
 
 function toAssistantParts(message: Extract<OpenaiMessage, { role: "assistant" }>): AssistantPart[] {
@@ -53,7 +69,38 @@ function toToolChoice(choice: OpenaiRequest["tool_choice"]): ToolChoice | undefi
   if (choice === "auto") return { type: "auto" };
   if (choice === "none") return { type: "none" };
   if (choice === "required") return { type: "required" };
+  if (choice.type === "allowed_tools") return { type: choice.allowed_tools.mode };
   return { type: "tool", name: choice.function.name };
+}
+
+/** `allowed_tools` narrows the tools offered; the other format has no such choice, so only those are sent. */
+function toTools(request: OpenaiRequest): ToolDefinition[] {
+  const choice = request.tool_choice;
+  const allowed =
+    typeof choice === "object" && choice?.type === "allowed_tools"
+      ? new Set(choice.allowed_tools.tools.map((tool) => tool.function.name))
+      : undefined;
+  return (request.tools ?? [])
+    .filter(({ function: tool }) => !allowed || allowed.has(tool.name))
+    .map(({ function: tool }) => ({
+      name: tool.name,
+      description: tool.description ?? undefined,
+      parameters: tool.parameters ?? { type: "object", properties: {} },
+      ...(typeof tool.strict === "boolean" ? { strict: tool.strict } : {}),
+    }));
+}
+
+function toResponseFormat(format: OpenaiRequest["response_format"]): ResponseFormat | undefined {
+  if (!format || format.type === "text") return undefined;
+  if (format.type === "json_object") return { type: "json_object" };
+  const { name, schema, description, strict } = format.json_schema;
+  return {
+    type: "json_schema",
+    name,
+    schema: schema ?? { type: "object" },
+    ...(description ? { description } : {}),
+    ...(typeof strict === "boolean" ? { strict } : {}),
+  };
 }
 
 /** OpenAI Chat Completions request → IR. System and developer messages are hoisted. */
@@ -93,11 +140,7 @@ export function parseOpenaiRequest(body: unknown): ChatRequest {
     model: request.model ?? "",
     system,
     messages,
-    tools: (request.tools ?? []).map(({ function: tool }) => ({
-      name: tool.name,
-      description: tool.description ?? undefined,
-      parameters: tool.parameters ?? { type: "object", properties: {} },
-    })),
+    tools: toTools(request),
     toolChoice: toToolChoice(request.tool_choice),
     parallelToolCalls: request.parallel_tool_calls ?? undefined,
     maxTokens: request.max_completion_tokens ?? request.max_tokens ?? undefined,
@@ -106,5 +149,7 @@ export function parseOpenaiRequest(body: unknown): ChatRequest {
     stopSequences: stop === null || stop === undefined ? [] : typeof stop === "string" ? [stop] : stop,
     stream: request.stream ?? false,
     user: request.user ?? undefined,
+    ...optional("responseFormat", toResponseFormat(request.response_format)),
+    ...optional("reasoning", reasoningFromEffort(request.reasoning_effort)),
   };
 }

@@ -1,8 +1,10 @@
+import { badRequest } from "../../../errors/gateway-error";
 import type {
   AssistantPart,
   ChatRequest,
   ImagePart,
   ImageSource,
+  Reasoning,
   ResponseFormat,
   TextPart,
   ToolChoice,
@@ -97,11 +99,26 @@ function renderResponseFormat(format: ResponseFormat): Record<string, unknown> {
   };
 }
 
+/** A thinking budget as the nearest effort level (the levels Anthropic's docs pair with budgets). */
+function renderReasoningEffort(reasoning: Reasoning): string {
+  if ("effort" in reasoning) return reasoning.effort;
+  if (reasoning.budgetTokens < 2048) return "low";
+  return reasoning.budgetTokens < 8192 ? "medium" : "high";
+}
+
+/** OpenAI's own limit on stop sequences. */
+const maxStopSequences = 4;
+
 /**
  * IR → OpenAI Chat Completions request. Uses max_completion_tokens because OpenAI's
  * reasoning models reject max_tokens; streaming always asks for the usage chunk (billing).
  */
 export function renderOpenaiRequest(request: ChatRequest): Record<string, unknown> {
+  if (request.stopSequences.length > maxStopSequences) {
+    throw badRequest(`stop_sequences: OpenAI-format models take at most ${maxStopSequences}`, {
+      param: "stop_sequences",
+    });
+  }
   const messages: OpenaiWireMessage[] = [];
   if (request.system.length > 0) messages.push({ role: "system", content: joinText(request.system) });
   for (const message of request.messages) {
@@ -137,6 +154,7 @@ export function renderOpenaiRequest(request: ChatRequest): Record<string, unknow
     ...(request.stopSequences.length > 0 ? { stop: request.stopSequences } : {}),
     ...(request.user === undefined ? {} : { user: request.user }),
     ...(request.responseFormat ? { response_format: renderResponseFormat(request.responseFormat) } : {}),
+    ...(request.reasoning ? { reasoning_effort: renderReasoningEffort(request.reasoning) } : {}),
     ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }

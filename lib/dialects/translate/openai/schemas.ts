@@ -40,6 +40,27 @@ export type OpenaiMessage = z.infer<typeof openaiMessageSchema>;
 const openaiToolChoiceSchema = z.union([
   z.enum(["auto", "none", "required"]),
   z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) }),
+  z.object({
+    type: z.literal("allowed_tools"),
+    allowed_tools: z.object({
+      mode: z.enum(["auto", "required"]),
+      tools: z.array(z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) })),
+    }),
+  }),
+]);
+
+const responseFormatSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text") }),
+  z.object({ type: z.literal("json_object") }),
+  z.object({
+    type: z.literal("json_schema"),
+    json_schema: z.object({
+      name: z.string(),
+      schema: z.record(z.string(), z.unknown()).nullish(),
+      description: z.string().nullish(),
+      strict: z.boolean().nullish(),
+    }),
+  }),
 ]);
 
 export const openaiRequestSchema = z.object({
@@ -53,6 +74,7 @@ export const openaiRequestSchema = z.object({
           name: z.string(),
           description: z.string().nullish(),
           parameters: z.record(z.string(), z.unknown()).nullish(),
+          strict: z.boolean().nullish(),
         }),
       }),
     )
@@ -68,6 +90,8 @@ export const openaiRequestSchema = z.object({
   // Anthropic returns exactly one candidate, so n > 1 cannot be honoured.
   n: z.literal(1, { error: "only n = 1 is supported for this model" }).nullish(),
   user: z.string().nullish(),
+  response_format: responseFormatSchema.nullish(),
+  reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).nullish(),
 });
 export type OpenaiRequest = z.infer<typeof openaiRequestSchema>;
 

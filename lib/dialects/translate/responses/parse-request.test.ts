@@ -291,7 +291,7 @@ describe("a Responses request through the IR to an OpenAI-format upstream", () =
     ).toEqual({ type: "json_object" });
   });
 
-  it("accepts and ignores Codex's extra fields", () => {
+  it("accepts and ignores Codex's extra fields; its reasoning effort is carried", () => {
     const { chatBody } = translateResponsesRequest({
       model: "gpt-5-codex",
       instructions: "You are Codex.",
@@ -304,7 +304,14 @@ describe("a Responses request through the IR to an OpenAI-format upstream", () =
       stream: true,
     });
     // Billing needs the usage chunk, so a streamed request always asks for it.
-    expect(Object.keys(chatBody).sort()).toEqual(["messages", "model", "stream", "stream_options"]);
+    expect(Object.keys(chatBody).sort()).toEqual([
+      "messages",
+      "model",
+      "reasoning_effort",
+      "stream",
+      "stream_options",
+    ]);
+    expect(chatBody.reasoning_effort).toBe("medium");
   });
 
   it("refuses what needs stored state with a 400", () => {

@@ -1,6 +1,8 @@
 import { badRequest } from "../../../errors/gateway-error";
 import type { ChatRequest, ResponseFormat } from "../ir";
+import { optional } from "../optional-field";
 import { parseRequestBody } from "../parse-body";
+import { reasoningFromEffort } from "../reasoning-effort";
 import { parseInput } from "./parse-input";
 import { parseTools } from "./parse-tools";
 import { type ResponsesRequest, responsesRequestSchema, type TextFormat } from "./schemas";
@@ -58,7 +60,7 @@ function responseFormat(format: TextFormat | null | undefined): ResponseFormat |
 }
 
 /**
- * A Responses API request → IR, plus the context to answer it. `reasoning`, `include`,
+ * A Responses API request → IR, plus the context to answer it. `include`,
  * `store`, `truncation` and other unknown fields are accepted and ignored; `store` is always
  * answered as false because nothing is kept.
  * @throws GatewayError bad_request for a malformed request or a feature that needs stored state.
@@ -85,6 +87,7 @@ export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
     stream: request.stream === true,
     user: request.user ?? undefined,
     ...(format ? { responseFormat: format } : {}),
+    ...optional("reasoning", reasoningFromEffort(request.reasoning?.effort)),
   };
   const echo: ResponseEcho = {
     model: request.model,
