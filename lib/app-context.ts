@@ -1,6 +1,7 @@
 import path from "node:path";
-import { buildCatalogIndex, type CatalogIndex, loadCatalogIntoDatabase } from "./catalog/catalog-index";
-import { catalogModels } from "./catalog/models";
+import type { CatalogIndex } from "./catalog/catalog-index";
+import { CatalogStore } from "./catalog/catalog-store";
+import { seedCatalog } from "./catalog/seed-catalog";
 import { type DatabaseHandle, openDatabase } from "./db/client";
 import { asDatabaseStartStep } from "./db/database-unavailable";
 import { type BaseDepositSettings, baseDepositsLoader } from "./deposits/base-deposit-config";
@@ -28,7 +29,9 @@ export interface AppContext {
   holds: HoldKeeper;
   /** Prepaid holds and settlements against per-process balance leases; undefined with BALANCE_LEASE=off. */
   leases: BalanceLeases | undefined;
+  /** The in-memory catalog index; `catalogStore` replaces it whenever the catalog changes. */
   catalog: CatalogIndex;
+  catalogStore: CatalogStore;
   upstreams: Map<CentralizedUpstreamName, CentralizedUpstream>;
   /** Marketplace supply and provider health; the provider-agent registry or a test double replaces it. */
   routing: RoutingState;
@@ -55,6 +58,9 @@ export interface CreateAppContextOptions {
   sweeper?: boolean;
 }
 
+/** How soon a replica sees another's catalog change. */
+const catalogPollMs = 5_000;
+
 export async function createAppContext(options: CreateAppContextOptions = {}): Promise<AppContext> {
   const env = options.env ?? loadEnv();
   setLogLevel(env.LOG_LEVEL);
@@ -72,7 +78,8 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     }
     return opened;
   });
-  await loadCatalogIntoDatabase(database.db, catalogModels);
+  const upstreams = configuredUpstreams(env);
+  await seedCatalog(database.db, [...upstreams.keys()]);
   const holds = new HoldKeeper(database, env.HOLD_TTL_SECONDS);
   const journalDirectory = env.BILLING_JOURNAL_DIR ?? path.join(env.POD_DATA_DIR, "journal");
   // Settlements a dead process served but never wrote are billed before its leases go back.
@@ -96,13 +103,16 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   const limiters = await createLimiterFactory(env.REDIS_URL);
 
   let stopMaintenance: (() => void) | undefined;
+  const catalogStore = new CatalogStore(database.db);
+  const catalog = await catalogStore.reload();
   const app: AppContext = {
     env,
     database,
     holds,
     leases,
-    catalog: buildCatalogIndex(catalogModels),
-    upstreams: configuredUpstreams(env),
+    catalog,
+    catalogStore,
+    upstreams,
     routing: createRoutingState(env),
     registerLimiter: limiters.perMinute(env.REGISTER_RATE_LIMIT_PER_MINUTE, "register"),
     x402PaymentLimiter: limiters.perMinute(env.X402_PAYMENT_RATE_LIMIT_PER_MINUTE, "x402-payment"),
@@ -113,13 +123,20 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     x402: createX402Wiring(env, database.db),
     async close() {
       stopMaintenance?.();
+      catalogStore.stop();
       await limiters.close();
       await leases?.stop();
       await holds.stop();
       await database.close();
     },
   };
-  if (options.sweeper !== false) stopMaintenance = startMaintenance(app);
+  catalogStore.installInto((index) => {
+    app.catalog = index;
+  });
+  if (options.sweeper !== false) {
+    stopMaintenance = startMaintenance(app);
+    catalogStore.startPolling(catalogPollMs);
+  }
   return app;
 }
 

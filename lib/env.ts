@@ -177,6 +177,10 @@ const envSchema = z.object({
   REGISTER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   /** count_tokens calls per token per minute: they are free to the caller but use an upstream key. */
   COUNT_TOKENS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** How often prices are refreshed from upstream model lists (OpenRouter, Together); 0 = only on demand. */
+  CATALOG_REFRESH_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
+  /** The dataset's live source (models.dev's api.json), read on each refresh when set and reachable. */
+  MODELS_DEV_URL: optionalUrl,
   HOLD_TTL_SECONDS: z.coerce.number().int().positive().default(900),
   /**
    * A request without its own output limit holds at most 1/HOLD_BALANCE_SHARE of the free

@@ -1,4 +1,5 @@
 import type { AppContext } from "./app-context";
+import { refreshCatalog } from "./catalog/refresh-catalog";
 import { scanDeposits } from "./deposits/deposit-watcher";
 import { finishRetirements, returnDueBonds } from "./hosts/retire-host";
 import { releaseExpiredHolds } from "./ledger/holds";
@@ -31,8 +32,8 @@ async function runDepositWatch(app: AppContext): Promise<void> {
 }
 
 /**
- * Starts the upkeep loop, and the deposit watcher every SOLANA_DEPOSIT_POLL_SECONDS when
- * deposits are on; a pass never starts while the previous one runs. The timers never keep the
+ * Starts the upkeep loop, the catalog price refresh every CATALOG_REFRESH_MINUTES, and the
+ * deposit watcher every SOLANA_DEPOSIT_POLL_SECONDS when deposits are on; a pass never starts while the previous one runs. The timers never keep the
  * process alive on their own.
  */
 export function startMaintenance(app: AppContext, intervalMs = 60_000): () => void {
@@ -53,8 +54,19 @@ export function startMaintenance(app: AppContext, intervalMs = 60_000): () => vo
       }, app.env.SOLANA_DEPOSIT_POLL_SECONDS * 1000)
     : undefined;
   depositTimer?.unref();
+  const refreshMinutes = app.env.CATALOG_REFRESH_MINUTES;
+  const refreshTimer =
+    refreshMinutes > 0
+      ? setInterval(() => {
+          refreshCatalog(app, "scheduled-refresh").catch((error: unknown) =>
+            log.error("catalog refresh failed", { error }),
+          );
+        }, refreshMinutes * 60_000)
+      : undefined;
+  refreshTimer?.unref();
   return () => {
     clearInterval(timer);
     if (depositTimer) clearInterval(depositTimer);
+    if (refreshTimer) clearInterval(refreshTimer);
   };
 }

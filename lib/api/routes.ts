@@ -1,6 +1,12 @@
 import { handleTokenInference } from "../proxy/handle-token-inference";
 import { approvePayout } from "./admin/approve-payout";
 import { creditToken } from "./admin/credit-token";
+import {
+  listCatalogChangeLog,
+  postCatalogRefresh,
+  putCatalogModel,
+  putCatalogPrice,
+} from "./admin/edit-catalog";
 import { setHostStatus } from "./admin/set-host-status";
 import { listUnmatched } from "./deposits/list-unmatched-deposits";
 import { assignUnmatched, refundUnmatched } from "./deposits/resolve-deposit";
@@ -380,6 +386,39 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: setHostStatus("suspended"),
+  }),
+  // The model catalog: operator edits (recorded in the change log) and refreshes
+  defineRoute({
+    method: "PUT",
+    path: "/v1/admin/catalog/models/:model",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: putCatalogModel,
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/v1/admin/catalog/models/:model/prices/:provider",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: putCatalogPrice,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/admin/catalog/changes",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listCatalogChangeLog,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/catalog/refresh",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: postCatalogRefresh,
   }),
   // On-chain deposits the watcher could not bind to a token or a bond
   defineRoute({

@@ -1,5 +1,3 @@
-import type { Database } from "../db/client";
-import { centralizedPrices, models } from "../db/schema";
 import type { CatalogModel, CatalogPrice } from "./models";
 
 /**
@@ -20,11 +18,15 @@ function normalizeModelKey(modelId: string): string {
 
 export function buildCatalogIndex(catalog: CatalogModel[]): CatalogIndex {
   const byKey = new Map<string, CatalogModel>();
-  for (const model of catalog) {
-    byKey.set(normalizeModelKey(model.id), model);
-    for (const alias of model.aliases) byKey.set(normalizeModelKey(alias), model);
-    for (const price of model.prices) byKey.set(normalizeModelKey(price.upstreamModelId), model);
-  }
+  // A model's own id always wins; then aliases; then the ids upstreams know models by. So a
+  // model routed to another's upstream id (an operator's house model) never takes its name.
+  const claim = (name: string, model: CatalogModel) => {
+    const key = normalizeModelKey(name);
+    if (!byKey.has(key)) byKey.set(key, model);
+  };
+  for (const model of catalog) byKey.set(normalizeModelKey(model.id), model);
+  for (const model of catalog) for (const alias of model.aliases) claim(alias, model);
+  for (const model of catalog) for (const price of model.prices) claim(price.upstreamModelId, model);
   const sorted = new Map<string, CatalogPrice[]>();
   for (const model of catalog) {
     sorted.set(
@@ -41,46 +43,4 @@ export function buildCatalogIndex(catalog: CatalogModel[]): CatalogIndex {
     resolve: (modelId) => byKey.get(normalizeModelKey(modelId)),
     pricesFor: (model) => sorted.get(model.id) ?? [],
   };
-}
-
-/** Writes the shipped catalog into the database so prices are queryable and auditable. */
-export async function loadCatalogIntoDatabase(database: Database, catalog: CatalogModel[]): Promise<void> {
-  await database.transaction(async (transaction) => {
-    for (const model of catalog) {
-      await transaction
-        .insert(models)
-        .values({
-          id: model.id,
-          ownedBy: model.ownedBy,
-          contextWindow: model.contextWindow,
-          maxOutputTokens: model.maxOutputTokens,
-        })
-        .onConflictDoUpdate({
-          target: models.id,
-          set: {
-            ownedBy: model.ownedBy,
-            contextWindow: model.contextWindow,
-            maxOutputTokens: model.maxOutputTokens,
-          },
-        });
-      for (const price of model.prices) {
-        const values = {
-          modelId: model.id,
-          provider: price.provider,
-          upstreamModelId: price.upstreamModelId,
-          inputPer1m: price.inputPer1m,
-          outputPer1m: price.outputPer1m,
-          cacheReadPer1m: price.cacheReadPer1m,
-          cacheWritePer1m: price.cacheWritePer1m,
-        };
-        await transaction
-          .insert(centralizedPrices)
-          .values(values)
-          .onConflictDoUpdate({
-            target: [centralizedPrices.modelId, centralizedPrices.provider],
-            set: values,
-          });
-      }
-    }
-  });
 }

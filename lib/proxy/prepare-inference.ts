@@ -69,6 +69,10 @@ export async function prepareInference(
 
 /** A request for something the model cannot do is the caller's 400, before any hold or upstream call. */
 function refuseMissingCapabilities(inference: InferenceRequest, model: CatalogModel): void {
+  if (model.kind !== "chat")
+    throw badRequest(`${model.id} is an ${model.kind} model: it cannot answer chat requests`, {
+      param: "model",
+    });
   if (inference.toolsOffered && !model.capabilities.tools)
     throw badRequest(`${model.id} does not support tool calling: send the request without tools`, {
       param: "tools",

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { buildCatalogIndex } from "../catalog/catalog-index";
-import { catalogModels } from "../catalog/models";
+import { gatewayAdditions } from "../catalog/gateway-additions";
 import { resolveModel } from "./resolve-model";
 
-const catalog = buildCatalogIndex(catalogModels);
+const catalog = buildCatalogIndex(gatewayAdditions);
 
 describe("canonical model ids", () => {
   it.each([

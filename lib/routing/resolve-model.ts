@@ -3,7 +3,7 @@ import type { CatalogModel } from "../catalog/models";
 
 const datedSuffix = /-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$/i;
 
-function spellings(modelId: string): string[] {
+export function spellings(modelId: string): string[] {
   const trimmed = modelId.trim();
   const bases = [trimmed, trimmed.slice(trimmed.lastIndexOf("/") + 1)];
   const out: string[] = [];

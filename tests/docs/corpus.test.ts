@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { catalogModels } from "../../lib/catalog/models";
+import { gatewayAdditions } from "../../lib/catalog/gateway-additions";
 import { extractHeadings } from "../../lib/docs/headings";
 import { renderLlmsFull } from "../../lib/docs/llms-full";
 import { renderLlmsTxt } from "../../lib/docs/llms-txt";
@@ -187,10 +187,10 @@ describe("drift from the code", () => {
     }
   });
 
-  it("prices every catalog model as the catalog does", () => {
+  it("prices every model the gateway adds to the dataset as its additions do", () => {
     const pricing = bySlug.get("marketplace/pricing")?.body ?? "";
     const format = (value: bigint) => Number(value).toLocaleString("en-US");
-    for (const model of catalogModels) {
+    for (const model of gatewayAdditions) {
       const input = lowest(model.prices.map((price) => price.inputPer1m));
       const output = lowest(model.prices.map((price) => price.outputPer1m));
       const row = pricing.split("\n").find((line) => line.startsWith(`| \`${model.id}\` |`));

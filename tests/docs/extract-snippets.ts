@@ -6,7 +6,8 @@
  * - A ```bash (or sh/shell) block that calls `curl` is a runnable request. It reads the gateway
  *   from `$POD_BASE_URL`, the caller's funded token from `$POD_TOKEN` and the operator secret
  *   from `$ADMIN_TOKEN`; nothing else may be assumed.
- * - A ```ts/```js block that imports `openai` or `@anthropic-ai/sdk` is a runnable SDK example.
+ * - A ```ts/```js block that imports `openai`, `@anthropic-ai/sdk`, the Vercel AI SDK (`ai`,
+ *   `@ai-sdk/*`) or LangChain (`@langchain/*`) is a runnable SDK example.
  *   It reads `process.env.POD_BASE_URL` and `process.env.POD_TOKEN`.
  * - `norun` in the fence's meta skips a block (setup lines, features not built yet, tools that
  *   are not installed). `expect=<status>` says every HTTP status the block receives must be
@@ -100,7 +101,7 @@ function sdkPlaceholders(code: string): string[] {
 /** Classifies a block as a curl request, an SDK example, or neither. */
 function snippetKind(block: Pick<CodeBlock, "lang" | "code">): SnippetKind | undefined {
   if (shellLangs.has(block.lang) && /(^|[\s;|&(])curl\s/m.test(block.code)) return "curl";
-  if (scriptLangs.has(block.lang) && /from\s+["'](openai|@anthropic-ai\/sdk)["']/.test(block.code))
+  if (scriptLangs.has(block.lang) && /from\s+["'](openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+|@langchain\/[a-z-]+)["']/.test(block.code))
     return "sdk";
   return undefined;
 }

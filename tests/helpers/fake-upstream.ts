@@ -25,6 +25,8 @@ export interface FakeUpstream {
   requests: RecordedRequest[];
   /** Requests whose connection the client closed before the response ended. */
   abortedRequests: number;
+  /** What `GET /v1/models` answers from now on (an upstream's own list, e.g. OpenRouter's with prices). */
+  setModelList(body: unknown): void;
   close(): Promise<void>;
 }
 
@@ -176,13 +178,15 @@ export async function startFakeUpstream(
   name = `fake-${dialect}`,
 ): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
-  const state = { abortedRequests: 0 };
+  const state: { abortedRequests: number; modelList: unknown } = { abortedRequests: 0, modelList: undefined };
   const server: Server = createServer((request, response) => {
     // What llama.cpp server, vLLM and LM Studio answer, so provider agents can discover models.
     if (request.method === "GET" && request.url === "/v1/models") {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(
-        JSON.stringify({ object: "list", data: servedModels.map((id) => ({ id, object: "model" })) }),
+        JSON.stringify(
+          state.modelList ?? { object: "list", data: servedModels.map((id) => ({ id, object: "model" })) },
+        ),
       );
       return;
     }
@@ -235,6 +239,9 @@ export async function startFakeUpstream(
     requests,
     get abortedRequests() {
       return state.abortedRequests;
+    },
+    setModelList(body) {
+      state.modelList = body;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -384,6 +384,31 @@ const cases: Case[] = [
     headers: asAdmin,
     body: { note: "parity" },
   },
+  {
+    name: "catalog changes of an unknown model",
+    method: "GET",
+    path: () => "/v1/admin/catalog/changes?model=no-such-model",
+    headers: asAdmin,
+  },
+  {
+    name: "price an unknown model",
+    method: "PUT",
+    path: () => "/v1/admin/catalog/models/no-such-model/prices/openai",
+    headers: asAdmin,
+    body: { input_per_1m: 1, output_per_1m: 1 },
+  },
+  {
+    name: "edit a model with an unknown field",
+    method: "PUT",
+    path: () => "/v1/admin/catalog/models/gpt-4o-mini",
+    headers: asAdmin,
+    body: { context_window: 1, surprise: true },
+  },
+  {
+    name: "catalog refresh without the admin token",
+    method: "POST",
+    path: () => "/v1/admin/catalog/refresh",
+  },
   { name: "host balance", method: "GET", path: () => "/v1/host/balance", headers: asHost },
   { name: "host transactions", method: "GET", path: () => "/v1/host/transactions", headers: asHost },
   {

@@ -1,16 +1,19 @@
 import type { AppContext } from "../../app-context";
+import { modelMetadata } from "../../catalog/model-view";
 import type { CatalogModel } from "../../catalog/models";
 import { jsonResponse } from "../../http/responses";
+import { loadRoutableListings } from "../../relays/routable-listings";
 import { loadCandidatePools } from "../../routing/candidate-pools";
 import { liveOffersFor } from "../../routing/marketplace-candidates";
 import { centralizedCap } from "../../routing/price-cap";
 import { rankCandidates } from "../../routing/rank-candidates";
+import { resolveModel } from "../../routing/resolve-model";
 import type { ApiCall } from "../route-definition";
 
 const microunits = (value: bigint | undefined) => (value === undefined ? null : Number(value));
 
-async function modelRow(app: AppContext, model: CatalogModel) {
-  const pools = await loadCandidatePools(app, model);
+async function modelRow(app: AppContext, model: CatalogModel, withMarket: boolean) {
+  const pools = await loadCandidatePools(app, model, { market: withMarket });
   const cap = centralizedCap(app.catalog.pricesFor(model));
   const cheapest = rankCandidates([...pools.market, ...pools.centralized])[0]?.price ?? cap;
   const tokensPerSecond = new Map(
@@ -31,6 +34,7 @@ async function modelRow(app: AppContext, model: CatalogModel) {
     marketplace_provider_count: new Set(pools.market.map((candidate) => candidate.providerId)).size,
     marketplace_total_tps: [...tokensPerSecond.values()].reduce((sum, value) => sum + value, 0),
     uncensored: model.uncensored === true,
+    ...modelMetadata(app.catalog, model),
   };
 }
 
@@ -41,7 +45,13 @@ async function modelRow(app: AppContext, model: CatalogModel) {
  * (providers with a routable marketplace or key-relay listing, and their reported throughput).
  */
 export async function listMarketplaceModels({ app }: ApiCall<"none">): Promise<Response> {
+  // Hundreds of models, few with supply: ask the database once which have any, not per model.
+  const supplied = new Set((await loadRoutableListings(app.database.db)).map((listing) => listing.modelId));
+  for (const offer of app.routing.registry.liveOffers()) {
+    const model = resolveModel(app.catalog, offer.modelId);
+    if (model) supplied.add(model.id);
+  }
   const models = [];
-  for (const model of app.catalog.models) models.push(await modelRow(app, model));
+  for (const model of app.catalog.models) models.push(await modelRow(app, model, supplied.has(model.id)));
   return jsonResponse({ models }, 200, { "cache-control": "public, max-age=5" });
 }

@@ -1,0 +1,7 @@
+// PUT /v1/admin/catalog/models/:model/prices/:provider: defined in lib/api/routes.ts
+import { nextRoute } from "@/lib/api/next-route";
+
+export const dynamic = "force-dynamic";
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute(
+  "/v1/admin/catalog/models/:model/prices/:provider",
+);

@@ -1,0 +1,143 @@
+import { z } from "zod";
+import { maxPricePer1m } from "../../catalog/catalog-entry";
+import { editModel, listCatalogChanges, setModelPrice } from "../../catalog/operator-edits";
+import { refreshCatalog } from "../../catalog/refresh-catalog";
+import { centralizedUpstreamNames } from "../../env";
+import { badRequest } from "../../errors/gateway-error";
+import { readValidatedJson } from "../../http/read-body";
+import { jsonResponse } from "../../http/responses";
+import type { ApiCall } from "../route-definition";
+
+const tokens = z.number().int().min(0).max(100_000_000);
+const names = z.array(z.string().min(1).max(200)).max(50);
+const microunits = z
+  .union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^(0|[1-9][0-9]{0,12})$/)])
+  .transform((value) => BigInt(value))
+  .refine((value) => value <= maxPricePer1m, "price too large");
+/** Who made the change, as the log records it (the admin token itself names no one). */
+const actor = z.string().min(1).max(100).optional();
+
+const modelSchema = z.strictObject({
+  owned_by: z.string().min(1).max(100).optional(),
+  name: z.string().min(1).max(200).optional(),
+  kind: z.enum(["chat", "embedding"]).optional(),
+  context_window: tokens.optional(),
+  max_output_tokens: tokens.optional(),
+  aliases: names.optional(),
+  input_modalities: z
+    .array(z.enum(["text", "image", "audio", "video", "pdf"]))
+    .max(5)
+    .optional(),
+  supports_tools: z.boolean().optional(),
+  supports_reasoning: z.boolean().optional(),
+  supports_structured_output: z.boolean().optional(),
+  disabled: z.boolean().optional(),
+  actor,
+});
+
+const priceSchema = z.strictObject({
+  upstream_model_id: z.string().min(1).max(200).optional(),
+  input_per_1m: microunits,
+  output_per_1m: microunits,
+  cache_read_per_1m: microunits.optional(),
+  cache_write_per_1m: microunits.optional(),
+  actor,
+});
+
+const modelIdPattern = /^[a-zA-Z0-9][a-zA-Z0-9._:@-]{0,199}$/;
+
+function modelParam(call: ApiCall<"admin">): string {
+  const id = call.params.model ?? "";
+  if (!modelIdPattern.test(id)) throw badRequest("invalid model id", { param: "model" });
+  return id;
+}
+
+/** PUT /v1/admin/catalog/models/:model – add a model, or override, disable or enable one. */
+export async function putCatalogModel(call: ApiCall<"admin">): Promise<Response> {
+  const { app } = call;
+  const modelId = modelParam(call);
+  const body = await readValidatedJson(call.request, modelSchema, call.bodyLimit);
+  const { created } = await editModel(
+    app.database.db,
+    modelId,
+    {
+      ownedBy: body.owned_by,
+      name: body.name,
+      kind: body.kind,
+      contextWindow: body.context_window,
+      maxOutputTokens: body.max_output_tokens,
+      aliases: body.aliases,
+      inputModalities: body.input_modalities,
+      supportsTools: body.supports_tools,
+      supportsReasoning: body.supports_reasoning,
+      supportsStructuredOutput: body.supports_structured_output,
+      disabled: body.disabled,
+    },
+    `operator:${body.actor ?? "admin"}`,
+  );
+  await app.catalogStore.reload();
+  return jsonResponse({ model: modelId, created }, created ? 201 : 200);
+}
+
+/** PUT /v1/admin/catalog/models/:model/prices/:provider – set (and pin) a provider's price. */
+export async function putCatalogPrice(call: ApiCall<"admin">): Promise<Response> {
+  const { app } = call;
+  const modelId = modelParam(call);
+  const provider = centralizedUpstreamNames.find((name) => name === call.params.provider);
+  if (!provider) {
+    throw badRequest(`provider must be one of ${centralizedUpstreamNames.join(", ")}`, { param: "provider" });
+  }
+  const body = await readValidatedJson(call.request, priceSchema, call.bodyLimit);
+  await setModelPrice(
+    app.database.db,
+    modelId,
+    provider,
+    {
+      upstreamModelId: body.upstream_model_id,
+      inputPer1m: body.input_per_1m,
+      outputPer1m: body.output_per_1m,
+      cacheReadPer1m: body.cache_read_per_1m,
+      cacheWritePer1m: body.cache_write_per_1m,
+    },
+    `operator:${body.actor ?? "admin"}`,
+  );
+  await app.catalogStore.reload();
+  return jsonResponse({ model: modelId, provider, pinned: true });
+}
+
+/** GET /v1/admin/catalog/changes?model=&before=&limit= – the change log, newest first. */
+export async function listCatalogChangeLog({ app, request }: ApiCall<"admin">): Promise<Response> {
+  const query = new URL(request.url).searchParams;
+  const limit = Math.min(Math.max(Number(query.get("limit") ?? 100) || 100, 1), 500);
+  const before = query.get("before");
+  if (before !== null && !/^[1-9][0-9]{0,17}$/.test(before)) throw badRequest("before must be a change id");
+  const rows = await listCatalogChanges(app.database.db, {
+    modelId: query.get("model") ?? undefined,
+    before: before === null ? undefined : BigInt(before),
+    limit,
+  });
+  return jsonResponse({
+    changes: rows.map((row) => ({
+      id: Number(row.id),
+      at: row.at.toISOString(),
+      actor: row.actor,
+      model: row.modelId,
+      provider: row.provider,
+      action: row.action,
+      before: row.before,
+      after: row.after,
+    })),
+  });
+}
+
+/** POST /v1/admin/catalog/refresh – refresh prices and models from the sources now. */
+export async function postCatalogRefresh({ app }: ApiCall<"admin">): Promise<Response> {
+  const report = await refreshCatalog(app, "operator-refresh");
+  return jsonResponse({
+    models_added: report.modelsAdded,
+    prices_added: report.pricesAdded,
+    prices_changed: report.pricesChanged,
+    sources: report.sources,
+    models_listed: app.catalog.models.length,
+  });
+}

@@ -1,0 +1,196 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { AppContext } from "../app-context";
+import { catalogState } from "../db/schema";
+import type { CentralizedUpstreamName } from "../env";
+import { log } from "../log";
+import type { CentralizedUpstream } from "../providers/centralized-upstreams";
+import { type ApplyResult, applyCatalogEntries } from "./apply-entries";
+import { boundedTokens, type CatalogEntry, decimalToMicrounits } from "./catalog-entry";
+import { entriesFromModelsDevProvider, modelsDevProviderIds } from "./dataset-entries";
+
+/** A model list is small; anything past this is not one. */
+const maxListBytes = 20_000_000;
+const listTimeoutMs = 15_000;
+
+/** OpenRouter's `GET /models`: prices are dollars per token, as decimal strings. */
+const openrouterList = z.object({
+  data: z.array(
+    z.looseObject({
+      id: z.string().min(1).max(200),
+      name: z.string().max(200).nullish(),
+      context_length: z.number().nullish(),
+      pricing: z.looseObject({
+        prompt: z.string(),
+        completion: z.string(),
+        input_cache_read: z.string().nullish(),
+        input_cache_write: z.string().nullish(),
+      }),
+      architecture: z
+        .looseObject({
+          input_modalities: z.array(z.string()).nullish(),
+          output_modalities: z.array(z.string()).nullish(),
+        })
+        .nullish(),
+      top_provider: z.looseObject({ max_completion_tokens: z.number().nullish() }).nullish(),
+      supported_parameters: z.array(z.string()).nullish(),
+    }),
+  ),
+});
+
+/** Together's `GET /models`: an array; prices are dollars per 1M tokens. */
+const togetherList = z.array(
+  z.looseObject({
+    id: z.string().min(1).max(200),
+    type: z.string().nullish(),
+    display_name: z.string().max(200).nullish(),
+    context_length: z.number().nullish(),
+    pricing: z.looseObject({ input: z.number(), output: z.number() }).nullish(),
+  }),
+);
+
+function openrouterEntries(body: unknown): CatalogEntry[] {
+  const parsed = openrouterList.safeParse(body);
+  if (!parsed.success) throw new Error("OpenRouter model list did not parse");
+  return parsed.data.data.flatMap((row): CatalogEntry[] => {
+    const input = decimalToMicrounits(row.pricing.prompt, 12);
+    const output = decimalToMicrounits(row.pricing.completion, 12);
+    // A negative price ("-1": a router, priced per request) or a free row is not sold.
+    if (input === undefined || output === undefined || input + output === 0n) return [];
+    const inputModalities = row.architecture?.input_modalities?.slice(0, 8) ?? ["text"];
+    const parameters = row.supported_parameters ?? [];
+    const slash = row.id.indexOf("/");
+    return [
+      {
+        provider: "openrouter",
+        upstreamModelId: row.id,
+        name: row.name ?? undefined,
+        ownedBy: slash > 0 ? row.id.slice(0, slash).toLowerCase() : "openrouter",
+        kind: "chat",
+        contextWindow: boundedTokens(row.context_length, 8192),
+        maxOutputTokens: boundedTokens(row.top_provider?.max_completion_tokens, 4096),
+        inputModalities,
+        outputModalities: row.architecture?.output_modalities?.slice(0, 8) ?? ["text"],
+        capabilities: {
+          tools: parameters.includes("tools"),
+          vision: inputModalities.includes("image"),
+          reasoning: parameters.includes("reasoning"),
+          structuredOutput: parameters.includes("structured_outputs"),
+        },
+        inputPer1m: input,
+        outputPer1m: output,
+        cacheReadPer1m: decimalToMicrounits(row.pricing.input_cache_read, 12) ?? input,
+        cacheWritePer1m: decimalToMicrounits(row.pricing.input_cache_write, 12) ?? input,
+      },
+    ];
+  });
+}
+
+function togetherEntries(body: unknown): CatalogEntry[] {
+  const parsed = togetherList.safeParse(body);
+  if (!parsed.success) throw new Error("Together model list did not parse");
+  return parsed.data.flatMap((row): CatalogEntry[] => {
+    if (row.type !== "chat" || !row.pricing) return [];
+    const input = decimalToMicrounits(row.pricing.input, 6);
+    const output = decimalToMicrounits(row.pricing.output, 6);
+    if (input === undefined || output === undefined || input + output === 0n) return [];
+    const slash = row.id.indexOf("/");
+    return [
+      {
+        provider: "together",
+        upstreamModelId: row.id,
+        name: row.display_name ?? undefined,
+        ownedBy: slash > 0 ? row.id.slice(0, slash).toLowerCase() : "together",
+        kind: "chat",
+        contextWindow: boundedTokens(row.context_length, 8192),
+        maxOutputTokens: 4096,
+        inputModalities: ["text"],
+        outputModalities: ["text"],
+        capabilities: { tools: true, vision: false, reasoning: false, structuredOutput: false },
+        inputPer1m: input,
+        outputPer1m: output,
+        cacheReadPer1m: input,
+        cacheWritePer1m: input,
+      },
+    ];
+  });
+}
+
+/** A JSON body from `url`, bounded in size and time. */
+async function fetchJson(url: string, headers: Record<string, string>): Promise<unknown> {
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(listTimeoutMs) });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  const text = await response.text();
+  if (text.length > maxListBytes) throw new Error(`${url} answered more than ${maxListBytes} bytes`);
+  return JSON.parse(text);
+}
+
+const listReaders: Partial<Record<CentralizedUpstreamName, (body: unknown) => CatalogEntry[]>> = {
+  openrouter: openrouterEntries,
+  together: togetherEntries,
+};
+
+export interface RefreshReport extends ApplyResult {
+  sources: Array<{ source: string; entries: number } | { source: string; error: string }>;
+}
+
+async function readSource(
+  source: string,
+  read: () => Promise<CatalogEntry[]>,
+  report: RefreshReport,
+): Promise<CatalogEntry[]> {
+  try {
+    const entries = await read();
+    report.sources.push({ source, entries: entries.length });
+    return entries;
+  } catch (error) {
+    // Offline or a broken list: the catalog keeps what it has.
+    log.warn("catalog source unavailable", { source, error });
+    report.sources.push({ source, error: error instanceof Error ? error.message : String(error) });
+    return [];
+  }
+}
+
+/**
+ * Refreshes prices and adds models from the configured upstreams that publish prices with
+ * their model list (OpenRouter, Together) and from the dataset's live source (models.dev)
+ * when `MODELS_DEV_URL` is set and reachable. Operator prices are never overwritten.
+ */
+export async function refreshCatalog(app: AppContext, actor = "refresh"): Promise<RefreshReport> {
+  const report: RefreshReport = { modelsAdded: 0, pricesAdded: 0, pricesChanged: 0, sources: [] };
+  const entries: CatalogEntry[] = [];
+  for (const [name, upstream] of app.upstreams) {
+    const reader = listReaders[name];
+    if (!reader) continue;
+    entries.push(
+      ...(await readSource(name, async () => reader(await fetchJson(...listRequest(upstream))), report)),
+    );
+  }
+  const modelsDevUrl = app.env.MODELS_DEV_URL;
+  if (modelsDevUrl) {
+    entries.push(
+      ...(await readSource(
+        "models.dev",
+        async () => {
+          const body = await fetchJson(modelsDevUrl, {});
+          const blocks = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+          return [...app.upstreams.keys()].flatMap((name) =>
+            entriesFromModelsDevProvider(name, blocks[modelsDevProviderIds[name]]),
+          );
+        },
+        report,
+      )),
+    );
+  }
+  const applied = await applyCatalogEntries(app.database.db, entries, {
+    actor: `${actor}:${report.sources.map((source) => source.source).join("+") || "none"}`,
+    updatePrices: true,
+  });
+  await app.database.db.update(catalogState).set({ refreshedAt: new Date() }).where(eq(catalogState.id, 1));
+  await app.catalogStore.reload();
+  return { ...report, ...applied };
+}
+
+function listRequest(upstream: CentralizedUpstream): [string, Record<string, string>] {
+  return [`${upstream.baseUrl.replace(/\/$/, "")}/models`, { authorization: `Bearer ${upstream.apiKey}` }];
+}
