@@ -1,3 +1,4 @@
+import { handleEmbeddings } from "../proxy/handle-embeddings";
 import { handleTokenInference } from "../proxy/handle-token-inference";
 import { approvePayout } from "./admin/approve-payout";
 import { creditToken } from "./admin/credit-token";
@@ -191,6 +192,14 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: "env",
     handler: (call) => handleTokenInference(call, "responses"),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/v1/embeddings",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: handleEmbeddings,
   }),
   defineRoute({
     method: "GET",

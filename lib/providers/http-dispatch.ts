@@ -12,11 +12,14 @@ export interface HttpTarget {
 
 /**
  * Posts a body to an OpenAI- or Anthropic-format upstream with that vendor's auth headers:
- * a chat body for a generation, or (Anthropic only) a token-count request.
+ * a chat body for a generation, (Anthropic only) a token-count request, or (OpenAI format
+ * only) an embeddings request.
  */
 export function dispatchHttp(target: HttpTarget, body: string, options: DispatchOptions): Promise<Response> {
   const operation = options.operation ?? "generate";
   if (target.dialect === "anthropic") {
+    if (operation === "embeddings")
+      return Promise.reject(new Error("an Anthropic-format upstream cannot serve embeddings"));
     const path = operation === "count_tokens" ? "/v1/messages/count_tokens" : "/v1/messages";
     return postUpstream(`${target.baseUrl}${path}`, {
       headers: {
@@ -31,10 +34,11 @@ export function dispatchHttp(target: HttpTarget, body: string, options: Dispatch
       signal: options.signal,
     });
   }
-  if (operation !== "generate") {
+  if (operation === "count_tokens") {
     return Promise.reject(new Error(`an OpenAI-format upstream cannot serve ${operation}`));
   }
-  return postUpstream(`${target.baseUrl}/chat/completions`, {
+  const path = operation === "embeddings" ? "/embeddings" : "/chat/completions";
+  return postUpstream(`${target.baseUrl}${path}`, {
     headers: { "content-type": "application/json", authorization: `Bearer ${target.apiKey}` },
     body,
     signal: options.signal,

@@ -11,7 +11,7 @@ export interface DispatchOptions {
   operation?: UpstreamOperation;
 }
 
-export type UpstreamOperation = "generate" | "count_tokens";
+export type UpstreamOperation = "generate" | "count_tokens" | "embeddings";
 
 /** One source that can serve a request, at the price the caller will be charged. */
 export interface Candidate {

@@ -101,7 +101,10 @@ function sdkPlaceholders(code: string): string[] {
 /** Classifies a block as a curl request, an SDK example, or neither. */
 function snippetKind(block: Pick<CodeBlock, "lang" | "code">): SnippetKind | undefined {
   if (shellLangs.has(block.lang) && /(^|[\s;|&(])curl\s/m.test(block.code)) return "curl";
-  if (scriptLangs.has(block.lang) && /from\s+["'](openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+|@langchain\/[a-z-]+)["']/.test(block.code))
+  if (
+    scriptLangs.has(block.lang) &&
+    /from\s+["'](openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+|@langchain\/[a-z-]+)["']/.test(block.code)
+  )
     return "sdk";
   return undefined;
 }

@@ -203,6 +203,11 @@ export async function startFakeUpstream(
           response.end(JSON.stringify({ input_tokens: promptTokensOf(body) }));
           return;
         }
+        if (dialect === "openai" && request.url === "/v1/embeddings") {
+          for (const failure of JSON.stringify(body.input).matchAll(/\[fake:fail=([a-z0-9-]+)\]/g))
+            if (failure[1] === name) return sendError(dialect, response, 500);
+          return writeEmbeddings(response, body, name);
+        }
         const expected = dialect === "openai" ? "/v1/chat/completions" : "/v1/messages";
         if (request.url !== expected) return sendError(dialect, response, 404);
         const maxTokens = (body.max_tokens ?? body.max_completion_tokens) as number | undefined;
@@ -249,6 +254,51 @@ export async function startFakeUpstream(
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * OpenAI's embeddings answer: one vector per input (`dimensions` long, default 8), as floats
+ * or base64 of little-endian float32; usage counts a token per 4 characters of text, or the
+ * token ids given.
+ */
+function writeEmbeddings(response: ServerResponse, body: Record<string, unknown>, name: string): void {
+  const input = body.input;
+  const items: unknown[] =
+    typeof input === "string"
+      ? [input]
+      : Array.isArray(input) && input.every((item) => typeof item === "number")
+        ? [input]
+        : Array.isArray(input)
+          ? input
+          : [];
+  const dimensions = typeof body.dimensions === "number" ? body.dimensions : 8;
+  const tokens = items.reduce<number>(
+    (sum, item) =>
+      sum +
+      (typeof item === "string"
+        ? Math.max(1, Math.ceil(item.length / 4))
+        : Array.isArray(item)
+          ? item.length
+          : 0),
+    0,
+  );
+  const data = items.map((_, index) => {
+    const vector = Array.from({ length: dimensions }, (_unused, position) => (index + 1) / (position + 2));
+    const embedding =
+      body.encoding_format === "base64"
+        ? Buffer.from(new Float32Array(vector).buffer).toString("base64")
+        : vector;
+    return { object: "embedding", index, embedding };
+  });
+  response.writeHead(200, { "content-type": "application/json", "x-fake": name });
+  response.end(
+    JSON.stringify({
+      object: "list",
+      data,
+      model: String(body.model),
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    }),
+  );
 }
 
 const word = (index: number) => (index === 0 ? "Hello" : ` w${index}`);

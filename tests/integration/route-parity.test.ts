@@ -202,6 +202,12 @@ const cases: Case[] = [
   },
   { name: "transactions", method: "GET", path: () => `/proxy/${reader}/transactions` },
   { name: "models", method: "GET", path: () => `/proxy/${reader}/v1/models` },
+  {
+    name: "embeddings for a chat model",
+    method: "POST",
+    path: () => `/proxy/${reader}/v1/embeddings`,
+    body: { model: "gpt-4o-mini", input: "hi" },
+  },
   { name: "usage", method: "GET", path: () => `/proxy/${reader}/usage` },
   { name: "funding options", method: "GET", path: () => `/proxy/${reader}/funding` },
   { name: "funding history", method: "GET", path: () => `/proxy/${reader}/funding/history` },
