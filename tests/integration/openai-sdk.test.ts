@@ -106,15 +106,22 @@ describe("official openai SDK against the gateway", () => {
     expect(final.choices[0]?.finish_reason).toBe("tool_calls");
   });
 
-  it("lists models in exactly the OpenAI list shape", async () => {
+  it("lists models in the OpenAI list shape, with the catalog's metadata beside it", async () => {
     const token = await gateway.createFundedToken(1n);
     const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/models`);
     const body = (await response.json()) as { object: string; data: Record<string, unknown>[] };
     expect(Object.keys(body).sort()).toEqual(["data", "object"]);
     expect(body.object).toBe("list");
     for (const model of body.data) {
-      expect(Object.keys(model).sort()).toEqual(["created", "id", "object", "owned_by"]);
-      expect(model.object).toBe("model");
+      expect(model).toMatchObject({
+        id: expect.any(String),
+        object: "model",
+        created: expect.any(Number),
+        owned_by: expect.any(String),
+        context_length: expect.any(Number),
+        capabilities: expect.any(Object),
+        pricing: expect.any(Object),
+      });
     }
     const listed = [];
     for await (const model of client(token).models.list()) listed.push(model.id);

@@ -224,6 +224,22 @@ describe("public catalogue", () => {
       marketplace_provider_count: 0,
       marketplace_total_tps: 0,
       uncensored: false,
+      // The catalog's metadata, as GET /v1/models gives it.
+      name: "gpt-4o-mini",
+      kind: "chat",
+      context_length: 128_000,
+      max_output_tokens: 16_384,
+      input_modalities: ["text", "image"],
+      output_modalities: ["text"],
+      capabilities: { tools: true, vision: true, reasoning: false, structured_output: true },
+      pricing: {
+        input_per_1m: 150_000,
+        output_per_1m: 600_000,
+        cache_read_per_1m: 75_000,
+        cache_write_per_1m: 150_000,
+      },
+      provider_count: 2,
+      aliases: ["openai/gpt-4o-mini", "gpt-4o-mini-2024-07-18"],
     });
 
     await market.relay({

@@ -2,6 +2,5 @@
 import { nextRoute } from "@/lib/api/next-route";
 
 export const dynamic = "force-dynamic";
-export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute(
-  "/v1/admin/catalog/models/:model/prices/:provider",
-);
+// biome-ignore format: the route-parity test reads the manifest path from this one line
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/admin/catalog/models/:model/prices/:provider");
