@@ -19,7 +19,7 @@ import { type CentralizedUpstream, configuredUpstreams } from "./providers/centr
 import type { RateLimiter } from "./rate-limit/fixed-window";
 import { createLimiterFactory } from "./rate-limit/shared-limiter";
 import { createRoutingState, type RoutingState } from "./routing/routing-state";
-import { createX402Wiring, type X402Wiring } from "./x402/rails/payment-rails";
+import { createX402Wiring, type X402Wiring } from "./x402/x402-wiring";
 
 /** Everything a handler needs, built once per process from validated env. */
 export interface AppContext {
@@ -46,7 +46,7 @@ export interface AppContext {
   baseDeposits(): BaseDepositSettings;
   /** The host payout wallet and chain, built on first use; undefined without HOST_PAYOUT_SECRET. */
   payoutRail(): Promise<PayoutRail | undefined>;
-  /** x402 payments: the configured rails, their Solana services and background reconciliation. */
+  /** x402 payments: the configured rails and their background reconciliation. */
   x402: X402Wiring;
   close(): Promise<void>;
 }

@@ -66,44 +66,47 @@ export async function recordDeposit(
         });
         return { outcome: "credited", tokenId: decision.tokenId, amount: arrival.amount };
       case "bonded": {
-        const [source, bond] = await Promise.all([
-          ensureAccount(transaction, systemAccounts.solanaDeposits.kind, systemAccounts.solanaDeposits.ref),
-          ensureAccount(transaction, "bond", decision.hostId),
-        ]);
-        await postTransaction(transaction, {
+        const bond = await ensureAccount(transaction, "bond", decision.hostId);
+        await postFromDeposits(transaction, bond, {
           kind: "host_bond_deposit",
+          amount: arrival.amount,
           idempotencyKey,
           metadata: { host_id: decision.hostId, ...metadata },
-          entries: [
-            { accountId: source, amount: -arrival.amount },
-            { accountId: bond, amount: arrival.amount },
-          ],
         });
         const activated = await activateWhenBonded(transaction, decision.hostId, bond);
         return { outcome: "bonded", hostId: decision.hostId, amount: arrival.amount, activated };
       }
       case "unmatched":
         if (decision.suspense > 0n) {
-          const [source, suspense] = await Promise.all([
-            ensureAccount(transaction, systemAccounts.solanaDeposits.kind, systemAccounts.solanaDeposits.ref),
-            ensureAccount(
-              transaction,
-              systemAccounts.depositSuspense.kind,
-              systemAccounts.depositSuspense.ref,
-            ),
-          ]);
-          await postTransaction(transaction, {
+          const { kind, ref } = systemAccounts.depositSuspense;
+          await postFromDeposits(transaction, await ensureAccount(transaction, kind, ref), {
             kind: "solana_deposit_suspense",
+            amount: decision.suspense,
             idempotencyKey,
             metadata: { reason: decision.reason, ...metadata },
-            entries: [
-              { accountId: source, amount: -decision.suspense },
-              { accountId: suspense, amount: decision.suspense },
-            ],
           });
         }
         return { outcome: "unmatched", reason: decision.reason, amount: arrival.amount };
     }
+  });
+}
+
+/** Moves `amount` from the outside world's Solana deposits account to `to`. */
+async function postFromDeposits(
+  transaction: Executor,
+  to: bigint,
+  posting: { kind: string; amount: bigint; idempotencyKey: string; metadata: Record<string, unknown> },
+): Promise<void> {
+  const { kind, ref } = systemAccounts.solanaDeposits;
+  const source = await ensureAccount(transaction, kind, ref);
+  await postTransaction(transaction, {
+    kind: posting.kind,
+    idempotencyKey: posting.idempotencyKey,
+    metadata: posting.metadata,
+    entries: [
+      { accountId: source, amount: -posting.amount },
+      { accountId: to, amount: posting.amount },
+    ],
   });
 }
 

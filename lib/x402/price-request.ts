@@ -9,8 +9,9 @@ import {
   worstCaseOf as worstCaseOfPrepared,
 } from "../proxy/prepare-inference";
 import type { Candidate } from "../routing/candidate";
-import { requestBodyHash } from "./body-hash";
-import { x402BadRequest, x402Messages } from "./x402-errors";
+import { requestBodyHash } from "./core/body-hash";
+import type { QuoteRequest } from "./core/issue-quote";
+import { x402BadRequest, x402Messages } from "./core/x402-errors";
 
 /** One x402 request, prepared like a prepaid one and bound to its bytes. */
 export interface PricedRequest extends PreparedInference {
@@ -47,9 +48,25 @@ export async function priceRequest(
   };
 }
 
-/** The worst case over every candidate: held at the dearest rates, so any failover stays inside the cap. */
-export function worstCaseOf(priced: PricedRequest, candidates: Candidate[]): bigint {
-  return worstCaseOfPrepared(priced, holdPrice(candidates), priced.maxOutputTokens);
+/**
+ * What a quote for this request binds and caps: the worst case over every candidate (estimated
+ * prompt at the dearest input rate plus the output limit at the dearest output rate), under the
+ * caller's ceilings, mode and pins, so any failover stays inside the cap. A request nobody can
+ * route gets its routing error instead of a quote.
+ */
+export function quoteRequestOf(priced: PricedRequest): QuoteRequest {
+  if (priced.routing.type === "unroutable") throw priced.routing.error;
+  return {
+    method: priced.method,
+    path: priced.path,
+    bodyHash: priced.bodyHash,
+    model: priced.model.id,
+    worstCaseMicrounits: worstCaseOfPrepared(
+      priced,
+      holdPrice(priced.routing.candidates),
+      priced.maxOutputTokens,
+    ),
+  };
 }
 
 /**

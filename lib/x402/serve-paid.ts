@@ -7,9 +7,9 @@ import type { ApiRequest } from "../http/api-request";
 import { getAccountBalance } from "../ledger/accounts";
 import { log } from "../log";
 import { serveReserved } from "../proxy/serve-reserved";
+import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./core/receipt";
+import type { Settlement } from "./core/settlement";
 import { candidatesWithinCap, type PricedRequest, unservableReason } from "./price-request";
-import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./receipt";
-import type { Settlement } from "./settlement";
 
 /**
  * Serves a settled request through the prepaid path, with the payer's wallet account in

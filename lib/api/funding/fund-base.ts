@@ -3,13 +3,11 @@ import { z } from "zod";
 import type { AppContext } from "../../app-context";
 import { parseTransferAuthorization } from "../../chains/evm/eip3009";
 import type { BaseDepositServices } from "../../deposits/base-deposit-config";
+import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/base-deposit-errors";
 import { isDepositSalt } from "../../deposits/base-deposit-nonce";
+import type { BaseDeposit } from "../../deposits/base-deposit-records";
 import { depositTypedData } from "../../deposits/base-deposit-typed-data";
-import {
-  type BaseDeposit,
-  MIN_BASE_DEPOSIT_MICROUNITS,
-  submitBaseDeposit,
-} from "../../deposits/submit-base-deposit";
+import { submitBaseDeposit } from "../../deposits/submit-base-deposit";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";

@@ -1,6 +1,6 @@
 import type { AppContext } from "../../app-context";
+import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/base-deposit-errors";
 import { depositInstructions, solanaDepositSettings } from "../../deposits/deposit-config";
-import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/submit-base-deposit";
 import { describeFee, quoteCard } from "../../funding/card-fee";
 import { cardSettings } from "../../funding/card-settings";
 import { jsonResponse } from "../../http/responses";

@@ -3,7 +3,7 @@ import { getAddress, isAddress as isEvmAddress } from "viem";
 import { badRequest } from "../../errors/gateway-error";
 import { jsonResponse } from "../../http/responses";
 import { getAccountBalance } from "../../ledger/accounts";
-import { findWalletAccountId } from "../../x402/wallet-ledger";
+import { findWalletAccountId } from "../../x402/core/wallet-ledger";
 import type { ApiCall } from "../route-definition";
 
 /**

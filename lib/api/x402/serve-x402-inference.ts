@@ -2,14 +2,14 @@ import type { Dialect } from "../../dialects/dialect";
 import { GatewayError } from "../../errors/gateway-error";
 import { clientIp } from "../../http/client-ip";
 import { publicBaseUrl } from "../../http/public-urls";
-import { encodeJsonHeader } from "../../x402/header-codec";
-import { issueQuote } from "../../x402/issue-quote";
-import { loadBoundQuote } from "../../x402/load-bound-quote";
-import { readPaymentProof } from "../../x402/payment-header";
-import { priceRequest } from "../../x402/price-request";
-import { offeredRails } from "../../x402/rails/payment-rails";
+import { encodeJsonHeader } from "../../x402/core/header-codec";
+import { issueQuote } from "../../x402/core/issue-quote";
+import { loadBoundQuote } from "../../x402/core/load-bound-quote";
+import { readPaymentProof } from "../../x402/core/payment-header";
+import { settlePayment } from "../../x402/core/settle-payment";
+import { priceRequest, quoteRequestOf, unservableReason } from "../../x402/price-request";
 import { servePaid } from "../../x402/serve-paid";
-import { settlePayment } from "../../x402/settle-payment";
+import { offeredRails } from "../../x402/x402-wiring";
 import type { ApiCall } from "../route-definition";
 
 /**
@@ -24,7 +24,7 @@ export async function serveX402Inference(call: ApiCall<"x402">, dialect: Dialect
   const { app, request, requestId } = call;
   const rails = offeredRails(app.x402);
   const priced = await priceRequest(app, request, dialect);
-  const proof = readPaymentProof(request.headers);
+  const proof = readPaymentProof(request.headers, rails.registered);
   if (!proof) {
     const quotes = await app.x402QuoteLimiter.hit(clientIp(request));
     if (!quotes.allowed) {
@@ -33,7 +33,10 @@ export async function serveX402Inference(call: ApiCall<"x402">, dialect: Dialect
         details: { retry_after_seconds: quotes.retryAfterSeconds },
       });
     }
-    const document = await issueQuote(app, rails, priced, `${publicBaseUrl(app, request)}${priced.path}`);
+    const document = await issueQuote(app.database.db, rails.configured, quoteRequestOf(priced), {
+      ttlSeconds: app.env.X402_QUOTE_TTL_SECONDS,
+      resourceUrl: `${publicBaseUrl(app, request)}${priced.path}`,
+    });
     // Co-signed payments a crash or a slow confirmation left pending are finished off the paid path.
     app.x402.scheduleReconciliation();
     throw new GatewayError(
@@ -53,6 +56,15 @@ export async function serveX402Inference(call: ApiCall<"x402">, dialect: Dialect
     });
   }
   const quote = await loadBoundQuote(app.database.db, proof.quoteId, priced);
-  const settlement = await settlePayment({ app, priced, quote }, rails, proof);
+  const settlement = await settlePayment(
+    {
+      database: app.database.db,
+      holdTtlSeconds: app.env.HOLD_TTL_SECONDS,
+      quote,
+      unservable: () => unservableReason(priced, quote.capMicrounits),
+    },
+    rails,
+    proof,
+  );
   return await servePaid(app, request, priced, settlement, requestId);
 }

@@ -1,7 +1,7 @@
 import { LAMPORTS_PER_SOL, WSOL_MINT } from "./constants";
 
 /**
- * SOL/USD pricing for the native SOL rail. Prices are integers in micro-USD per SOL
+ * SOL/USD pricing for x402 payments in SOL. Prices are integers in micro-USD per SOL
  * (1 SOL = $143.52 → 143_520_000n) so quoting never touches floating point money.
  */
 

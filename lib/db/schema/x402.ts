@@ -45,7 +45,7 @@ export const x402Quotes = pgTable(
 
 /**
  * One payment option of a quote, in the order the `accepts` list offers them. Chain-neutral:
- * the rail that issued it (`solana-native`, `solana-exact`, `eip155-exact`) reads its own
+ * the mechanism that issued it (`solana-native`, `solana-exact`, `eip155-exact`) reads its own
  * `details` (a fee payer, the SOL/USD rate, an EIP-712 domain), so a new chain needs rows,
  * not columns.
  */
@@ -56,10 +56,11 @@ export const x402QuoteOptions = pgTable(
       .notNull()
       .references(() => x402Quotes.id, { onDelete: "cascade" }),
     position: integer("position").notNull(),
-    rail: text("rail").notNull(),
+    /** The mechanism of the rail that offered it (ARCHITECTURE.md, "Payment rails"). */
+    mechanism: text("mechanism").notNull(),
     /** CAIP-2 id of the chain this option is payable on. */
     network: text("network").notNull(),
-    /** The ticker (USDC, SOL); the mint or contract, when the rail needs one, is in `details`. */
+    /** The ticker (USDC, SOL); the mint or contract, when the mechanism needs one, is in `details`. */
     asset: text("asset").notNull(),
     payTo: text("pay_to").notNull(),
     /** Atomic units of the asset: USDC microunits, lamports. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { PaymentRequiredV2Schema } from "@x402/core/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { USDC_DEVNET_MINT, WSOL_MINT } from "../../../lib/chains/solana/constants";
-import { findQuote } from "../../../lib/x402/quote-store";
+import { findQuote } from "../../../lib/x402/core/quote-store";
 import { chatBody, startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
 import { decodeQuote } from "../../helpers/x402-self-broadcast-client";
 

@@ -5,11 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { budgetDay } from "../../../lib/chains/daily-fee-budget";
 import { SOLANA_DEVNET_CAIP2 } from "../../../lib/chains/solana/constants";
 import { createSvmCosigner } from "../../../lib/chains/solana/svm-cosigner";
-import { reserveSponsoredFee, sponsoredFeesSpent } from "../../../lib/x402/fee-budget";
-import { findClaim, insertPendingClaim } from "../../../lib/x402/payment-claims";
-import { standardRequirements } from "../../../lib/x402/payment-required";
-import { consumeQuote, findQuote } from "../../../lib/x402/quote-store";
-import { pruneExpiredQuotes, reconcilePendingClaims } from "../../../lib/x402/reconcile-claims";
+import { findClaim, insertPendingClaim } from "../../../lib/x402/core/payment-claims";
+import { consumeQuote, findQuote, pruneExpiredQuotes } from "../../../lib/x402/core/quote-store";
+import { exactOptionFor } from "../../../lib/x402/rails/solana/mechanisms";
+import { reconcilePendingClaims } from "../../../lib/x402/rails/solana/reconcile-claims";
+import { standardRequirements } from "../../../lib/x402/rails/solana/solana-accepts";
+import { solanaRailOf } from "../../../lib/x402/rails/solana/solana-rail";
+import { reserveSponsoredFee, sponsoredFeesSpent } from "../../../lib/x402/rails/solana/sponsored-fee-budget";
 import { chatBody, startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
 import { decodeQuote } from "../../helpers/x402-self-broadcast-client";
 
@@ -17,10 +19,11 @@ let x402: X402TestGateway;
 
 beforeAll(async () => {
   x402 = await startX402TestGateway();
-  const services = await x402.gateway.app.x402.solana();
+  const solana = solanaRailOf(x402.gateway.app.x402.rails());
+  const services = await solana.services();
   if (!services.feePayer) throw new Error("the test gateway has a fee payer");
   // A short confirmation wait, so a held confirmation leaves the claim pending quickly.
-  await x402.gateway.app.x402.configureSolana({
+  await solana.configure({
     cosigner: createSvmCosigner({
       rpcUrl: x402.chain.solana.rpcUrl,
       feePayer: services.feePayer,
@@ -83,7 +86,7 @@ describe("co-signed payments left pending are finished later", () => {
     expect(await x402.walletBalance(wallet.address)).toMatchObject({ balance: 0n });
 
     await ageClaims();
-    const services = await x402.gateway.app.x402.solana();
+    const services = await solanaRailOf(x402.gateway.app.x402.rails()).services();
     expect(await reconcilePendingClaims(reconcileDeps(), services)).toBe(1);
     // No request is left to serve: the whole payment is the payer's credit.
     expect(await x402.walletBalance(wallet.address)).toEqual({
@@ -103,18 +106,16 @@ describe("co-signed payments left pending are finished later", () => {
 
   it("a transaction that can never land releases its claim, its quote and its fee reservation", async () => {
     const database = x402.gateway.app.database.db;
-    const services = await x402.gateway.app.x402.solana();
+    const services = await solanaRailOf(x402.gateway.app.x402.rails()).services();
     const cosigner = services.cosigner;
     if (!cosigner) throw new Error("no co-signer");
     const body = chatBody("never sent");
     const { wallet, quote, payload } = await standardHeader(1_000_000n, body);
     const stored = await findQuote(database, quote.quote_id);
     if (!stored) throw new Error("quote not stored");
-    const requirements = standardRequirements(
-      stored,
-      { mint: x402.chain.solana.usdcMint, amount: 10_000n },
-      300,
-    );
+    const option = exactOptionFor(stored, "USDC", x402.chain.solana.usdcMint);
+    if (!option) throw new Error("the quote has a co-signed USDC option");
+    const requirements = standardRequirements(stored, option, x402.chain.solana.usdcMint, 300);
     const cosigned = await cosigner.cosignAndPredictSignature(String(payload.payload.transaction), {
       ...requirements,
       network: SOLANA_DEVNET_CAIP2,

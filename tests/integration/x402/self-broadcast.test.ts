@@ -2,7 +2,7 @@ import type { KeyPairSigner, Signature } from "@solana/kit";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
-import type { PaymentReceipt } from "../../../lib/x402/receipt";
+import type { PaymentReceipt } from "../../../lib/x402/core/receipt";
 import { chatBody, startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
 import {
   balanceProof,

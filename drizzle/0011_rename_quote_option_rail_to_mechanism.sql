@@ -1,0 +1,1 @@
+ALTER TABLE "x402_quote_options" RENAME COLUMN "rail" TO "mechanism";
