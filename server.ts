@@ -43,6 +43,19 @@ function refuseTarget(outgoing: ServerResponse, error: GatewayError): void {
 }
 
 /**
+ * A client that declares a body and never sends it gets a 408 after `requestMs` instead of
+ * holding a connection for Node's default 5 minutes; the check runs often enough to keep
+ * the bound close.
+ */
+function requestTimeouts(requestMs: number) {
+  return {
+    requestTimeout: requestMs,
+    headersTimeout: Math.min(requestMs, 60_000),
+    connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(requestMs / 4))),
+  };
+}
+
+/**
  * One node:http server: the request line is checked first (canonical origin-form path,
  * known method), then API paths go straight to the request pipeline; every other path is
  * handed to Next. A Next route handler costs about 1 ms of CPU a request, which
@@ -66,7 +79,8 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
   const host = options.host ?? app.env.HOST;
   let origin = `http://${host}:${port}`;
 
-  const server = createServer((incoming, outgoing) => {
+  const timeouts = requestTimeouts(app.env.REQUEST_TIMEOUT_MS);
+  const server = createServer(timeouts, (incoming, outgoing) => {
     const target = checkRequestTarget(incoming.method, incoming.url);
     if (!target.ok) {
       refuseTarget(outgoing, target.error);

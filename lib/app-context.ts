@@ -126,7 +126,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       catalogStore.stop();
       await limiters.close();
       await leases?.stop();
-      await holds.stop();
+      await holds.stop((leases?.unwritten ?? 0) > 0);
       await database.close();
     },
   };

@@ -211,6 +211,8 @@ const envSchema = z.object({
    * aborted and what was streamed is billed, so a paused reader cannot hold a hold open.
    */
   STREAM_WRITE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** The whole request (headers and body) must arrive within this; slower clients get a 408. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(200).max(600_000).default(60_000),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()

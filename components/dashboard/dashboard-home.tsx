@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { getDailySpendByModel, getSpendSummary, lastUtcDays } from "@/lib/dashboard/queries";
+import { correctForLease } from "@/lib/tokens/token-balance";
 import { DashboardNav } from "./dashboard-nav";
 import type { DashboardSession } from "./dashboard-session";
 import { RequestsTable } from "./requests-table";
@@ -14,10 +15,13 @@ const chartDays = 30;
 export async function DashboardHome({ session }: { session: DashboardSession }) {
   const db = session.app.database.db;
   const now = new Date();
-  const [summary, daily] = await Promise.all([
+  await session.app.leases?.flush();
+  const [stored, daily] = await Promise.all([
     getSpendSummary(db, session.record.accountId, now),
     getDailySpendByModel(db, session.record.accountId, chartDays, now),
   ]);
+  // Held is what this process's requests in flight reserve, not its lease.
+  const summary = { ...stored, ...correctForLease(session.app, session.record.accountId, stored) };
   return (
     <>
       <header className="dash-header">

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { queryRows } from "../db/client";
-import { getAccountBalance } from "../ledger/accounts";
+import { getInFlightBalance } from "../ledger/accounts";
 
 /**
  * What a token's dashboard shows about its money: balance, spend over time and per model,
@@ -16,8 +16,9 @@ export interface BalanceSummary {
   receivable: bigint;
 }
 
+/** Held is what requests in flight reserve, without balance leases (see `getInFlightBalance`). */
 export async function getBalanceSummary(executor: Executor, accountId: bigint): Promise<BalanceSummary> {
-  const balance = await getAccountBalance(executor, accountId);
+  const balance = await getInFlightBalance(executor, accountId);
   const rows = await queryRows<{ total: string | null }>(
     executor,
     sql`SELECT COALESCE(SUM(amount_microunits), 0)::text AS total FROM receivables WHERE account_id = ${accountId}`,
@@ -181,7 +182,8 @@ export async function listActivity(
   }>(
     executor,
     sql`SELECT e.id::text AS entry_id, t.id AS transaction_id, t.kind, e.amount::text AS amount, e.created_at, t.metadata,
-               u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens
+               u.input_tokens::float8 AS input_tokens, u.output_tokens::float8 AS output_tokens,
+               u.cache_read_tokens::float8 AS cache_read_tokens, u.cache_write_tokens::float8 AS cache_write_tokens
         FROM ledger_entries e
         JOIN ledger_transactions t ON t.id = e.transaction_id
         LEFT JOIN usage_records u ON u.request_id = t.metadata->>'request_id'

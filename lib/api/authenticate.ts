@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../app-context";
 import { GatewayError } from "../errors/gateway-error";
 import { authenticateHost } from "../hosts/authenticate-host";
@@ -16,9 +16,10 @@ function bearerCredential(request: ApiRequest): string | undefined {
 function requireAdmin(app: AppContext, request: ApiRequest): void {
   const adminToken = app.env.ADMIN_TOKEN;
   if (!adminToken) throw new GatewayError("not_found", "admin API is disabled (ADMIN_TOKEN is not set)");
-  const presented = Buffer.from(bearerCredential(request) ?? "");
-  const wanted = Buffer.from(adminToken);
-  if (presented.length !== wanted.length || !timingSafeEqual(presented, wanted)) {
+  // Digests of equal length: comparing raw lengths first would tell the token's length by timing.
+  const presented = createHash("sha256").update(bearerCredential(request) ?? "").digest();
+  const wanted = createHash("sha256").update(adminToken).digest();
+  if (!timingSafeEqual(presented, wanted)) {
     throw new GatewayError(
       "unauthorized",
       "unauthorized: invalid admin token (send Authorization: Bearer <ADMIN_TOKEN>)",

@@ -33,12 +33,19 @@ function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
   return 0;
 }
 
+/** A control character (NUL above all) is never part of an id, and Postgres text cannot hold NUL. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const controlCharacter = /[\u0000-\u001f\u007f]/;
+
 function decodeSegment(segment: string): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(segment);
+    decoded = decodeURIComponent(segment);
   } catch {
     throw badRequest("malformed percent-encoding in the path");
   }
+  if (controlCharacter.test(decoded)) throw badRequest("the path must not contain control characters");
+  return decoded;
 }
 
 /** Matches paths against a route table the way Next's file router does: literal segments first. */

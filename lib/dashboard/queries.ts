@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Executor, queryRows } from "../db/client";
 import { isUuid } from "../ids";
-import { getAccountBalance } from "../ledger/accounts";
+import { getInFlightBalance } from "../ledger/accounts";
 import { findToken, type TokenRecord } from "../tokens/find-token";
 
 /** What the dashboard's server components read. Days and months are UTC. */
@@ -36,7 +36,7 @@ export async function getSpendSummary(
   accountId: bigint,
   now = new Date(),
 ): Promise<SpendSummary> {
-  const balance = await getAccountBalance(executor, accountId);
+  const balance = await getInFlightBalance(executor, accountId);
   const day = startOfUtcDay(now);
   const month = startOfUtcMonth(now);
   const rows = await queryRows<{ today: string | null; month: string | null; requests: string | number }>(

@@ -1,5 +1,5 @@
-import { and, eq } from "drizzle-orm";
-import type { Executor } from "../db/client";
+import { and, eq, sql } from "drizzle-orm";
+import { type Executor, queryRows } from "../db/client";
 import { accounts } from "../db/schema";
 
 export type AccountKind =
@@ -60,4 +60,24 @@ export async function getAccountBalance(executor: Executor, accountId: bigint): 
   const row = rows[0];
   if (!row) return { balance: 0n, held: 0n, available: 0n };
   return { balance: row.balance, held: row.held, available: row.balance - row.held };
+}
+
+/**
+ * The balance as its owner should see it: `held` is what requests in flight reserve, without
+ * the balance leases (a process's slice of the balance, mostly unused, given back when idle),
+ * which read as money taken. The process's own in-flight part of its lease is added by
+ * `BalanceLeases.view`.
+ */
+export async function getInFlightBalance(executor: Executor, accountId: bigint): Promise<AccountBalance> {
+  const rows = await queryRows<{ balance: string | bigint; held: string | bigint }>(
+    executor,
+    sql`SELECT a.balance, a.held - COALESCE((SELECT SUM(h.amount) FROM holds AS h
+                                             WHERE h.account_id = a.id AND left(h.id, 6) = 'lease_'), 0) AS held
+        FROM accounts AS a WHERE a.id = ${accountId}`,
+  );
+  const row = rows[0];
+  if (!row) return { balance: 0n, held: 0n, available: 0n };
+  const balance = BigInt(row.balance);
+  const held = BigInt(row.held);
+  return { balance, held, available: balance - held };
 }

@@ -54,6 +54,10 @@ export interface BalanceLeasesOptions {
 
 const maxBatch = 500;
 const retryDelayMs = 250;
+/** How long a balance read waits for this process's settlements to reach the database. */
+const flushWaitMs = 2_000;
+/** How long a shutdown waits for the database before leaving the rest to the journal. */
+const stopWaitMs = 5_000;
 
 /** Postgres picked this statement as a deadlock victim (40P01): it did nothing and may simply run again. */
 async function retryDeadlock<T>(run: () => Promise<T>): Promise<T> {
@@ -87,6 +91,7 @@ export class BalanceLeases {
   #writing: Promise<void> | undefined;
   #writeTimer: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout;
+  #stopped = false;
 
   constructor(options: BalanceLeasesOptions) {
     this.#options = options;
@@ -162,29 +167,61 @@ export class BalanceLeases {
     return { charged, shortfall: settlement.cost - charged, availableAfter: free(lease) + lease.outside };
   }
 
-  /** A balance as read from the database, corrected for this process's lease. */
+  /**
+   * A balance as read without leases (`getInFlightBalance`), corrected for this process: what it
+   * charged but has not written yet, and what its requests in flight reserve.
+   */
   view(accountId: bigint, stored: { balance: bigint; held: bigint }): { balance: bigint; held: bigint } {
     const lease = this.#leases.get(accountId);
     if (!lease) return stored;
-    return { balance: stored.balance - lease.unwritten, held: stored.held - lease.leased + lease.reserved };
+    return { balance: stored.balance - lease.unwritten, held: stored.held + lease.reserved };
   }
 
-  /** Resolves once everything settled so far is in the database. */
-  async flush(): Promise<void> {
+  /**
+   * Resolves once everything settled so far is in the database, or after `maxWaitMs` while the
+   * database cannot take it: a reader then sees the stored balance corrected by `view`, never a
+   * hang behind a writer that is retrying.
+   */
+  async flush(maxWaitMs = flushWaitMs): Promise<void> {
     if (this.#pending.length > 0) this.#writeNow();
-    while (this.#writing) await this.#writing;
+    const deadline = Date.now() + maxWaitMs;
+    while (this.#writing) {
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.#writing,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, left);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+
+  /** Settlements served and journaled but not in the database yet. */
+  get unwritten(): number {
+    return this.#pending.length + [...this.#leases.values()].filter((lease) => lease.unwritten > 0n).length;
   }
 
   /** Writes everything settled and returns every lease with nothing in flight, now rather than when idle. */
-  async returnAll(): Promise<void> {
-    await this.flush();
+  async returnAll(maxWaitMs = flushWaitMs): Promise<void> {
+    await this.flush(maxWaitMs);
     for (const lease of [...this.#leases.values()]) if (!lease.extending) await this.#return(lease);
   }
 
-  /** Clean shutdown: every settlement written, every lease returned. */
-  async stop(): Promise<void> {
+  /**
+   * Clean shutdown: every settlement written and every lease returned, waiting at most
+   * `maxWaitMs` for the database. What it could not write stays in the journal (replayed by
+   * the next start or by a surviving replica) and its lease stays held until then.
+   */
+  async stop(maxWaitMs = stopWaitMs): Promise<void> {
     clearInterval(this.#timer);
-    await this.returnAll();
+    await this.returnAll(maxWaitMs).catch((error: unknown) =>
+      log.error("returning leases at shutdown failed", { error }),
+    );
+    this.#stopped = true;
+    if (this.#writeTimer) clearTimeout(this.#writeTimer);
     this.#options.journal.close();
   }
 
@@ -260,14 +297,15 @@ export class BalanceLeases {
 
   async #drain(): Promise<void> {
     try {
-      while (this.#pending.length > 0) {
+      while (this.#pending.length > 0 && !this.#stopped) {
         const batch = this.#pending.splice(0, maxBatch);
-        const left = await writeSettlements(this.#options.database, batch, (written, result) =>
+        const { left } = await writeSettlements(this.#options.database, batch, (written, result) =>
           this.#written(written, result),
         );
         if (left.length > 0) {
+          // The database is unreachable: wait, then try again (refusals never come back here).
           this.#pending.unshift(...left);
-          await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
+          await new Promise((resolve) => setTimeout(resolve, retryDelayMs).unref());
         }
       }
     } finally {

@@ -21,6 +21,8 @@ export class HoldKeeper {
   readonly #database: DatabaseHandle;
   readonly #ttlSeconds: number;
   readonly #live = new Set<string>();
+  /** Dead instances whose journals could not be written yet: their holds stay until they are. */
+  readonly #unrecovered = new Set<string>();
   #session: Awaited<ReturnType<NonNullable<DatabaseHandle["session"]>>> | undefined;
   #timer: NodeJS.Timeout | undefined;
 
@@ -34,7 +36,7 @@ export class HoldKeeper {
    * left (their journals), then releases their holds.
    */
   async start(
-    recover?: (isDead: (instanceId: string) => Promise<boolean>) => Promise<void>,
+    recover?: (isDead: (instanceId: string) => Promise<boolean>) => Promise<string[]>,
   ): Promise<number> {
     const db = this.#database.db;
     await db.execute(sql`INSERT INTO gateway_instances (id) VALUES (${this.instanceId})`);
@@ -42,7 +44,7 @@ export class HoldKeeper {
       this.#session = await this.#database.session();
       await this.#session.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [this.instanceId]);
     }
-    await recover?.((instanceId) => this.#isDead(instanceId));
+    for (const kept of (await recover?.((instanceId) => this.#isDead(instanceId))) ?? []) this.#unrecovered.add(kept);
     const released = await this.releaseDeadInstances();
     const intervalMs = Math.max(1_000, Math.min(60_000, (this.#ttlSeconds * 1_000) / 3));
     this.#timer = setInterval(() => {
@@ -104,7 +106,7 @@ export class HoldKeeper {
     );
     let released = 0;
     for (const { id } of others) {
-      if (!(await this.#isDead(id))) continue;
+      if (this.#unrecovered.has(id) || !(await this.#isDead(id))) continue;
       released += await releaseHoldsOf(this.#database, id);
       await db.execute(sql`DELETE FROM gateway_instances WHERE id = ${id}`);
       await this.#session?.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [id]);
@@ -120,13 +122,18 @@ export class HoldKeeper {
     return rows[0]?.free === true;
   }
 
-  /** Clean shutdown: nothing in flight is kept alive; the instance row and lock go. */
-  async stop(): Promise<void> {
+  /**
+   * Clean shutdown: nothing in flight is kept alive; the lock goes, and the instance row too
+   * unless `unwritten` settlements remain in its journal: then the row stays, so its holds are
+   * released only after whoever recovers it has replayed that journal.
+   */
+  async stop(unwritten = false): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.#database.db
-      .execute(sql`DELETE FROM gateway_instances WHERE id = ${this.instanceId}`)
-      .catch(() => undefined);
+    if (!unwritten)
+      await this.#database.db
+        .execute(sql`DELETE FROM gateway_instances WHERE id = ${this.instanceId}`)
+        .catch(() => undefined);
     this.#session?.release();
     this.#session = undefined;
   }

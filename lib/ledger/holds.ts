@@ -112,12 +112,18 @@ export async function releaseHold(database: Database, holdId: string): Promise<v
   });
 }
 
-/** Releases holds past their expiry: what a crashed process left behind. Returns how many were released. */
+/**
+ * Releases holds past their expiry that no registered instance owns: what a crashed process
+ * left behind. A registered instance's holds are its own (kept alive while it runs) or, once
+ * it is dead, released by hold-keeper.ts only after its journal is replayed. Returns how many.
+ */
 export async function releaseExpiredHolds(database: Database, now: Date = new Date()): Promise<number> {
   return database.transaction(async (transaction) => {
     const released = await queryRows<{ account_id: string | bigint; amount: string | bigint }>(
       transaction,
-      sql`DELETE FROM holds WHERE expires_at < ${now.toISOString()}::timestamptz RETURNING account_id, amount`,
+      sql`DELETE FROM holds WHERE expires_at < ${now.toISOString()}::timestamptz
+            AND (owner IS NULL OR owner NOT IN (SELECT id FROM gateway_instances))
+          RETURNING account_id, amount`,
     );
     const perAccount = new Map<bigint, bigint>();
     for (const row of released) {

@@ -77,8 +77,8 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch.map(asRecord))}::jsonb) AS r(
             request_id text, account_id bigint, lease_id text, cost bigint, charged bigint, shortfall bigint,
             provider_account bigint, treasury_account bigint, loss_account bigint, provider_share bigint,
-            metadata jsonb, model text, route text, provider_id text, input_tokens integer,
-            output_tokens integer, cache_read_tokens integer, cache_write_tokens integer, outcome text)
+            metadata jsonb, model text, route text, provider_id text, input_tokens bigint,
+            output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint, outcome text)
         ), locked AS (
           -- Every account row this statement moves, locked first and in id order, as a lease
           -- top-up locks its account before its hold: no two writers wait on each other in a circle.

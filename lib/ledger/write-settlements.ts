@@ -1,10 +1,18 @@
 import type { Database } from "../db/client";
 import { postgresErrorCode } from "../db/postgres-error-code";
 import { log } from "../log";
+import { quarantineSettlement } from "./quarantine-settlement";
 import { type LeaseSettlement, type SettleBatchResult, settleBatch } from "./settle-batch";
 import { settleInference } from "./settle-inference";
 
 type OnWritten = (settlements: LeaseSettlement[], result: SettleBatchResult) => void;
+
+export interface WriteSettlementsResult {
+  /** Not written because the database could not be reached: retry them, in this order. */
+  left: LeaseSettlement[];
+  /** Refused by the database and booked through the quarantine instead. */
+  quarantined: number;
+}
 
 const nothingDrawn = (): SettleBatchResult => ({
   applied: new Set(),
@@ -12,76 +20,110 @@ const nothingDrawn = (): SettleBatchResult => ({
   available: new Map(),
 });
 
-/** A balance constraint refused the write (check_violation), as opposed to the database being unreachable. */
+/** A balance constraint refused the write (check_violation): the lease no longer covers it. */
 const isCheckViolation = (error: unknown) => postgresErrorCode(error) === "23514";
+
+/**
+ * The database answered and refused this statement for what it contains (a data exception, a
+ * constraint, a trigger's exception): running it again gives the same answer. Connection
+ * failures, shutdowns, resource limits, lock timeouts and serialization failures are
+ * transient: those settlements wait and are retried.
+ */
+function isRefusal(error: unknown): boolean {
+  const code = postgresErrorCode(error);
+  if (code === undefined || !/^[0-9A-Z]{5}$/.test(code)) return false;
+  return !["08", "40", "53", "55", "57", "58", "XX"].includes(code.slice(0, 2));
+}
+
+const reasonOf = (error: unknown) =>
+  `${postgresErrorCode(error) ?? "error"}: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
 
 /**
  * A settlement its lease can no longer cover (the lease was released under it, say after a
  * crash): charged to the free balance like a settlement without a hold, any rest to the loss
- * account. False when it could not be written at all.
+ * account.
  */
-async function settleWithoutLease(database: Database, settlement: LeaseSettlement): Promise<boolean> {
-  try {
-    await settleInference(database, {
-      holdId: `${settlement.leaseId}:gone`,
-      accountId: settlement.accountId,
-      cost: settlement.cost,
-      chargeBeyondHold: true,
-      treasuryAccountId: settlement.treasuryAccountId,
-      lossAccountId: settlement.lossAccountId,
-      ...(settlement.providerAccountId === undefined
-        ? {}
-        : { providerAccountId: settlement.providerAccountId }),
-      providerSharePercent: settlement.providerSharePercent,
-      idempotencyKey: `inference:${settlement.requestId}`,
-      metadata: settlement.metadata,
-      usageRecord: { requestId: settlement.requestId, ...settlement.usageRecord },
-    });
-  } catch (error) {
-    log.error("settlement not written yet; retrying", { requestId: settlement.requestId, error });
-    return false;
-  }
+async function settleWithoutLease(database: Database, settlement: LeaseSettlement): Promise<void> {
+  await settleInference(database, {
+    holdId: `${settlement.leaseId}:gone`,
+    accountId: settlement.accountId,
+    cost: settlement.cost,
+    chargeBeyondHold: true,
+    treasuryAccountId: settlement.treasuryAccountId,
+    lossAccountId: settlement.lossAccountId,
+    ...(settlement.providerAccountId === undefined ? {} : { providerAccountId: settlement.providerAccountId }),
+    providerSharePercent: settlement.providerSharePercent,
+    idempotencyKey: `inference:${settlement.requestId}`,
+    metadata: settlement.metadata,
+    usageRecord: { requestId: settlement.requestId, ...settlement.usageRecord },
+  });
   log.warn("a settlement its lease no longer covered was charged to the free balance", {
     requestId: settlement.requestId,
   });
-  return true;
 }
+
+type OneResult = "written" | "quarantined" | "unreachable";
 
 async function writeOne(
   database: Database,
   settlement: LeaseSettlement,
   onWritten: OnWritten,
-): Promise<boolean> {
+): Promise<OneResult> {
+  let refusal: unknown;
   try {
     onWritten([settlement], await settleBatch(database, [settlement]));
-    return true;
+    return "written";
   } catch (error) {
-    if (!isCheckViolation(error)) {
+    if (!isRefusal(error)) {
       log.error("settlement not written yet; retrying", { requestId: settlement.requestId, error });
-      return false;
+      return "unreachable";
+    }
+    refusal = error;
+  }
+  if (isCheckViolation(refusal)) {
+    try {
+      await settleWithoutLease(database, settlement);
+      onWritten([settlement], nothingDrawn());
+      return "written";
+    } catch (error) {
+      if (!isRefusal(error)) return "unreachable";
+      refusal = error;
     }
   }
-  if (!(await settleWithoutLease(database, settlement))) return false;
-  onWritten([settlement], nothingDrawn());
-  return true;
+  try {
+    const drawn = await quarantineSettlement(database, settlement, reasonOf(refusal));
+    onWritten([settlement], { ...nothingDrawn(), leasesDrawn: drawn });
+    return "quarantined";
+  } catch (error) {
+    log.error("a refused settlement could not be quarantined yet; retrying", {
+      requestId: settlement.requestId,
+      error,
+    });
+    return "unreachable";
+  }
 }
 
 /**
- * Writes settlements in one statement. If that fails, one at a time, so one settlement its
- * lease cannot cover does not hold up the rest. Returns what is not written yet (the
- * database is unreachable), in order, for the caller to retry.
+ * Writes settlements in one statement. If that fails, one at a time: one settlement its lease
+ * cannot cover is charged to the free balance, and one the database refuses outright is
+ * quarantined, so neither holds up the rest. Only when the database cannot be reached are
+ * settlements left, in order, for the caller to retry.
  */
 export async function writeSettlements(
   database: Database,
   batch: LeaseSettlement[],
   onWritten: OnWritten,
-): Promise<LeaseSettlement[]> {
+): Promise<WriteSettlementsResult> {
   try {
     onWritten(batch, await settleBatch(database, batch));
-    return [];
+    return { left: [], quarantined: 0 };
   } catch {
-    for (const [index, settlement] of batch.entries())
-      if (!(await writeOne(database, settlement, onWritten))) return batch.slice(index);
-    return [];
+    let quarantined = 0;
+    for (const [index, settlement] of batch.entries()) {
+      const result = await writeOne(database, settlement, onWritten);
+      if (result === "unreachable") return { left: batch.slice(index), quarantined };
+      if (result === "quarantined") quarantined += 1;
+    }
+    return { left: [], quarantined };
   }
 }

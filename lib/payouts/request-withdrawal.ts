@@ -19,7 +19,7 @@ const reviewWindowMs = 30 * dayMs;
  * Takes a withdrawal out of the host's balance and queues it for the payout worker, in one
  * transaction with the host's account row locked: concurrent requests are serialised, the
  * balance constraint forbids going below zero, and a repeated idempotency key returns the
- * first payout instead of a second one.
+ * first payout instead of a second one (409 when the amount or destination differ).
  */
 export async function requestWithdrawal(
   database: Database,
@@ -45,7 +45,16 @@ export async function requestWithdrawal(
       .select()
       .from(hostPayouts)
       .where(and(eq(hostPayouts.hostId, host.id), eq(hostPayouts.idempotencyKey, input.idempotencyKey)));
-    if (existing[0]) return { payout: existing[0], replayed: true };
+    const first = existing[0];
+    if (first) {
+      // The same key for another payment is a client bug; answering with the first payout would hide it.
+      if (first.amount !== input.amount || first.destination !== input.destination)
+        throw new GatewayError(
+          "conflict",
+          `Idempotency-Key ${JSON.stringify(input.idempotencyKey)} was already used for a withdrawal of ${first.amount} microunits to ${first.destination}; use a new key for a different withdrawal`,
+        );
+      return { payout: first, replayed: true };
+    }
     const balance = locked[0]?.balance ?? 0n;
     if (input.amount > balance) {
       throw new GatewayError(

@@ -1,7 +1,10 @@
 import type { AppContext } from "../app-context";
-import { type AccountBalance, getAccountBalance } from "../ledger/accounts";
+import { type AccountBalance, getInFlightBalance } from "../ledger/accounts";
 
-/** A stored balance as its owner should see it: this process's unused lease counts as free again. */
+/**
+ * A balance read without leases (`getInFlightBalance`) as its owner should see it: this
+ * process's unwritten charges taken off, its requests in flight counted as held.
+ */
 export function correctForLease(app: AppContext, accountId: bigint, stored: AccountBalance): AccountBalance {
   if (!app.leases) return stored;
   const seen = app.leases.view(accountId, stored);
@@ -10,10 +13,11 @@ export function correctForLease(app: AppContext, accountId: bigint, stored: Acco
 
 /**
  * A token's balance as its owner should see it: everything this process settled is written
- * first, so a read right after a response shows that response's charge. (Another replica's
- * lease shows as held until it returns, within BALANCE_LEASE_IDLE_MS of its last request.)
+ * first, so a read right after a response shows that response's charge. Held is what requests
+ * in flight reserve, never a lease: an idle account shows nothing held. (Another replica's
+ * requests in flight are not seen until they settle.)
  */
 export async function readTokenBalance(app: AppContext, accountId: bigint): Promise<AccountBalance> {
   await app.leases?.flush();
-  return correctForLease(app, accountId, await getAccountBalance(app.database.db, accountId));
+  return correctForLease(app, accountId, await getInFlightBalance(app.database.db, accountId));
 }

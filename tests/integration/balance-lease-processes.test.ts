@@ -12,6 +12,7 @@ import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
 import { inferenceClient } from "../helpers/inference-client";
+import { installSettlementPoison, poisonRequest } from "../helpers/settlement-poison";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gateway-process";
 
@@ -162,6 +163,65 @@ describe.skipIf(!postgresUrl)(
       });
       await again.close();
       expect((await usageOf(accountId)).requests).toBe(6);
+    }, 120_000);
+
+    it("a settlement the database refuses: reads and SIGTERM do not hang, a restart bills the rest and quarantines it", async () => {
+      const env = gatewayEnv();
+      await installSettlementPoison(handle.db);
+      const gateway = await startGatewayProcess(env);
+      const { token, accountId } = await fundedToken(gateway, 1_000_000n);
+      // The writer is stuck behind a lock while the process serves, as on a slow or wedged database.
+      const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
+      const session = await locker.reserve();
+      await session`BEGIN`;
+      await session`LOCK TABLE usage_records IN SHARE ROW EXCLUSIVE MODE`;
+      const ids: string[] = [];
+      for (let index = 0; index < 6; index += 1) {
+        const response = await ask(gateway, token, index, index % 2 === 1);
+        expect(response.status).toBe(200);
+        await response.text();
+        ids.push(response.headers.get("x-request-id") ?? "");
+      }
+      await poisonRequest(handle.db, ids[2] ?? "");
+      let started = Date.now();
+      const read = await fetch(`${gateway.url}/proxy/${token}/balance`);
+      expect(read.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      started = Date.now();
+      await gateway.stop(); // SIGTERM
+      expect(Date.now() - started).toBeLessThan(15_000);
+
+      await handle.close();
+      await session`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+      handle = await openDatabase({ url: database.url });
+      await session`ROLLBACK`;
+      session.release();
+      await locker.end();
+      expect((await usageOf(accountId)).requests).toBe(0);
+      expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // kept for the replay
+
+      const next = await createAppContext({
+        env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
+        sweeper: false,
+      });
+      try {
+        const usage = await usageOf(accountId);
+        expect(usage.requests).toBe(5);
+        const quarantined = await queryRows<{ request_id: string; charged: string }>(
+          handle.db,
+          sql`SELECT request_id, charged_microunits::text AS charged FROM settlement_quarantine`,
+        );
+        expect(quarantined.map((row) => row.request_id)).toEqual([ids[2]]);
+        const balance = await getAccountBalance(handle.db, accountId);
+        expect(balance).toMatchObject({
+          held: 0n,
+          balance: 1_000_000n - usage.charged - BigInt(quarantined[0]?.charged ?? "0"),
+        });
+        expect(await verifyLedger(handle.db)).toEqual([]);
+      } finally {
+        await next.close();
+      }
     }, 120_000);
 
     it("two replicas spending one small balance never spend more than it", async () => {

@@ -114,4 +114,42 @@ describe("balance leases (BALANCE_LEASE=on, the npm start default)", () => {
     expect(held).toBe(0n);
     expect((await getAccountBalance(gateway.app.database.db, accountId)).balance).toBe(50_000n - cost);
   });
+
+  it("held shows what requests in flight reserve, never a lease: an idle account with leases shows nothing held", async () => {
+    const token = await gateway.createFundedToken(1_000_000n);
+    const accountId = await accountOf(token);
+    // Another replica's lease, as it stands in the database between its requests.
+    await gateway.app.database.db.execute(
+      sql`INSERT INTO holds (id, account_id, amount, expires_at) VALUES ('lease_other_replica', ${accountId}, 400000, now() + interval '1 hour')`,
+    );
+    await gateway.app.database.db.execute(sql`UPDATE accounts SET held = held + 400000 WHERE id = ${accountId}`);
+    const read = async () => {
+      const balance = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/balance`)).json()) as {
+        held_balance: number;
+        usdc_balance: number;
+      };
+      const usage = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/usage`)).json()) as {
+        held_microunits: number;
+      };
+      return { held: balance.held_balance, available: balance.usdc_balance, usageHeld: usage.held_microunits };
+    };
+    expect(await read()).toEqual({ held: 0, available: 1_000_000, usageHeld: 0 });
+    // A slow stream in flight: its own reservation (40 tokens out, at most) shows as held.
+    const response = await inferenceClient(gateway, token).chat({
+      maxTokens: 40,
+      stream: true,
+      content: "slow [fake:tokens=30] [fake:slow=40]",
+    });
+    const reader = response.body?.getReader();
+    await reader?.read();
+    const during = await read();
+    expect(during.held).toBeGreaterThan(0);
+    expect(during.held).toBeLessThan(100_000);
+    expect(during.usageHeld).toBe(during.held);
+    while (!(await reader?.read())?.done) {}
+    await gateway.app.leases?.returnAll();
+    expect((await read()).held).toBe(0);
+    await gateway.app.database.db.execute(sql`DELETE FROM holds WHERE id = 'lease_other_replica'`);
+    await gateway.app.database.db.execute(sql`UPDATE accounts SET held = held - 400000 WHERE id = ${accountId}`);
+  });
 });

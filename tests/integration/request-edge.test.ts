@@ -7,7 +7,7 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   gateway = await startTestGateway({
-    env: { UPSTREAM_TIMEOUT_MS: "400" },
+    env: { UPSTREAM_TIMEOUT_MS: "400", REQUEST_TIMEOUT_MS: "1500" },
   });
 });
 afterAll(async () => {
@@ -91,6 +91,24 @@ describe("the request line is checked before anything routes on it", () => {
     expect(bodyOf(answer).error.message).toMatch(/percent-encoding/);
   });
 
+  it("a NUL or control character in a path parameter is a 400, never a database error", async () => {
+    const { token } = await gateway.register();
+    for (const path of [`/proxy/${token}/fund/card/%00`, `/proxy/${token}/fund/card/cs%0Atest`, "/proxy/%00/balance"]) {
+      const answer = await get(path);
+      expect(statusOf(answer)).toBe(400);
+      expect(bodyOf(answer).error.message).toMatch(/control characters/);
+    }
+  });
+
+  it("a body declared but never sent is cut off with a 408 within REQUEST_TIMEOUT_MS, not held for minutes", async () => {
+    const started = Date.now();
+    const answer = await rawRequest(
+      "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    );
+    expect(statusOf(answer)).toBe(408);
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
   it("an absolute-form target is a 400, never a redirect to that host", async () => {
     const answer = await get("http://evil.example/health");
     expect(statusOf(answer)).toBe(400);
@@ -137,6 +155,9 @@ describe("error vocabulary at the edges", () => {
     expect(bare.status).toBe(401);
     expect(((await bare.json()) as { error: { type: string } }).error.type).toBe("unauthorized");
     expect((await credit(`Bearer ${testAdminToken}`)).status).toBe(200);
+    // Shorter, longer and same-length wrong tokens are all one refusal (compared as digests).
+    for (const wrong of [testAdminToken.slice(0, -1), `${testAdminToken}x`, testAdminToken.replace(/.$/, "X")])
+      expect((await credit(`Bearer ${wrong}`)).status).toBe(401);
   });
 
   it("metrics and payout approval take the same admin credential, with the same refusal", async () => {

@@ -9,7 +9,8 @@ import type { ApiCall } from "../route-definition";
 
 /**
  * POST /v1/webhooks/stripe – Stripe's signed events. Only a payload whose Stripe-Signature
- * verifies against STRIPE_WEBHOOK_SECRET (within Stripe's 5-minute tolerance) is applied.
+ * verifies against STRIPE_WEBHOOK_SECRET (within Stripe's 5-minute tolerance, and dated no
+ * later than a minute of clock skew from now: the library alone accepts any future date) is applied.
  * Anything that cannot be applied is parked with a reason and still acknowledged, so Stripe
  * stops retrying; a crash mid-way answers 500 and the retry applies it once.
  */
@@ -20,6 +21,7 @@ export async function receiveStripeEvent(call: ApiCall<"none">): Promise<Respons
   const signature = request.headers.get("stripe-signature");
   if (!signature) throw badRequest("missing Stripe-Signature header");
   const payload = await readBodyText(request, call.bodyLimit);
+  if (signedInTheFuture(signature)) throw badRequest("invalid Stripe signature: dated in the future");
   let event: Stripe.Event;
   try {
     event = card.stripe.webhooks.constructEvent(payload, signature, card.webhookSecret);
@@ -35,4 +37,12 @@ export async function receiveStripeEvent(call: ApiCall<"none">): Promise<Respons
     outcome: result.outcome,
     reason: result.reason ?? null,
   });
+}
+
+const clockSkewSeconds = 60;
+
+/** A signature dated ahead of now would stay valid for as long as its date is ahead: a replay window. */
+function signedInTheFuture(header: string): boolean {
+  const stamp = /(?:^|,)\s*t=(\d{1,12})(?:,|$)/.exec(header)?.[1];
+  return stamp !== undefined && Number(stamp) > Math.floor(Date.now() / 1000) + clockSkewSeconds;
 }

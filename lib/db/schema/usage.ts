@@ -1,6 +1,9 @@
-import { bigint, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
-/** One row per billed request: what was served, by whom, and what it cost. */
+/**
+ * One row per billed request: what was served, by whom, and what it cost. Token counts are
+ * bigint: any count a boundary schema lets through fits, so no reply can make a write fail.
+ */
 export const usageRecords = pgTable(
   "usage_records",
   {
@@ -9,13 +12,30 @@ export const usageRecords = pgTable(
     model: text("model").notNull(),
     route: text("route").notNull(),
     providerId: text("provider_id").notNull(),
-    inputTokens: integer("input_tokens").notNull(),
-    outputTokens: integer("output_tokens").notNull(),
-    cacheReadTokens: integer("cache_read_tokens").notNull(),
-    cacheWriteTokens: integer("cache_write_tokens").notNull(),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull(),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull(),
+    cacheReadTokens: bigint("cache_read_tokens", { mode: "number" }).notNull(),
+    cacheWriteTokens: bigint("cache_write_tokens", { mode: "number" }).notNull(),
     costMicrounits: bigint("cost_microunits", { mode: "bigint" }).notNull(),
     outcome: text("outcome").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index("usage_records_account_idx").on(table.accountId)],
 );
+
+/**
+ * A settlement the database refused (a constraint, a value it cannot store, a trigger): kept
+ * here with the reason instead of being retried at the head of the writer's line. Its charge
+ * was booked without a usage record: the account paid what its lease or balance covered and
+ * the rest went to the loss account, in the transaction that wrote this row.
+ */
+export const settlementQuarantine = pgTable("settlement_quarantine", {
+  requestId: text("request_id").primaryKey(),
+  accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+  /** The settlement as it was journaled (bigints as decimal strings). */
+  settlement: jsonb("settlement").$type<Record<string, unknown>>().notNull(),
+  reason: text("reason").notNull(),
+  chargedMicrounits: bigint("charged_microunits", { mode: "bigint" }).notNull(),
+  lossMicrounits: bigint("loss_microunits", { mode: "bigint" }).notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -182,7 +182,7 @@ describe("card checkout and webhook", () => {
     expect((await gateway.balanceOf(token)).balance).toBe(5_000_000n);
   });
 
-  it("refuses bad signatures, tampered bodies and stale timestamps; nothing is credited", async () => {
+  it("refuses bad signatures, tampered bodies, stale and future timestamps; nothing is credited", async () => {
     const { token } = await gateway.register();
     const created = await checkout(token, 20);
     const session = {
@@ -207,6 +207,10 @@ describe("card checkout and webhook", () => {
     expect(wrongSecret.body).toContain("invalid Stripe signature");
     const stale = await stripe.deliver(payload, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
     expect(stale.status).toBe(400);
+    // Dated ahead, a signature would stay replayable until its date passes; within a minute of skew it is honest.
+    const future = await stripe.deliver(payload, { timestamp: Math.floor(Date.now() / 1000) + 3600 });
+    expect(future.status).toBe(400);
+    expect(future.body).toContain("dated in the future");
     const missing = await fetch(`${gateway.baseUrl}/v1/webhooks/stripe`, { method: "POST", body: payload });
     expect(missing.status).toBe(400);
     // A valid signature over one body does not carry over to another.

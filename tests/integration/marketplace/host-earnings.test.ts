@@ -126,6 +126,11 @@ describe("host earnings and cashout", () => {
     const replay = await withdraw(host, "0.002", "w-1", wallet.address);
     expect(replay.status).toBe(200);
     expect(((await replay.json()) as { id: string }).id).toBe(payout.id);
+    // The same key for another amount or another wallet is refused, and pays nothing more.
+    const otherAmount = await withdraw(host, "0.003", "w-1", wallet.address);
+    expect(otherAmount.status).toBe(409);
+    expect(await otherAmount.text()).toContain("already used");
+    expect((await withdraw(host, "0.002", "w-1")).status).toBe(409);
 
     expect(await runPayouts(gateway.app)).toBe(1);
     expect(await solana.getTokenBalance(wallet.address, solana.usdcMint)).toBe(2000n);
