@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { addressCollisions } from "./receiving-addresses";
 
 /**
  * The only reader of `process.env`. Every setting is validated once at start so a
@@ -259,19 +260,16 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     throw new EnvError(`invalid environment:\n  ${problems.join("\n  ")}`);
   }
   const problems = crossFieldProblems(parsed.data);
-  if (problems.length > 0) throw new EnvError(`invalid environment:\n  ${problems.join("\n  ")}`);
+  // One problem is one line (what a start-up failure prints); several are listed.
+  if (problems.length === 1) throw new EnvError(`invalid environment: ${problems[0]}`);
+  if (problems.length > 1) throw new EnvError(`invalid environment:\n  ${problems.join("\n  ")}`);
   return parsed.data;
 }
 
 /** Settings that are each valid alone but not together. */
 function crossFieldProblems(env: Env): string[] {
-  const problems: string[] = [];
+  const problems = addressCollisions(env);
   const deposit = env.BASE_DEPOSIT_ADDRESS?.toLowerCase();
-  if (deposit && deposit === env.X402_BASE_PAY_TO?.toLowerCase()) {
-    problems.push(
-      "BASE_DEPOSIT_ADDRESS: must differ from X402_BASE_PAY_TO (deposits and x402 payments are told apart by their recipient)",
-    );
-  }
   if (deposit && !env.X402_BASE_SETTLER_KEY) {
     problems.push(
       "BASE_DEPOSIT_ADDRESS: needs X402_BASE_SETTLER_KEY (the gateway submits each deposit authorization and pays its gas)",

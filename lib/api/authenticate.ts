@@ -17,7 +17,9 @@ function requireAdmin(app: AppContext, request: ApiRequest): void {
   const adminToken = app.env.ADMIN_TOKEN;
   if (!adminToken) throw new GatewayError("not_found", "admin API is disabled (ADMIN_TOKEN is not set)");
   // Digests of equal length: comparing raw lengths first would tell the token's length by timing.
-  const presented = createHash("sha256").update(bearerCredential(request) ?? "").digest();
+  const presented = createHash("sha256")
+    .update(bearerCredential(request) ?? "")
+    .digest();
   const wanted = createHash("sha256").update(adminToken).digest();
   if (!timingSafeEqual(presented, wanted)) {
     throw new GatewayError(

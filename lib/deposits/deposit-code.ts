@@ -13,7 +13,9 @@ export type UnmatchedReason =
   | "unknown_code"
   | "host_retired"
   | "other_asset"
-  | "zero_amount";
+  | "zero_amount"
+  /** The transaction settled an x402 quote: paid for inference already, never a deposit too. */
+  | "x402_payment";
 
 const tokenCodePattern = /^[0-9a-f]{16}$/i;
 const bondCodePattern = /^POD-BOND-[A-HJ-NP-Z2-9]{8}$/i;

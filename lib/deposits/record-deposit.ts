@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Database, Executor } from "../db/client";
+import { type Database, type Executor, queryRows } from "../db/client";
 import { apiTokens, chainDeposits, hosts } from "../db/schema";
 import { bondAmountMicrounits } from "../hosts/bond";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../ledger/accounts";
@@ -29,7 +29,9 @@ export async function recordDeposit(
 ): Promise<RecordedDeposit> {
   return database.transaction(async (transaction) => {
     const { arrival, signature } = input;
-    const decision = await decide(transaction, arrival);
+    const decision = (await settledX402Quote(transaction, signature))
+      ? unmatchedArrival(arrival, "x402_payment")
+      : await decide(transaction, arrival);
     const inserted = await transaction
       .insert(chainDeposits)
       .values({
@@ -115,13 +117,29 @@ type Decision =
   | { outcome: "bonded"; hostId: string }
   | { outcome: "unmatched"; reason: UnmatchedReason; suspense: bigint };
 
+const unmatchedArrival = (arrival: Arrival, reason: UnmatchedReason): Decision => ({
+  outcome: "unmatched",
+  reason,
+  suspense: arrival.asset === "usdc" ? arrival.amount : 0n,
+});
+
+/**
+ * Whether this transaction paid an x402 quote (read from the payment tables, whichever rail
+ * wrote them): its transfer already bought inference, so crediting it to the token in its memo
+ * would count one transfer twice. It is parked for the operator instead.
+ */
+async function settledX402Quote(executor: Executor, signature: string): Promise<boolean> {
+  const rows = await queryRows<{ found: number }>(
+    executor,
+    sql`SELECT 1 AS found FROM x402_payments WHERE signature = ${signature}
+        UNION ALL SELECT 1 FROM x402_quotes WHERE consumed_by = ${signature} LIMIT 1`,
+  );
+  return rows.length > 0;
+}
+
 /** Whose deposit this is. Only USDC that arrived ever reaches the ledger (a token, a bond or suspense). */
 async function decide(executor: Executor, arrival: Arrival): Promise<Decision> {
-  const unmatched = (reason: UnmatchedReason): Decision => ({
-    outcome: "unmatched",
-    reason,
-    suspense: arrival.asset === "usdc" ? arrival.amount : 0n,
-  });
+  const unmatched = (reason: UnmatchedReason): Decision => unmatchedArrival(arrival, reason);
   if (arrival.asset === "other_asset") return unmatched("other_asset");
   if (arrival.asset === "zero_amount" || arrival.amount <= 0n) return unmatched("zero_amount");
   const code = parseDepositCode(arrival.memos);

@@ -44,7 +44,8 @@ export class HoldKeeper {
       this.#session = await this.#database.session();
       await this.#session.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [this.instanceId]);
     }
-    for (const kept of (await recover?.((instanceId) => this.#isDead(instanceId))) ?? []) this.#unrecovered.add(kept);
+    for (const kept of (await recover?.((instanceId) => this.#isDead(instanceId))) ?? [])
+      this.#unrecovered.add(kept);
     const released = await this.releaseDeadInstances();
     const intervalMs = Math.max(1_000, Math.min(60_000, (this.#ttlSeconds * 1_000) / 3));
     this.#timer = setInterval(() => {

@@ -11,7 +11,9 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 /** The settlement as JSON, bigints as decimal strings (what an operator reads in the quarantine). */
 function settlementRecord(settlement: LeaseSettlement): Record<string, unknown> {
   return JSON.parse(
-    JSON.stringify(settlement, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)),
+    JSON.stringify(settlement, (_key, value: unknown) =>
+      typeof value === "bigint" ? value.toString() : value,
+    ),
   ) as Record<string, unknown>;
 }
 
@@ -53,7 +55,9 @@ export async function quarantineSettlement(
       settlement.providerAccountId === undefined ? 0n : (paid * settlement.providerSharePercent) / 100n;
     // The lease lets go of what it pays before the balance drops, so held never exceeds balance.
     if (fromLease > 0n) {
-      await transaction.execute(sql`UPDATE holds SET amount = amount - ${fromLease} WHERE id = ${settlement.leaseId}`);
+      await transaction.execute(
+        sql`UPDATE holds SET amount = amount - ${fromLease} WHERE id = ${settlement.leaseId}`,
+      );
       await transaction.execute(
         sql`UPDATE accounts SET held = held - ${fromLease} WHERE id = ${settlement.accountId}`,
       );

@@ -36,7 +36,10 @@ function isRefusal(error: unknown): boolean {
 }
 
 const reasonOf = (error: unknown) =>
-  `${postgresErrorCode(error) ?? "error"}: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
+  `${postgresErrorCode(error) ?? "error"}: ${error instanceof Error ? error.message : String(error)}`.slice(
+    0,
+    500,
+  );
 
 /**
  * A settlement its lease can no longer cover (the lease was released under it, say after a
@@ -51,7 +54,9 @@ async function settleWithoutLease(database: Database, settlement: LeaseSettlemen
     chargeBeyondHold: true,
     treasuryAccountId: settlement.treasuryAccountId,
     lossAccountId: settlement.lossAccountId,
-    ...(settlement.providerAccountId === undefined ? {} : { providerAccountId: settlement.providerAccountId }),
+    ...(settlement.providerAccountId === undefined
+      ? {}
+      : { providerAccountId: settlement.providerAccountId }),
     providerSharePercent: settlement.providerSharePercent,
     idempotencyKey: `inference:${settlement.requestId}`,
     metadata: settlement.metadata,

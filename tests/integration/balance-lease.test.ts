@@ -122,7 +122,9 @@ describe("balance leases (BALANCE_LEASE=on, the npm start default)", () => {
     await gateway.app.database.db.execute(
       sql`INSERT INTO holds (id, account_id, amount, expires_at) VALUES ('lease_other_replica', ${accountId}, 400000, now() + interval '1 hour')`,
     );
-    await gateway.app.database.db.execute(sql`UPDATE accounts SET held = held + 400000 WHERE id = ${accountId}`);
+    await gateway.app.database.db.execute(
+      sql`UPDATE accounts SET held = held + 400000 WHERE id = ${accountId}`,
+    );
     const read = async () => {
       const balance = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/balance`)).json()) as {
         held_balance: number;
@@ -131,7 +133,11 @@ describe("balance leases (BALANCE_LEASE=on, the npm start default)", () => {
       const usage = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/usage`)).json()) as {
         held_microunits: number;
       };
-      return { held: balance.held_balance, available: balance.usdc_balance, usageHeld: usage.held_microunits };
+      return {
+        held: balance.held_balance,
+        available: balance.usdc_balance,
+        usageHeld: usage.held_microunits,
+      };
     };
     expect(await read()).toEqual({ held: 0, available: 1_000_000, usageHeld: 0 });
     // A slow stream in flight: its own reservation (40 tokens out, at most) shows as held.
@@ -150,6 +156,8 @@ describe("balance leases (BALANCE_LEASE=on, the npm start default)", () => {
     await gateway.app.leases?.returnAll();
     expect((await read()).held).toBe(0);
     await gateway.app.database.db.execute(sql`DELETE FROM holds WHERE id = 'lease_other_replica'`);
-    await gateway.app.database.db.execute(sql`UPDATE accounts SET held = held - 400000 WHERE id = ${accountId}`);
+    await gateway.app.database.db.execute(
+      sql`UPDATE accounts SET held = held - 400000 WHERE id = ${accountId}`,
+    );
   });
 });

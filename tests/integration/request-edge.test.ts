@@ -93,7 +93,11 @@ describe("the request line is checked before anything routes on it", () => {
 
   it("a NUL or control character in a path parameter is a 400, never a database error", async () => {
     const { token } = await gateway.register();
-    for (const path of [`/proxy/${token}/fund/card/%00`, `/proxy/${token}/fund/card/cs%0Atest`, "/proxy/%00/balance"]) {
+    for (const path of [
+      `/proxy/${token}/fund/card/%00`,
+      `/proxy/${token}/fund/card/cs%0Atest`,
+      "/proxy/%00/balance",
+    ]) {
       const answer = await get(path);
       expect(statusOf(answer)).toBe(400);
       expect(bodyOf(answer).error.message).toMatch(/control characters/);
@@ -156,7 +160,11 @@ describe("error vocabulary at the edges", () => {
     expect(((await bare.json()) as { error: { type: string } }).error.type).toBe("unauthorized");
     expect((await credit(`Bearer ${testAdminToken}`)).status).toBe(200);
     // Shorter, longer and same-length wrong tokens are all one refusal (compared as digests).
-    for (const wrong of [testAdminToken.slice(0, -1), `${testAdminToken}x`, testAdminToken.replace(/.$/, "X")])
+    for (const wrong of [
+      testAdminToken.slice(0, -1),
+      `${testAdminToken}x`,
+      testAdminToken.replace(/.$/, "X"),
+    ])
       expect((await credit(`Bearer ${wrong}`)).status).toBe(401);
   });
 

@@ -68,7 +68,8 @@ describe("a settlement the database refuses", () => {
     // The balance covered it: the account paid, nothing went to the loss account.
     expect(BigInt(quarantined?.charged ?? "0")).toBeGreaterThan(0n);
     expect(quarantined?.loss).toBe("0");
-    const charged = usage.reduce((total, row) => total + BigInt(row.cost), 0n) + BigInt(quarantined?.charged ?? "0");
+    const charged =
+      usage.reduce((total, row) => total + BigInt(row.cost), 0n) + BigInt(quarantined?.charged ?? "0");
     await gateway.app.leases?.returnAll();
     expect(await gateway.balanceOf(token)).toEqual({
       balance: funded - charged,

@@ -5,11 +5,20 @@ import { describe, expect, it } from "vitest";
 /** `npm start` with a database it cannot use: one line naming the cause, password redacted, exit 1. */
 const root = join(import.meta.dirname, "../..");
 
-function startGateway(databaseUrl: string): Promise<{ code: number | null; stderr: string; stdout: string }> {
+function startGateway(
+  databaseUrl: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl, PORT: "0", NODE_ENV: "test" },
+      env: {
+        PATH: process.env.PATH ?? "",
+        DATABASE_URL: databaseUrl,
+        PORT: "0",
+        NODE_ENV: "test",
+        ...extraEnv,
+      },
       stdio: ["ignore", "pipe", "pipe"],
       timeout: 50_000,
     });
@@ -44,4 +53,19 @@ describe("start with an unusable database", () => {
     },
     60_000,
   );
+});
+
+describe("start with a configuration that could mint money", () => {
+  it("x402 pay-to and the deposit wallet on one address: one line naming both settings, exit 1", async () => {
+    const wallet = "GXfqVnZENHzvim8rNN8TPwqxWXQe8EBbxhcEMYE8Z7BS";
+    const { code, stderr, stdout } = await startGateway("postgres://pod@127.0.0.1:1/pod", {
+      X402_PAY_TO: wallet,
+      SOLANA_DEPOSIT_ADDRESS: wallet,
+    });
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr.trim()).toBe(
+      `pod gateway: cannot start: invalid environment: X402_PAY_TO and SOLANA_DEPOSIT_ADDRESS are the same Solana address (${wallet}): every address that receives or pays money must be distinct, or one transfer could be counted twice`,
+    );
+  }, 60_000);
 });

@@ -342,6 +342,22 @@ describe("USDC deposits on Solana", () => {
     expect(listed.suspense_microunits).toBe((await suspense()).toString());
   });
 
+  it("never credits a transaction that settled an x402 quote, even with a valid deposit code", async () => {
+    const { token, depositCode } = await gateway.register();
+    const signature = await deposit({ amount: usdc(2), memos: [depositCode] });
+    // The same transaction recorded as the payment of a quote (as a rail records one it settled).
+    await gateway.app.database.db.execute(
+      sql`INSERT INTO x402_quotes (id, method, path, body_hash, model, cap_microunits, created_at, expires_at, consumed_at, consumed_by)
+          VALUES (gen_random_uuid(), 'POST', '/v1/x402/chat/completions', 'hash', 'gpt-4o-mini', 2000000, now(), now() + interval '5 minutes', now(), ${signature})`,
+    );
+    const suspenseBefore = await suspense();
+    const result = await scanDeposits(gateway.app);
+    expect(result).toMatchObject({ credited: 0, unmatched: 1 });
+    expect(await depositRow(signature)).toMatchObject({ status: "unmatched", reason: "x402_payment" });
+    expect((await gateway.balanceOf(token)).available).toBe(0n);
+    expect(await suspense()).toBe(suspenseBefore + usdc(2));
+  });
+
   it("lets an operator assign an unmatched deposit to a token or mark it refunded", async () => {
     const unauthenticated = await fetch(`${gateway.baseUrl}/v1/admin/deposits/unmatched`);
     expect(unauthenticated.status).toBe(401);
