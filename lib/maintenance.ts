@@ -3,6 +3,7 @@ import { refreshCatalog } from "./catalog/refresh-catalog";
 import { scanDeposits } from "./deposits/deposit-watcher";
 import { finishRetirements, returnDueBonds } from "./hosts/retire-host";
 import { releaseExpiredHolds } from "./ledger/holds";
+import { collectOpenReceivables } from "./ledger/receivables";
 import { log } from "./log";
 import { runPayouts } from "./payouts/payout-worker";
 
@@ -14,6 +15,9 @@ import { runPayouts } from "./payouts/payout-worker";
 export async function runMaintenance(app: AppContext): Promise<void> {
   const released = (await app.holds.releaseDeadInstances()) + (await releaseExpiredHolds(app.database.db));
   if (released > 0) log.warn("released expired holds", { released });
+  // What came back to owing accounts (holds released, leases returned elsewhere) pays their receivables.
+  const collected = await collectOpenReceivables(app.database.db);
+  if (collected > 0n) log.info("collected receivables", { microunits: collected.toString() });
   if (app.x402.rails().length > 0) app.x402.scheduleReconciliation();
   // Host supply: finish retirements whose jobs drained, queue bonds past their cooldown, pay out.
   await finishRetirements(app);

@@ -21,7 +21,8 @@ export async function getBalanceSummary(executor: Executor, accountId: bigint): 
   const balance = await getInFlightBalance(executor, accountId);
   const rows = await queryRows<{ total: string | null }>(
     executor,
-    sql`SELECT COALESCE(SUM(amount_microunits), 0)::text AS total FROM receivables WHERE account_id = ${accountId}`,
+    sql`SELECT COALESCE(SUM(outstanding_microunits), 0)::text AS total FROM receivables
+        WHERE account_id = ${accountId} AND status = 'open'`,
   );
   return { ...balance, receivable: BigInt(rows[0]?.total ?? "0") };
 }

@@ -7,12 +7,21 @@ import { ensureAccount, systemAccounts } from "../ledger/accounts";
 import { postTransaction } from "../ledger/post-transaction";
 import { postTokenCredit } from "../tokens/credit-token";
 
-type StripeEventOutcome = "credited" | "reversed" | "recorded" | "ignored" | "parked" | "duplicate";
+type StripeEventOutcome =
+  | "credited"
+  | "reversed"
+  | "reinstated"
+  | "recorded"
+  | "ignored"
+  | "parked"
+  | "duplicate";
 
 export interface StripeEventResult {
   outcome: StripeEventOutcome;
   reason?: string;
   sessionId?: string;
+  /** A reversal left this account owing: its leases must stop spending now. */
+  owingAccountId?: bigint;
 }
 
 type CardSessionRow = typeof cardSessions.$inferSelect;
@@ -82,6 +91,11 @@ async function dispatch(transaction: Executor, event: Stripe.Event): Promise<Str
         share: (session) => shareOf(session, BigInt(dispute.amount)),
         cumulative: false,
       });
+    }
+    case "charge.dispute.closed": {
+      const dispute = event.data.object;
+      if (dispute.status !== "won") return { outcome: "recorded", reason: `dispute ${dispute.status}` };
+      return reinstateDispute(transaction, event, dispute.id);
     }
     default:
       return { outcome: "ignored", reason: "event type not used" };
@@ -229,9 +243,11 @@ async function reverseCredit(
     });
   }
   if (due > taken) {
+    // What leases and requests in flight hold comes back to the balance within seconds and is
+    // collected then (lib/ledger/receivables.ts); what was already spent waits for new funding.
     await transaction.execute(
-      sql`INSERT INTO receivables (account_id, amount_microunits, source, reference, session_id)
-          VALUES (${row.accountId}, ${due - taken}, ${reversal.source}, ${event.id}, ${sessionId})`,
+      sql`INSERT INTO receivables (account_id, amount_microunits, outstanding_microunits, source, reference, session_id)
+          VALUES (${row.accountId}, ${due - taken}, ${due - taken}, ${reversal.source}, ${event.id}, ${sessionId})`,
     );
   }
   await transaction
@@ -240,9 +256,74 @@ async function reverseCredit(
     .where(eq(cardSessions.id, sessionId));
   return {
     outcome: "reversed",
-    reason: due > taken ? `receivable ${due - taken}` : undefined,
     sessionId,
-  } as StripeEventResult;
+    ...(due > taken ? { reason: `receivable ${due - taken}`, owingAccountId: row.accountId } : {}),
+  };
+}
+
+/**
+ * A dispute decided for the payer (`charge.dispute.closed`, status won): the card payment
+ * stands again, so the token gets back what the dispute took, at once and from later
+ * collections of its receivable, and the rest of that receivable is forgiven. Once per dispute.
+ */
+async function reinstateDispute(
+  transaction: Executor,
+  event: Stripe.Event,
+  disputeId: string,
+): Promise<StripeEventResult> {
+  const [opened] = await queryRows<{ id: string }>(
+    transaction,
+    sql`SELECT id FROM stripe_events WHERE type = 'charge.dispute.created' AND payload->>'id' = ${disputeId}`,
+  );
+  if (!opened) return { outcome: "parked", reason: "unknown_dispute" };
+  const [reversal] = await queryRows<{ taken: string | null; session_id: string | null }>(
+    transaction,
+    sql`SELECT (-SUM(e.amount) FILTER (WHERE a.kind = 'token'))::text AS taken, t.metadata->>'stripe_session_id' AS session_id
+        FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id JOIN accounts a ON a.id = e.account_id
+        WHERE t.idempotency_key = ${`stripe:reversal:${opened.id}`} GROUP BY t.id`,
+  );
+  const [receivable] = await queryRows<{
+    id: string;
+    collected: string;
+    amount: string;
+    session_id: string | null;
+  }>(
+    transaction,
+    sql`SELECT id::text AS id, (amount_microunits - outstanding_microunits)::text AS collected,
+               amount_microunits::text AS amount, session_id
+        FROM receivables WHERE reference = ${opened.id} FOR UPDATE`,
+  );
+  const sessionId = reversal?.session_id ?? receivable?.session_id ?? null;
+  if (!sessionId) return { outcome: "parked", reason: "dispute_not_reversed" };
+  const session = await lockSession(transaction, "id", sessionId);
+  if (!session) return { outcome: "parked", reason: "unknown_session" };
+  const returned = BigInt(reversal?.taken ?? "0") + BigInt(receivable?.collected ?? "0");
+  if (receivable)
+    await transaction.execute(
+      sql`UPDATE receivables SET outstanding_microunits = 0, status = 'won' WHERE id = ${receivable.id}`,
+    );
+  const reversed = BigInt(reversal?.taken ?? "0") + BigInt(receivable?.amount ?? "0");
+  await transaction
+    .update(cardSessions)
+    .set({ reversedMicrounits: session.reversedMicrounits - reversed })
+    .where(eq(cardSessions.id, sessionId));
+  if (returned > 0n) {
+    await postTokenCredit(transaction, {
+      tokenId: session.tokenId,
+      accountId: session.accountId,
+      amount: returned,
+      kind: "card_dispute_won",
+      source: systemAccounts.stripe,
+      idempotencyKey: `stripe:dispute-won:${disputeId}`,
+      metadata: {
+        reason: "card dispute decided for you: the payment stands",
+        stripe_event_id: event.id,
+        stripe_dispute_id: disputeId,
+        stripe_session_id: sessionId,
+      },
+    });
+  }
+  return { outcome: "reinstated", reason: `returned ${returned}`, sessionId };
 }
 
 /** The part of the credit a payer-side amount stands for (the fee is paid back pro rata too), rounded up. */

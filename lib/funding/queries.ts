@@ -43,12 +43,16 @@ export async function listCardPayments(
 export interface Receivable {
   id: bigint;
   amount: bigint;
+  /** Still owed: netted from the next funding. */
+  outstanding: bigint;
+  /** open | settled | won */
+  status: string;
   source: string;
   sessionId: string | null;
   createdAt: Date;
 }
 
-/** Refunds and disputes the balance could not cover when they arrived. */
+/** Refunds and disputes the balance could not cover when they arrived, and what is still owed. */
 export async function listReceivables(executor: Executor, accountId: bigint): Promise<Receivable[]> {
   const rows = await executor
     .select()
@@ -58,6 +62,8 @@ export async function listReceivables(executor: Executor, accountId: bigint): Pr
   return rows.map((row) => ({
     id: row.id,
     amount: row.amountMicrounits,
+    outstanding: row.outstandingMicrounits,
+    status: row.status,
     source: row.source,
     sessionId: row.sessionId,
     createdAt: row.createdAt,

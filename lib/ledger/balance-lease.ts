@@ -4,6 +4,7 @@ import { newId } from "../ids";
 import { log } from "../log";
 import type { HoldKeeper } from "./hold-keeper";
 import { extendLease, returnLease } from "./lease-statements";
+import { accountsOwing, collectReceivables, outstandingOf } from "./receivables";
 import type { LeaseSettlement, SettleBatchResult } from "./settle-batch";
 import type { SettlementJournal } from "./settlement-journal";
 import { writeSettlements } from "./write-settlements";
@@ -27,14 +28,31 @@ interface AccountLease {
 
 export interface LeaseHoldInput {
   accountId: bigint;
+  /** The request's worst case. */
   max: bigint;
+  /** The least worth holding (one output token); below it the request is refused. */
   min: bigint;
+  /** A worst case that does not fit whole, or `whole` false, holds at most 1/share of the free balance. */
   share: bigint;
+  /** The caller set its own limit: hold the worst case whole when the free balance covers it. */
+  whole: boolean;
+}
+
+/**
+ * What a request holds out of `free`: its worst case whole when the caller set a limit and it
+ * fits; otherwise at most 1/share of the free balance (and never less than `min`), so one
+ * request that cannot be paid in full is bounded instead of taking everything from the rest.
+ */
+export function boundedHold(input: Omit<LeaseHoldInput, "accountId">, free: bigint): bigint {
+  if (free <= 0n) return 0n;
+  if (input.whole && input.max <= free) return input.max;
+  return min(min(input.max, max(input.min, free / input.share)), free);
 }
 
 export type LeaseHoldResult =
   | { type: "held"; amount: bigint; availableAfter: bigint }
-  | { type: "insufficient"; available: bigint };
+  /** `owes`: a refund or dispute left a receivable open, so nothing may be spent. */
+  | { type: "insufficient"; available: bigint; owes?: boolean };
 
 export interface LeaseSettleResult {
   charged: bigint;
@@ -53,6 +71,10 @@ export interface BalanceLeasesOptions {
 }
 
 const maxBatch = 500;
+/** Extensions a request may see fail (the balance moved under it) before it is refused. */
+const maxExtendTries = 8;
+/** How often each process reads which accounts owe a receivable (so their leases stop at once). */
+const owingPollMs = 1_000;
 const retryDelayMs = 250;
 /** How long a balance read waits for this process's settlements to reach the database. */
 const flushWaitMs = 2_000;
@@ -91,26 +113,50 @@ export class BalanceLeases {
   #writing: Promise<void> | undefined;
   #writeTimer: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout;
+  #owingTimer: NodeJS.Timeout;
+  #owing = new Set<bigint>();
   #stopped = false;
 
   constructor(options: BalanceLeasesOptions) {
     this.#options = options;
     this.#timer = setInterval(() => this.#returnIdle(), Math.max(50, Math.floor(options.idleMs / 2)));
     this.#timer.unref();
+    this.#owingTimer = setInterval(() => {
+      this.#refreshOwing().catch((error: unknown) => log.error("reading receivables failed", { error }));
+    }, owingPollMs);
+    this.#owingTimer.unref();
+  }
+
+  /** Funding may have paid the receivable since the last poll: asked only of an owing account. */
+  async #stillOwing(accountId: bigint): Promise<boolean> {
+    if ((await outstandingOf(this.#options.database, accountId)) > 0n) return true;
+    this.#owing.delete(accountId);
+    return false;
+  }
+
+  async #refreshOwing(): Promise<void> {
+    const owing = await accountsOwing(this.#options.database);
+    this.#owing = owing;
+    if (owing.size > 0) this.#returnIdle();
   }
 
   async hold(input: LeaseHoldInput): Promise<LeaseHoldResult> {
+    if (this.#owing.has(input.accountId) && (await this.#stillOwing(input.accountId)))
+      return { type: "insufficient", available: 0n, owes: true };
     const lease = this.#lease(input.accountId);
     lease.inFlight += 1;
     try {
-      for (let attempt = 0; attempt < 6; attempt += 1) {
+      // Waiting for another request's extension is not a try: only this request's own failed
+      // extensions count, so a crowd of requests never refuses each other while money is free.
+      for (let tries = 0; tries < maxExtendTries; ) {
         if (lease.extending) {
           await lease.extending;
           continue;
         }
+        if (this.#owing.has(input.accountId)) return { type: "insufficient", available: 0n, owes: true };
         const inLease = free(lease);
         const total = inLease + lease.outside;
-        const amount = min(min(input.max, max(input.min, total / input.share)), total);
+        const amount = boundedHold(input, total);
         const enough = amount >= input.min && amount > 0;
         if (enough && amount <= inLease) {
           lease.reserved += amount;
@@ -120,12 +166,24 @@ export class BalanceLeases {
         }
         const need = (enough ? amount : max(input.min, 1n)) - inLease;
         const grown = await this.#extend(lease, need);
-        if (!grown && !enough) return { type: "insufficient", available: free(lease) + lease.outside };
+        if (this.#owing.has(input.accountId)) return { type: "insufficient", available: 0n, owes: true };
+        if (!grown && boundedHold(input, free(lease) + lease.outside) < input.min)
+          return { type: "insufficient", available: max(free(lease) + lease.outside, 0n) };
+        if (!grown) tries += 1;
       }
-      return { type: "insufficient", available: free(lease) + lease.outside };
+      return { type: "insufficient", available: max(free(lease) + lease.outside, 0n) };
     } finally {
       lease.inFlight -= 1;
     }
+  }
+
+  /**
+   * A refund or dispute left this account owing (this process booked it, or the poll saw it):
+   * nothing more is held from its lease, which goes back as soon as nothing is in flight.
+   */
+  block(accountId: bigint): void {
+    this.#owing.add(accountId);
+    this.#returnIdle();
   }
 
   /** The request failed before anything was billed: its hold goes back to the lease. */
@@ -217,6 +275,7 @@ export class BalanceLeases {
    */
   async stop(maxWaitMs = stopWaitMs): Promise<void> {
     clearInterval(this.#timer);
+    clearInterval(this.#owingTimer);
     await this.returnAll(maxWaitMs).catch((error: unknown) =>
       log.error("returning leases at shutdown failed", { error }),
     );
@@ -259,6 +318,7 @@ export class BalanceLeases {
       );
       if (result.type === "insufficient") {
         lease.outside = result.free;
+        if (result.owes) this.#owing.add(lease.accountId);
         return;
       }
       if (lease.leased === 0n) this.#options.holds.track(lease.leaseId);
@@ -331,7 +391,9 @@ export class BalanceLeases {
   #returnIdle(): void {
     const cutoff = Date.now() - this.#options.idleMs;
     for (const lease of this.#leases.values()) {
-      if (lease.inFlight > 0 || lease.unwritten > 0n || lease.extending || lease.lastUsed > cutoff) continue;
+      if (lease.inFlight > 0 || lease.unwritten > 0n || lease.extending) continue;
+      // An owing account's lease goes back at once, for its receivable to be collected.
+      if (lease.lastUsed > cutoff && !this.#owing.has(lease.accountId)) continue;
       this.#return(lease).catch((error: unknown) => log.error("returning a lease failed", { error }));
     }
   }
@@ -342,5 +404,9 @@ export class BalanceLeases {
     this.#leases.delete(lease.accountId);
     this.#options.holds.forget(lease.leaseId);
     if (lease.leased > 0n) await returnLease(this.#options.database, lease.leaseId);
+    if (this.#owing.has(lease.accountId))
+      await this.#options.database.transaction((transaction) =>
+        collectReceivables(transaction, lease.accountId),
+      );
   }
 }

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Database, Executor } from "../db/client";
 import { queryPrepared, queryRows } from "../db/client";
 import { newId } from "../ids";
+import { owesNothing } from "./receivables";
 
 export type PlaceHoldResult =
   | { type: "held"; holdId: string; availableAfter: bigint }
@@ -44,10 +45,12 @@ export interface BoundedHoldInput {
   /** The least worth holding (the request is refused below it). */
   min: bigint;
   /**
-   * At most 1/share of the free balance is taken above `min` (1: all of it), so concurrent
-   * requests without their own limit leave room for each other instead of being refused.
+   * At most 1/share of the free balance is taken above `min` when the worst case is not held
+   * whole, so concurrent requests leave room for each other instead of being refused.
    */
   share: bigint;
+  /** The caller set its own limit: hold `max` whole when the free balance covers it. */
+  whole: boolean;
   ttlSeconds: number;
   /** The gateway instance that serves the request (see hold-keeper.ts). */
   owner: string;
@@ -55,10 +58,12 @@ export interface BoundedHoldInput {
 
 export type BoundedHoldResult =
   | { type: "held"; holdId: string; amount: bigint; availableAfter: bigint }
-  | { type: "insufficient"; available: bigint };
+  /** `owes`: a refund or dispute left a receivable open, so nothing may be spent. */
+  | { type: "insufficient"; available: bigint; owes?: boolean };
 
 /**
- * Holds LEAST(max, GREATEST(min, free / share), free) in one statement. The row is locked
+ * Holds `max` whole when `whole` and it fits, else LEAST(max, GREATEST(min, free / share), free),
+ * in one statement (the rule of `boundedHold` in balance-lease.ts). The row is locked
  * before the amount is computed, so the amount is sized from the latest balance, and the
  * conditional update still guards against any overdraw.
  */
@@ -71,16 +76,20 @@ export async function placeBoundedHold(
     free: string | bigint;
     amount: string | bigint | null;
     available: string | bigint | null;
+    owes: boolean;
   }>(
     executor,
     sql`WITH current AS (
-          SELECT id, balance - held AS free,
-                 LEAST(${input.max}::bigint, GREATEST(${input.min}::bigint, (balance - held) / ${input.share}::bigint), balance - held) AS amount
+          SELECT id, balance - held AS free, NOT ${owesNothing(input.accountId)} AS owes,
+                 CASE WHEN ${input.whole} AND ${input.max}::bigint <= balance - held THEN ${input.max}::bigint
+                      ELSE LEAST(${input.max}::bigint, GREATEST(${input.min}::bigint, (balance - held) / ${input.share}::bigint), balance - held)
+                 END AS amount
           FROM accounts WHERE id = ${input.accountId} FOR UPDATE
         ), updated AS (
           UPDATE accounts AS a SET held = a.held + c.amount
           FROM current AS c
           WHERE a.id = c.id AND c.amount >= ${input.min}::bigint AND c.amount > 0 AND a.balance - a.held >= c.amount
+            AND NOT c.owes
           RETURNING a.id, a.balance - a.held AS available, c.amount
         ), inserted AS (
           INSERT INTO holds (id, account_id, amount, expires_at, owner)
@@ -88,12 +97,12 @@ export async function placeBoundedHold(
           RETURNING 1
         )
         -- Data-modifying CTEs always run to completion, read or not.
-        SELECT c.free, u.amount, u.available FROM current AS c LEFT JOIN updated AS u ON true`,
+        SELECT c.free, c.owes, u.amount, u.available FROM current AS c LEFT JOIN updated AS u ON true`,
   );
   const row = rows[0];
   if (!row) return { type: "insufficient", available: 0n };
   if (row.amount === null || row.available === null)
-    return { type: "insufficient", available: BigInt(row.free) };
+    return { type: "insufficient", available: row.owes ? 0n : BigInt(row.free), owes: row.owes };
   return { type: "held", holdId, amount: BigInt(row.amount), availableAfter: BigInt(row.available) };
 }
 

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { queryPrepared } from "../db/client";
+import { owesNothing } from "./receivables";
 
 export interface ExtendLeaseInput {
   leaseId: string;
@@ -13,7 +14,8 @@ export interface ExtendLeaseInput {
 
 export type ExtendLeaseResult =
   | { type: "extended"; amount: bigint; freeAfter: bigint }
-  | { type: "insufficient"; free: bigint };
+  /** `owes`: a refund or dispute left a receivable open, so nothing may be spent. */
+  | { type: "insufficient"; free: bigint; owes: boolean };
 
 /**
  * Grows a lease (a hold row this process draws many requests from) by `need` plus half of
@@ -25,17 +27,18 @@ export async function extendLease(executor: Executor, input: ExtendLeaseInput): 
     free: string | bigint;
     amount: string | bigint | null;
     available: string | bigint | null;
+    owes: boolean;
   }>(
     executor,
     "extend_lease",
     sql`WITH current AS (
-          SELECT id, balance - held AS free,
+          SELECT id, balance - held AS free, NOT ${owesNothing(input.accountId)} AS owes,
                  LEAST(balance - held, ${input.need}::bigint + GREATEST(balance - held - ${input.need}::bigint, 0) / 2) AS amount
           FROM accounts WHERE id = ${input.accountId} FOR UPDATE
         ), updated AS (
           UPDATE accounts AS a SET held = a.held + c.amount
           FROM current AS c
-          WHERE a.id = c.id AND c.amount >= ${input.need}::bigint AND c.amount > 0
+          WHERE a.id = c.id AND c.amount >= ${input.need}::bigint AND c.amount > 0 AND NOT c.owes
           RETURNING a.id, c.amount, a.balance - a.held AS available
         ), lease AS (
           INSERT INTO holds (id, account_id, amount, expires_at, owner)
@@ -45,11 +48,12 @@ export async function extendLease(executor: Executor, input: ExtendLeaseInput): 
           RETURNING 1
         )
         -- Data-modifying CTEs always run to completion, read or not.
-        SELECT c.free, u.amount, u.available FROM current AS c LEFT JOIN updated AS u ON true`,
+        SELECT c.free, c.owes, u.amount, u.available FROM current AS c LEFT JOIN updated AS u ON true`,
   );
   const row = rows[0];
-  if (!row) return { type: "insufficient", free: 0n };
-  if (row.amount === null || row.available === null) return { type: "insufficient", free: BigInt(row.free) };
+  if (!row) return { type: "insufficient", free: 0n, owes: false };
+  if (row.amount === null || row.available === null)
+    return { type: "insufficient", free: row.owes ? 0n : BigInt(row.free), owes: row.owes };
   return { type: "extended", amount: BigInt(row.amount), freeAfter: BigInt(row.available) };
 }
 

@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import { GatewayError } from "../errors/gateway-error";
 import { placeBoundedHold } from "../ledger/holds";
+import { outstandingOf } from "../ledger/receivables";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { affordableOutputTokens, type TokenPrice, worstCaseCost } from "../pricing/cost";
 
@@ -30,10 +31,11 @@ export interface ReserveInput {
 }
 
 /**
- * Holds the worst case of the request, in one statement. When the balance cannot cover
- * it, or the caller set no limit and the worst case would take more than its share of the
- * free balance, the output limit is bounded to what the hold covers instead, so no request
- * overdraws an account and concurrent requests do not refuse each other.
+ * Holds the worst case of the request, in one statement. When the balance cannot cover it
+ * whole, or the caller set no limit, the hold is at most a share of the free balance
+ * (`HOLD_BALANCE_SHARE`) and the output limit is bounded to what it covers, so no request
+ * overdraws an account and one large request does not starve the others. A request is
+ * refused only when the free balance cannot pay for one output token.
  */
 export async function reserveForRequest(app: AppContext, input: ReserveInput): Promise<Reservation> {
   const worst = (outputTokens: number) =>
@@ -42,10 +44,11 @@ export async function reserveForRequest(app: AppContext, input: ReserveInput): P
     accountId: input.accountId,
     max: worst(input.maxOutputTokens),
     min: worst(1),
-    share: input.callerLimit ? 1n : BigInt(input.balanceShare),
+    share: BigInt(input.balanceShare),
+    whole: input.callerLimit,
   };
   let hold:
-    | { type: "insufficient"; available: bigint }
+    | { type: "insufficient"; available: bigint; owes?: boolean | undefined }
     | { type: "held"; amount: bigint; availableAfter: bigint; held: ReservedHold };
   if (app.leases) {
     const leased = await app.leases.hold(bounds);
@@ -61,7 +64,8 @@ export async function reserveForRequest(app: AppContext, input: ReserveInput): P
   }
   if (hold.type === "insufficient") {
     gatewayMetrics.holdsRefused.inc();
-    throw insufficient(hold.available);
+    if (hold.owes) throw owing(await outstandingOf(app.database.db, input.accountId), bounds.min);
+    throw insufficient(hold.available, bounds.min);
   }
   gatewayMetrics.holdsPlaced.inc();
   gatewayMetrics.heldMicrounits.inc({}, Number(hold.amount));
@@ -75,10 +79,27 @@ export async function reserveForRequest(app: AppContext, input: ReserveInput): P
   };
 }
 
-function insufficient(available: bigint): GatewayError {
-  return new GatewayError("insufficient_balance", "insufficient balance: fund this token to continue", {
-    details: { available_microunits: Number(available) },
-  });
+/** The 402 says what is free now (the balance less what requests in flight hold) and the least this request needs. */
+function insufficient(available: bigint, needed: bigint): GatewayError {
+  return new GatewayError(
+    "insufficient_balance",
+    `insufficient balance: ${available} microunits are free and this request needs at least ${needed}; fund this token to continue`,
+    { details: { available_microunits: Number(available), needed_microunits: Number(needed) } },
+  );
+}
+
+function owing(receivable: bigint, needed: bigint): GatewayError {
+  return new GatewayError(
+    "insufficient_balance",
+    `insufficient balance: a card refund or dispute left ${receivable} microunits owed on this token; new funding pays that first, and spending resumes once it is paid`,
+    {
+      details: {
+        available_microunits: 0,
+        needed_microunits: Number(needed),
+        receivable_microunits: Number(receivable),
+      },
+    },
+  );
 }
 
 /** The request failed before anything was billed: its hold goes back, whole. */

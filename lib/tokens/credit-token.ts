@@ -3,6 +3,7 @@ import type { Database, Executor } from "../db/client";
 import { apiTokens } from "../db/schema";
 import { type AccountKind, ensureAccount } from "../ledger/accounts";
 import { type PostTransactionResult, postTransaction } from "../ledger/post-transaction";
+import { collectReceivables } from "../ledger/receivables";
 
 export interface CreditTokenInput {
   tokenId: string;
@@ -15,7 +16,10 @@ export interface CreditTokenInput {
   metadata?: Record<string, unknown>;
 }
 
-/** Credits a token's balance from an external source and activates the token on its first credit. */
+/**
+ * Credits a token's balance from an external source and activates the token on its first
+ * credit; an open receivable is netted from the credit at once.
+ */
 export async function creditToken(
   database: Database,
   input: CreditTokenInput,
@@ -44,6 +48,8 @@ export async function postTokenCredit(
       .update(apiTokens)
       .set({ activatedAt: new Date() })
       .where(and(eq(apiTokens.id, input.tokenId), isNull(apiTokens.activatedAt)));
+    // What a refund or dispute left owed is paid first from any new funding, in the same transaction.
+    await collectReceivables(executor, input.accountId);
   }
   return result;
 }

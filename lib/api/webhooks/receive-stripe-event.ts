@@ -29,6 +29,8 @@ export async function receiveStripeEvent(call: ApiCall<"none">): Promise<Respons
     throw badRequest("invalid Stripe signature");
   }
   const result = await applyStripeEvent(app.database.db, event);
+  // This process's lease stops spending now; other replicas see the receivable within a second.
+  if (result.owingAccountId !== undefined) app.leases?.block(result.owingAccountId);
   if (result.outcome === "parked")
     log.warn("stripe event parked", { event: event.id, type: event.type, reason: result.reason });
   return jsonResponse({

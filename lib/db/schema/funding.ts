@@ -60,7 +60,12 @@ export const receivables = pgTable(
   {
     id: bigserial("id", { mode: "bigint" }).primaryKey(),
     accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+    /** What the balance could not cover when the refund or dispute was booked. */
     amountMicrounits: bigint("amount_microunits", { mode: "bigint" }).notNull(),
+    /** What is still owed: netted from the token's next funding, and spending is blocked until 0. */
+    outstandingMicrounits: bigint("outstanding_microunits", { mode: "bigint" }).notNull().default(sql`0`),
+    /** open | settled (collected in full) | won (a dispute decided for the payer: returned) */
+    status: text("status").notNull().default("open"),
     /** stripe_refund | stripe_dispute */
     source: text("source").notNull(),
     /** The Stripe event that created it. */
@@ -68,7 +73,10 @@ export const receivables = pgTable(
     sessionId: text("session_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index("receivables_account_idx").on(table.accountId)],
+  (table) => [
+    index("receivables_account_idx").on(table.accountId),
+    check("receivables_outstanding_in_range", sql`${table.outstandingMicrounits} >= 0`),
+  ],
 );
 
 /**

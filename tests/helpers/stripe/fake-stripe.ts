@@ -75,6 +75,8 @@ export interface FakeStripe {
   refund(sessionId: string, amount?: number): Promise<WebhookDelivery>;
   /** Opens a dispute for a completed session's charge; delivers charge.dispute.created. */
   dispute(sessionId: string, amount?: number): Promise<WebhookDelivery>;
+  /** Decides the last dispute opened on a session's charge; delivers charge.dispute.closed. */
+  closeDispute(sessionId: string, status: "won" | "lost"): Promise<WebhookDelivery>;
   close(): Promise<void>;
 }
 
@@ -347,6 +349,14 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         refunded: charge.refunded === charge.amount,
         status: "succeeded",
       });
+    },
+    async closeDispute(sessionId, status) {
+      const { charge } = chargeOf(sessionId);
+      const opened = events.findLast(
+        (event) => event.type === "charge.dispute.created" && event.data.object.charge === charge.id,
+      );
+      if (!opened) throw new Error(`no dispute opened on ${sessionId}`);
+      return sendEvent("charge.dispute.closed", { ...opened.data.object, status });
     },
     async dispute(sessionId, amount) {
       const { charge } = chargeOf(sessionId);

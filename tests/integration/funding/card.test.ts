@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../../lib/db/client";
 import { cardSessions, receivables, stripeEvents } from "../../../lib/db/schema";
 import { placeHold, releaseHold } from "../../../lib/ledger/holds";
+import { collectOpenReceivables } from "../../../lib/ledger/receivables";
 import { findToken } from "../../../lib/tokens/find-token";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
 import { type FakeStripe, startFakeStripe } from "../../helpers/stripe/fake-stripe";
@@ -319,6 +320,14 @@ describe("refunds and disputes", () => {
     const replay = await stripe.deliver(JSON.stringify(stripe.events.at(-1)));
     expect(outcomeOf(replay)).toBe("duplicate");
     expect((await gateway.balanceOf(token)).balance).toBe(6_000_000n);
+    // The released hold pays the receivable at the next maintenance pass: the whole credit is back.
+    expect(await collectOpenReceivables(gateway.app.database.db)).toBe(6_000_000n);
+    expect((await gateway.balanceOf(token)).balance).toBe(0n);
+    const [settled] = await gateway.app.database.db
+      .select()
+      .from(receivables)
+      .where(eq(receivables.accountId, record.accountId));
+    expect(settled).toMatchObject({ outstandingMicrounits: 0n, status: "settled" });
   });
 
   it("parks a refund for a payment the gateway never credited", async () => {
