@@ -8,10 +8,11 @@ import { type BaseDepositSettings, baseDepositsLoader } from "./deposits/base-de
 import type { CentralizedUpstreamName, Env } from "./env";
 import { loadEnv } from "./env";
 import { BalanceLeases } from "./ledger/balance-lease";
+import { DatabaseJournal } from "./ledger/database-journal";
 import { HoldKeeper } from "./ledger/hold-keeper";
 import { releaseExpiredHolds } from "./ledger/holds";
 import { replayJournals } from "./ledger/replay-journals";
-import { SettlementJournal } from "./ledger/settlement-journal";
+import { type Journal, SettlementJournal } from "./ledger/settlement-journal";
 import { log, setLogLevel } from "./log";
 import { startMaintenance } from "./maintenance";
 import { type PayoutRail, payoutRailLoader } from "./payouts/payout-worker";
@@ -80,7 +81,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   });
   const upstreams = configuredUpstreams(env);
   await seedCatalog(database.db, [...upstreams.keys()]);
-  const holds = new HoldKeeper(database, env.HOLD_TTL_SECONDS);
+  const holds = new HoldKeeper(database, env.HOLD_TTL_SECONDS, env.DEAD_INSTANCE_CHECK_SECONDS * 1000);
   const journalDirectory = env.BILLING_JOURNAL_DIR ?? path.join(env.POD_DATA_DIR, "journal");
   // Settlements a dead process served but never wrote are billed before its leases go back.
   const started = await holds.start((isDead) =>
@@ -93,7 +94,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       ? new BalanceLeases({
           database: database.db,
           holds,
-          journal: new SettlementJournal(journalDirectory, holds.instanceId),
+          journal: settlementJournal(env, database, journalDirectory, holds.instanceId),
           ttlSeconds: env.HOLD_TTL_SECONDS,
           idleMs: env.BALANCE_LEASE_IDLE_MS,
           writeDelayMs: env.BALANCE_LEASE_WRITE_DELAY_MS,
@@ -138,6 +139,19 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     catalogStore.startPolling(catalogPollMs);
   }
   return app;
+}
+
+/** On a shared database the journal is shared too, so a surviving replica bills what a dead one served. */
+function settlementJournal(
+  env: Env,
+  database: DatabaseHandle,
+  directory: string,
+  instanceId: string,
+): Journal {
+  const file = new SettlementJournal(directory, instanceId);
+  const shared =
+    env.BILLING_JOURNAL === "database" || (env.BILLING_JOURNAL === "auto" && database.kind === "postgres");
+  return shared ? new DatabaseJournal(database.db, instanceId, file) : file;
 }
 
 const globalKey = Symbol.for("pod-gateway.app-context");

@@ -200,6 +200,14 @@ const envSchema = z.object({
   BALANCE_LEASE_WRITE_DELAY_MS: z.coerce.number().int().min(0).max(1_000).default(20),
   /** Settlements served but not yet written (default: <POD_DATA_DIR>/journal); replayed at start. */
   BILLING_JOURNAL_DIR: z.string().optional(),
+  /**
+   * Where answered settlements wait for the ledger: `database` (a shared table any replica
+   * replays when this one dies), `file` (BILLING_JOURNAL_DIR, replayed by the next start on
+   * the same disk), `auto`: database on Postgres, file on the embedded PGlite.
+   */
+  BILLING_JOURNAL: z.enum(["auto", "database", "file"]).default("auto"),
+  /** How often a replica looks for dead ones, bills their journals and releases their holds. */
+  DEAD_INSTANCE_CHECK_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   /** A non-streamed upstream body larger than this is refused (502) instead of buffered. */
   MAX_UPSTREAM_BODY_BYTES: z.coerce

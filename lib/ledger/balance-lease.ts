@@ -6,7 +6,7 @@ import type { HoldKeeper } from "./hold-keeper";
 import { extendLease, returnLease } from "./lease-statements";
 import { accountsOwing, collectReceivables, outstandingOf } from "./receivables";
 import type { LeaseSettlement, SettleBatchResult } from "./settle-batch";
-import type { SettlementJournal } from "./settlement-journal";
+import type { Journal } from "./settlement-journal";
 import { writeSettlements } from "./write-settlements";
 
 /** One account's lease in this process. leased >= reserved + unwritten at all times. */
@@ -63,7 +63,7 @@ export interface LeaseSettleResult {
 export interface BalanceLeasesOptions {
   database: Database;
   holds: HoldKeeper;
-  journal: SettlementJournal;
+  journal: Journal;
   ttlSeconds: number;
   idleMs: number;
   /** How long a settlement may wait for others to share its write. */
@@ -226,6 +226,20 @@ export class BalanceLeases {
   }
 
   /**
+   * A stream still relaying: its running count so far is journaled (charged up to its hold), so
+   * a crash before it ends bills what it relayed instead of nothing.
+   */
+  progress(settlement: Omit<LeaseSettlement, "leaseId" | "charged">, holdAmount: bigint): void {
+    const lease = this.#leases.get(settlement.accountId);
+    if (!lease) return;
+    this.#options.journal.progress({
+      ...settlement,
+      leaseId: lease.leaseId,
+      charged: min(settlement.cost, holdAmount),
+    });
+  }
+
+  /**
    * A balance as read without leases (`getInFlightBalance`), corrected for this process: what it
    * charged but has not written yet, and what its requests in flight reserve.
    */
@@ -385,7 +399,7 @@ export class BalanceLeases {
       lease.leased -= result.leasesDrawn.get(lease.leaseId) ?? 0n;
       lease.outside = result.available.get(lease.accountId) ?? lease.outside;
     }
-    this.#options.journal.written(batch.length);
+    this.#options.journal.written(batch);
   }
 
   #returnIdle(): void {

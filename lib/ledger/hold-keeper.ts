@@ -4,6 +4,7 @@ import { queryRows } from "../db/client";
 import { newId } from "../ids";
 import { log } from "../log";
 import { releaseHold } from "./holds";
+import { recoverInstance } from "./replay-journals";
 
 /**
  * Owns the holds of this process. Every hold it places carries the process's instance id;
@@ -26,9 +27,18 @@ export class HoldKeeper {
   #session: Awaited<ReturnType<NonNullable<DatabaseHandle["session"]>>> | undefined;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(database: DatabaseHandle, ttlSeconds: number) {
+  readonly #deadCheckMs: number;
+  #deadTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * `deadCheckMs`: how often this process looks for dead instances on a shared database,
+   * bills what they journaled and releases their holds (the bound on how long a dead
+   * replica's balance stays held, after its connection is gone).
+   */
+  constructor(database: DatabaseHandle, ttlSeconds: number, deadCheckMs = 10_000) {
     this.#database = database;
     this.#ttlSeconds = ttlSeconds;
+    this.#deadCheckMs = deadCheckMs;
   }
 
   /**
@@ -52,6 +62,14 @@ export class HoldKeeper {
       this.keepAlive().catch((error: unknown) => log.error("hold keep-alive failed", { error }));
     }, intervalMs);
     this.#timer.unref();
+    if (this.#session) {
+      this.#deadTimer = setInterval(() => {
+        this.releaseDeadInstances().catch((error: unknown) =>
+          log.error("recovering dead instances failed", { error }),
+        );
+      }, this.#deadCheckMs);
+      this.#deadTimer.unref();
+    }
     return released;
   }
 
@@ -98,7 +116,11 @@ export class HoldKeeper {
     );
   }
 
-  /** Releases the holds of instances that are no longer running; returns how many holds. */
+  /**
+   * For each instance that is no longer running: bills what it journaled in the database, then
+   * releases its holds (never before: a lease released unbilled would be spent twice). Returns
+   * how many holds. Its liveness lock, taken by `#isDead`, keeps other survivors off it meanwhile.
+   */
   async releaseDeadInstances(): Promise<number> {
     const db = this.#database.db;
     const others = await queryRows<{ id: string }>(
@@ -108,6 +130,11 @@ export class HoldKeeper {
     let released = 0;
     for (const { id } of others) {
       if (this.#unrecovered.has(id) || !(await this.#isDead(id))) continue;
+      if (!(await recoverInstance(db, id).catch(() => false))) {
+        log.error("a dead instance's journal could not be billed yet; its holds stay", { instance: id });
+        await this.#session?.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [id]);
+        continue;
+      }
       released += await releaseHoldsOf(this.#database, id);
       await db.execute(sql`DELETE FROM gateway_instances WHERE id = ${id}`);
       await this.#session?.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [id]);
@@ -130,7 +157,9 @@ export class HoldKeeper {
    */
   async stop(unwritten = false): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#deadTimer) clearInterval(this.#deadTimer);
     this.#timer = undefined;
+    this.#deadTimer = undefined;
     if (!unwritten)
       await this.#database.db
         .execute(sql`DELETE FROM gateway_instances WHERE id = ${this.instanceId}`)

@@ -13,15 +13,48 @@ import type { LeaseSettlement } from "./settle-batch";
 
 const suffix = ".journal";
 
-type JournalLine = { settle: LeaseSettlement } | { written: number };
+type JournalLine = { settle: LeaseSettlement } | { progress: LeaseSettlement } | { written: number };
 
 /** Bigints are written as "123n" strings, so a line round-trips to the same settlement. */
-function bigintAsText(_key: string, value: unknown): unknown {
+export function bigintAsText(_key: string, value: unknown): unknown {
   return typeof value === "bigint" ? `${value}n` : value;
 }
 
-function textAsBigint(_key: string, value: unknown): unknown {
+export function textAsBigint(_key: string, value: unknown): unknown {
   return typeof value === "string" && /^-?\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value;
+}
+
+/**
+ * Where a process keeps what it answered before the ledger has it: a file on its own disk
+ * (`SettlementJournal`), or the shared database (`DatabaseJournal`) so that any replica can
+ * bill what a dead one served.
+ */
+export interface Journal {
+  /** Resolves once the settlement is durable; the client is answered only after. */
+  append(settlement: LeaseSettlement): Promise<void>;
+  /** A stream's running count so far: billed if the process dies before the stream ends. */
+  progress(settlement: LeaseSettlement): void;
+  /** These settlements are in the ledger now. */
+  written(batch: readonly LeaseSettlement[]): void;
+  close(): void;
+}
+
+/**
+ * What a journal's records bill: the final settlement of each request, or, for a stream the
+ * process died in, its last running count.
+ */
+export function lastPerRequest(records: readonly { settlement: LeaseSettlement; final: boolean }[]) {
+  const finals = new Map<string, LeaseSettlement>();
+  const running = new Map<string, LeaseSettlement>();
+  for (const { settlement, final } of records)
+    (final ? finals : running).set(settlement.requestId, settlement);
+  for (const [requestId, settlement] of running)
+    if (!finals.has(requestId))
+      finals.set(requestId, {
+        ...settlement,
+        usageRecord: { ...settlement.usageRecord, outcome: "interrupted" },
+      });
+  return [...finals.values()];
 }
 
 /**
@@ -32,7 +65,7 @@ function textAsBigint(_key: string, value: unknown): unknown {
  * replays it. Once the database has them all, the file is truncated. A power loss can still
  * drop the last unsynced writes: that is the trade for not calling fsync per request.
  */
-export class SettlementJournal {
+export class SettlementJournal implements Journal {
   readonly #file: string;
   #fd: number | undefined;
   #unwritten = 0;
@@ -69,8 +102,15 @@ export class SettlementJournal {
     return this.#turn;
   }
 
-  /** `count` settlements reached the database; with none left the file starts over. */
-  written(count: number): void {
+  /** A running count, written at once (streams journal one about every second). */
+  progress(settlement: LeaseSettlement): void {
+    this.#fd ??= openSync(this.#file, "a");
+    writeSync(this.#fd, `${JSON.stringify({ progress: settlement }, bigintAsText)}\n`);
+  }
+
+  /** These settlements reached the database; with none left the file starts over. */
+  written(batch: readonly LeaseSettlement[]): void {
+    const count = batch.length;
     this.#unwritten -= count;
     if (this.#fd === undefined) return;
     if (this.#unwritten === 0) ftruncateSync(this.#fd, 0);
@@ -93,8 +133,9 @@ export interface LeftJournal {
 
 /**
  * The journals other (earlier or dead) instances left in `directory`. Every settlement in
- * them is returned: the database skips the ones already written, so the `written` marks
- * are not needed to replay correctly, only to keep the file short.
+ * them is returned (a stream's last running count where it never ended): the database skips
+ * the ones already written, so the `written` marks are not needed to replay correctly, only
+ * to keep the file short.
  */
 export function leftJournals(directory: string, ownInstanceId: string): LeftJournal[] {
   let names: string[];
@@ -109,7 +150,7 @@ export function leftJournals(directory: string, ownInstanceId: string): LeftJour
     const instanceId = name.slice(0, -suffix.length);
     if (instanceId === ownInstanceId) continue;
     const file = path.join(directory, name);
-    const settlements: LeaseSettlement[] = [];
+    const records: { settlement: LeaseSettlement; final: boolean }[] = [];
     for (const line of readFileSync(file, "utf8").split("\n")) {
       if (line.trim() === "") continue;
       let parsed: JournalLine;
@@ -118,9 +159,10 @@ export function leftJournals(directory: string, ownInstanceId: string): LeftJour
       } catch {
         continue; // a line cut by the crash was never acknowledged to anyone
       }
-      if ("settle" in parsed) settlements.push(parsed.settle);
+      if ("settle" in parsed) records.push({ settlement: parsed.settle, final: true });
+      else if ("progress" in parsed) records.push({ settlement: parsed.progress, final: false });
     }
-    journals.push({ instanceId, settlements, remove: () => unlinkSync(file) });
+    journals.push({ instanceId, settlements: lastPerRequest(records), remove: () => unlinkSync(file) });
   }
   return journals;
 }

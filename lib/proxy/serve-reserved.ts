@@ -14,9 +14,11 @@ import { gatewayMetrics } from "../metrics/gateway-metrics";
 import type { Usage } from "../pricing/cost";
 import { NodeBodyResponse } from "../providers/node-body-response";
 import type { Candidate } from "../routing/candidate";
+import type { StreamUsageTap } from "../usage/stream-usage-tap";
 import { usageFromResponseBody } from "../usage/usage-from-body";
 import { dispatchWithFailover } from "./dispatch-with-failover";
 import { approximatePromptTokens, type InferenceRequest } from "./inference-request";
+import { runningCountJournal } from "./journal-running-count";
 import { readUpstreamBody } from "./read-upstream-body";
 import type { Reservation } from "./reserve";
 import { type RequestOutcome, settleRequest } from "./settle-request";
@@ -188,17 +190,16 @@ export async function serveReserved(
   });
   const { candidate, response } = success;
   const { inference } = reserved;
+  const settlement = {
+    requestId: reserved.requestId,
+    accountId: reserved.accountId,
+    hold: reserved.reservation.hold,
+    candidate,
+    model: reserved.model.id,
+    chargeBeyondHold: reserved.chargeBeyondHold,
+  };
   const settle = (usage: Usage, outcome: RequestOutcome) =>
-    settleRequest(app, {
-      requestId: reserved.requestId,
-      accountId: reserved.accountId,
-      hold: reserved.reservation.hold,
-      candidate,
-      model: reserved.model.id,
-      usage,
-      outcome,
-      chargeBeyondHold: reserved.chargeBeyondHold,
-    });
+    settleRequest(app, { ...settlement, usage, outcome });
 
   const contentType = response.headers.get("content-type") ?? "application/json";
   const upstreamBody = response instanceof NodeBodyResponse ? response.nodeBody : response.body;
@@ -214,7 +215,15 @@ export async function serveReserved(
             includeUsage: inference.includeUsage,
             callerRequest: inference.body,
           });
+    // A crash mid-stream bills the last running count journaled, not nothing.
+    const journalRunningCount = runningCountJournal(app, settlement);
     const chunks = relayStream({
+      ...(journalRunningCount
+        ? {
+            onProgress: (tap: StreamUsageTap) =>
+              journalRunningCount(tap.billableUsage() ?? estimatedUsage(inference, tap.deltaCount)),
+          }
+        : {}),
       upstream: upstreamBody,
       upstreamDialect: candidate.dialect,
       callerDialect: inference.dialect,
@@ -228,6 +237,7 @@ export async function serveReserved(
         await settle(tap.billableUsage() ?? estimatedUsage(inference, tap.deltaCount), outcome);
       },
     });
+
     return new StreamedResponse(chunks, {
       status: 200,
       headers: {

@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import type { Executor } from "../db/client";
 import { type AccountKind, ensureAccount, systemAccounts } from "../ledger/accounts";
+import type { LeaseSettlement } from "../ledger/settle-batch";
 import { type SettleInferenceResult, settleInference } from "../ledger/settle-inference";
 import { log } from "../log";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
@@ -9,11 +10,8 @@ import type { Candidate } from "../routing/candidate";
 import type { ReservedHold } from "./reserve";
 
 export type RequestOutcome =
-  | "completed"
-  | "client_aborted"
-  | "client_stalled"
-  | "upstream_error"
-  | "stream_cut";
+  /** A stream its process died in: billed from its last journaled running count. */
+  "interrupted" | "completed" | "client_aborted" | "client_stalled" | "upstream_error" | "stream_cut";
 
 export interface SettleRequestInput {
   requestId: string;
@@ -48,11 +46,16 @@ async function cachedAccountId(executor: Executor, kind: AccountKind, ref: strin
   return id;
 }
 
-/**
- * Charges the actual usage and releases the rest of the hold, in one statement.
- * Centralized revenue goes to the treasury; marketplace and relay revenue is split 80/20.
- */
-export async function settleRequest(app: AppContext, input: SettleRequestInput) {
+/** The settlement of a request against a lease, as journaled and written (lib/ledger/settle-batch.ts). */
+export async function leaseSettlementOf(
+  app: AppContext,
+  input: SettleRequestInput,
+): Promise<Omit<LeaseSettlement, "leaseId" | "charged">> {
+  const { shared, usageRecord } = await settlementParts(app, input);
+  return { ...shared, requestId: input.requestId, usageRecord };
+}
+
+async function settlementParts(app: AppContext, input: SettleRequestInput) {
   const database = app.database.db;
   const treasuryAccountId = await cachedAccountId(
     database,
@@ -90,6 +93,16 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
     usage: input.usage,
     outcome: input.outcome,
   };
+  return { cost, shared, usageRecord };
+}
+
+/**
+ * Charges the actual usage and releases the rest of the hold, in one statement.
+ * Centralized revenue goes to the treasury; marketplace and relay revenue is split 80/20.
+ */
+export async function settleRequest(app: AppContext, input: SettleRequestInput) {
+  const database = app.database.db;
+  const { cost, shared, usageRecord } = await settlementParts(app, input);
   let settled: SettleInferenceResult;
   if (input.hold.kind === "lease") {
     if (!app.leases) throw new Error("a lease hold was placed but this process has no leases");

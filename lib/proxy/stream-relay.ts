@@ -23,6 +23,8 @@ export interface RelayStreamOptions {
   writeTimeoutMs: number;
   /** Runs exactly once, after the last byte is produced and before the response ends. */
   onEnd(tap: StreamUsageTap, outcome: RequestOutcome): Promise<void>;
+  /** Runs after each chunk is taken by the client (journal-running-count.ts throttles it). */
+  onProgress?(tap: StreamUsageTap): void;
 }
 
 const encoder = new TextEncoder();
@@ -143,6 +145,7 @@ export function relayStream(options: RelayStreamOptions): ChunkSource {
         yield step.value;
         clearTimeout(writeTimer);
         if (stoppedBy) return;
+        options.onProgress?.(tap);
       }
       if (!tap.sawTerminal && !tap.upstreamError) {
         yield* inBandError("upstream_error", "upstream stream ended before completion");

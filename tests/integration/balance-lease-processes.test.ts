@@ -48,7 +48,8 @@ describe.skipIf(!postgresUrl)(
       for (const directory of journals) rmSync(directory, { recursive: true, force: true });
     });
 
-    function gatewayEnv(): Record<string, string> {
+    /** `file`: the journal on this process's disk, replayed by the next start there; `database`: shared. */
+    function gatewayEnv(journalKind: "file" | "database" = "file"): Record<string, string> {
       const journal = mkdtempSync(path.join(tmpdir(), "pod-journal-"));
       journals.push(journal);
       return {
@@ -59,6 +60,8 @@ describe.skipIf(!postgresUrl)(
         REGISTER_RATE_LIMIT_PER_MINUTE: "1000",
         BALANCE_LEASE: "on",
         BILLING_JOURNAL_DIR: journal,
+        BILLING_JOURNAL: journalKind,
+        DEAD_INSTANCE_CHECK_SECONDS: "1",
       };
     }
 
@@ -222,6 +225,171 @@ describe.skipIf(!postgresUrl)(
       } finally {
         await next.close();
       }
+    }, 120_000);
+
+    interface Answer {
+      id: string;
+      status: number;
+      /** The whole body arrived (a stream cut by the crash did not). */
+      complete: boolean;
+      /** Bytes of content delivered before the end or the cut. */
+      received: number;
+      startedAt: number;
+    }
+
+    /** One request, read to its end or to the crash; never throws. */
+    async function answer(
+      gateway: GatewayProcess,
+      token: string,
+      index: number,
+      stream: boolean,
+    ): Promise<Answer> {
+      const startedAt = Date.now();
+      let id = "";
+      let status = 0;
+      let received = 0;
+      try {
+        const response = await inferenceClient({ baseUrl: gateway.url }, token).chat({
+          maxTokens: 60,
+          stream,
+          content: `load ${index} [fake:tokens=${stream ? 40 : 20}]${stream ? " [fake:slow=60]" : ""}`,
+        });
+        id = response.headers.get("x-request-id") ?? "";
+        status = response.status;
+        const reader = response.body?.getReader();
+        for (;;) {
+          const chunk = await reader?.read();
+          if (!chunk || chunk.done) break;
+          received += chunk.value.byteLength;
+        }
+        return { id, status, complete: true, received, startedAt };
+      } catch {
+        return { id, status, complete: false, received, startedAt };
+      }
+    }
+
+    /** Requests to one replica, a few at a time, until `until` resolves. */
+    async function load(gateway: GatewayProcess, token: string, until: Promise<void>, answers: Answer[]) {
+      let stop = false;
+      until.then(() => {
+        stop = true;
+      });
+      let index = 0;
+      const lanes = Array.from({ length: 4 }, async (_, lane) => {
+        while (!stop && index < 400) {
+          index += 1;
+          answers.push(await answer(gateway, token, index, lane === 0 || index % 3 === 0));
+        }
+      });
+      await Promise.all(lanes);
+    }
+
+    async function heldBy(instanceCount: number): Promise<number> {
+      const rows = await queryRows<{ count: string | number }>(
+        handle.db,
+        sql`SELECT COUNT(*) AS count FROM gateway_instances`,
+      );
+      return Number(rows[0]?.count ?? 0) - instanceCount;
+    }
+
+    async function billedOnce(answers: Answer[], accountId: bigint, funded: bigint) {
+      const rows = await queryRows<{ request_id: string; cost: string; outcome: string }>(
+        handle.db,
+        sql`SELECT request_id, cost_microunits::text AS cost, outcome FROM usage_records WHERE account_id = ${accountId}`,
+      );
+      const billed = new Map(rows.map((row) => [row.request_id, row]));
+      const answered = answers.filter((one) => one.status === 200 && one.complete);
+      expect(answered.length).toBeGreaterThan(3);
+      for (const one of answered)
+        expect(billed.has(one.id), `answered request ${one.id} is billed`).toBe(true);
+      // usage_records' primary key is the request id: nothing is billed twice.
+      const charged = rows.reduce((total, row) => total + BigInt(row.cost), 0n);
+      const balance = await getAccountBalance(handle.db, accountId);
+      expect(balance).toEqual({ balance: funded - charged, held: 0n, available: funded - charged });
+      const journal = await queryRows<{ count: string | number }>(
+        handle.db,
+        sql`SELECT COUNT(*) AS count FROM settlement_journal`,
+      );
+      expect(Number(journal[0]?.count)).toBe(0);
+      expect(await verifyLedger(handle.db)).toEqual([]);
+      return { billed, answered };
+    }
+
+    it("kill -9 of one of two replicas under load (own journal disks): every answer billed once, cut streams billed, its hold back in seconds", async () => {
+      const envs = [gatewayEnv("database"), gatewayEnv("database")].map((env) => ({
+        ...env,
+        // Settlements wait half a second for company, so the crash always finds some unwritten.
+        BALANCE_LEASE_WRITE_DELAY_MS: "500",
+      }));
+      const [first, second] = [
+        await startGatewayProcess(envs[0] ?? {}),
+        await startGatewayProcess(envs[1] ?? {}),
+      ];
+      const funded = 50_000_000n;
+      const { token, accountId } = await fundedToken(first as GatewayProcess, funded);
+      const answers: Answer[] = [];
+      let crash: () => void = () => {};
+      const crashed = new Promise<void>((resolve) => {
+        crash = resolve;
+      });
+      let finish: () => void = () => {};
+      const finished = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      const loads = [
+        load(first as GatewayProcess, token, crashed, answers),
+        load(second as GatewayProcess, token, finished, answers),
+      ];
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const crashedAt = Date.now();
+      await first?.kill();
+      crash();
+      // The survivor finds it dead, bills its journal (running counts included), releases its lease.
+      const deadline = Date.now() + 15_000;
+      while ((await heldBy(1)) > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      const recoveredInMs = Date.now() - crashedAt;
+      expect(await heldBy(1)).toBe(0);
+      expect(recoveredInMs).toBeLessThan(10_000);
+      finish();
+      await Promise.all(loads);
+      await second?.stop();
+      const { billed } = await billedOnce(answers, accountId, funded);
+      // Streams the crash cut after more than a second of content: billed from their running count.
+      const cut = answers.filter(
+        (one) => one.status === 200 && !one.complete && one.received > 0 && crashedAt - one.startedAt > 1_500,
+      );
+      expect(cut.length).toBeGreaterThan(0);
+      for (const one of cut) {
+        expect(billed.get(one.id)?.outcome).toBe("interrupted");
+        expect(BigInt(billed.get(one.id)?.cost ?? "0")).toBeGreaterThan(0n);
+      }
+      // The dead replica comes back on its own disk: nothing is billed twice.
+      const count = billed.size;
+      const back = await startGatewayProcess(envs[0] ?? {});
+      await back.stop();
+      expect((await usageOf(accountId)).requests).toBe(count);
+    }, 120_000);
+
+    it("kill -9 of the only replica: a new process on another disk bills everything it answered", async () => {
+      const env = { ...gatewayEnv("database"), BALANCE_LEASE_WRITE_DELAY_MS: "500" };
+      const only = await startGatewayProcess(env);
+      const funded = 20_000_000n;
+      const { token, accountId } = await fundedToken(only, funded);
+      const answers: Answer[] = [];
+      let crash: () => void = () => {};
+      const crashed = new Promise<void>((resolve) => {
+        crash = resolve;
+      });
+      const running = load(only, token, crashed, answers);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await only.kill();
+      crash();
+      await running;
+      expect(await usageOf(accountId)).not.toEqual({ requests: answers.length, charged: 0n });
+      const next = await startGatewayProcess(gatewayEnv("database")); // its own, empty journal directory
+      await next.stop();
+      await billedOnce(answers, accountId, funded);
     }, 120_000);
 
     it("two replicas spending one small balance never spend more than it", async () => {

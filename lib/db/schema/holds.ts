@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 
 /** Worst-case reservation of an in-flight request; a sweeper releases those a crash left behind. */
@@ -24,3 +24,22 @@ export const gatewayInstances = pgTable("gateway_instances", {
   startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
   heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Settlements a process has answered but not yet written to the ledger, on Postgres where
+ * replicas share it (lib/ledger/database-journal.ts): a row is committed before the client
+ * has its answer, so whichever process outlives this one bills it, whether or not this one
+ * ever comes back. `final` false is a stream's running count, journaled while it relays.
+ */
+export const settlementJournal = pgTable(
+  "settlement_journal",
+  {
+    requestId: text("request_id").primaryKey(),
+    instanceId: text("instance_id").notNull(),
+    /** The settlement, bigints as decimal strings with an `n` suffix. */
+    settlement: jsonb("settlement").$type<Record<string, unknown>>().notNull(),
+    final: boolean("final").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("settlement_journal_instance_idx").on(table.instanceId)],
+);

@@ -1,0 +1,118 @@
+import { sql } from "drizzle-orm";
+import type { Database, Executor } from "../db/client";
+import { queryRows } from "../db/client";
+import { log } from "../log";
+import type { LeaseSettlement } from "./settle-batch";
+import {
+  bigintAsText,
+  type Journal,
+  lastPerRequest,
+  type SettlementJournal,
+  textAsBigint,
+} from "./settlement-journal";
+
+const asJson = (settlement: LeaseSettlement) =>
+  JSON.parse(JSON.stringify(settlement, bigintAsText)) as unknown;
+
+/**
+ * The journal on shared storage: each settlement is a `settlement_journal` row committed
+ * before its client is answered (the settlements of one event-loop turn share one INSERT), so
+ * when this process dies, with its disk or not, a surviving replica reads the rows and bills
+ * them before it releases the dead process's leases. Rows go once their settlements are in the
+ * ledger. A database that cannot take the row right now falls back to the local file journal
+ * (replayed when a process starts on the same disk), so a request is never answered unjournaled.
+ */
+export class DatabaseJournal implements Journal {
+  readonly #database: Database;
+  readonly #instanceId: string;
+  readonly #fallback: SettlementJournal;
+  #batch: LeaseSettlement[] = [];
+  #turn: Promise<void> | undefined;
+  /** Request ids journaled to the file because the database could not take them. */
+  readonly #inFile = new Set<string>();
+
+  constructor(database: Database, instanceId: string, fallback: SettlementJournal) {
+    this.#database = database;
+    this.#instanceId = instanceId;
+    this.#fallback = fallback;
+  }
+
+  append(settlement: LeaseSettlement): Promise<void> {
+    this.#batch.push(settlement);
+    this.#turn ??= new Promise<void>((resolve) => {
+      setImmediate(() => {
+        const batch = this.#batch;
+        this.#batch = [];
+        this.#turn = undefined;
+        this.#insert(batch, true).then(resolve, async (error: unknown) => {
+          log.error("journaling settlements in the database failed; journaling them to the local file", {
+            error,
+          });
+          for (const one of batch) this.#inFile.add(one.requestId);
+          await Promise.all(batch.map((one) => this.#fallback.append(one)));
+          resolve();
+        });
+      });
+    });
+    return this.#turn;
+  }
+
+  progress(settlement: LeaseSettlement): void {
+    this.#insert([settlement], false).catch((error: unknown) => {
+      log.warn("journaling a stream's running count failed; journaling it to the local file", { error });
+      this.#fallback.progress(settlement);
+    });
+  }
+
+  written(batch: readonly LeaseSettlement[]): void {
+    const ids = batch.map((settlement) => settlement.requestId);
+    this.#database
+      .execute(
+        sql`DELETE FROM settlement_journal
+            WHERE request_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
+      )
+      .catch((error: unknown) =>
+        log.warn("clearing journaled settlements failed (replay skips them)", { error }),
+      );
+    const inFile = batch.filter((settlement) => this.#inFile.delete(settlement.requestId));
+    if (inFile.length > 0) this.#fallback.written(inFile);
+  }
+
+  close(): void {
+    this.#fallback.close();
+  }
+
+  async #insert(batch: readonly LeaseSettlement[], final: boolean): Promise<void> {
+    if (batch.length === 0) return;
+    const rows = batch.map((settlement) => ({
+      request_id: settlement.requestId,
+      settlement: asJson(settlement),
+    }));
+    // A running count never replaces a final settlement that got there first.
+    await this.#database.execute(
+      sql`INSERT INTO settlement_journal (request_id, instance_id, settlement, final)
+          SELECT r.request_id, ${this.#instanceId}, r.settlement, ${final}
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(request_id text, settlement jsonb)
+          ON CONFLICT (request_id) DO UPDATE SET settlement = excluded.settlement, final = excluded.final, updated_at = now()
+          WHERE NOT settlement_journal.final`,
+    );
+  }
+}
+
+/** What a (dead) instance journaled in the database: its settlements, a stream's last running count. */
+export async function journaledBy(executor: Executor, instanceId: string): Promise<LeaseSettlement[]> {
+  const rows = await queryRows<{ settlement: string; final: boolean }>(
+    executor,
+    sql`SELECT settlement::text AS settlement, final FROM settlement_journal WHERE instance_id = ${instanceId}`,
+  );
+  return lastPerRequest(
+    rows.map((row) => ({
+      settlement: JSON.parse(row.settlement, textAsBigint) as LeaseSettlement,
+      final: row.final,
+    })),
+  );
+}
+
+export async function forgetJournaled(executor: Executor, instanceId: string): Promise<void> {
+  await executor.execute(sql`DELETE FROM settlement_journal WHERE instance_id = ${instanceId}`);
+}
