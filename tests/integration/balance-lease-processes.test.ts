@@ -94,6 +94,29 @@ describe.skipIf(!postgresUrl)(
         content: `request ${index} [fake:tokens=30]`,
       });
 
+    /**
+     * Holds the usage table so processes can serve but cannot write their batches. Released by
+     * ending every other connection (the dead process's blocked batch included, as on a lost
+     * host): this test's own pool closes first so that only the dead process's are left.
+     */
+    async function blockUsageWrites() {
+      const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
+      const session = await locker.reserve();
+      await session`BEGIN`;
+      await session`LOCK TABLE usage_records IN SHARE ROW EXCLUSIVE MODE`;
+      return {
+        async killEveryConnection() {
+          await handle.close();
+          await session`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                        WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+          handle = await openDatabase({ url: database.url });
+          await session`ROLLBACK`;
+          session.release();
+          await locker.end();
+        },
+      };
+    }
+
     async function usageOf(accountId: bigint): Promise<{ requests: number; charged: bigint }> {
       const rows = await queryRows<{ requests: string | number; charged: string | null }>(
         handle.db,
@@ -106,11 +129,7 @@ describe.skipIf(!postgresUrl)(
       const env = gatewayEnv();
       const crashing = await startGatewayProcess(env);
       const { token, accountId } = await fundedToken(crashing, 1_000_000n);
-      // Hold the usage table so the process can serve but cannot write its batches.
-      const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
-      const session = await locker.reserve();
-      await session`BEGIN`;
-      await session`LOCK TABLE usage_records IN SHARE ROW EXCLUSIVE MODE`;
+      const blocked = await blockUsageWrites();
       const costs: bigint[] = [];
       for (let index = 0; index < 6; index += 1) {
         const response = await ask(crashing, token, index, index % 3 === 2);
@@ -127,15 +146,7 @@ describe.skipIf(!postgresUrl)(
       expect(journaled).toHaveLength(6);
 
       await crashing.kill();
-      // The dead process's connections go with it (its blocked batch included), as on a lost
-      // host; this test's own pool closes first so that only the dead process's are left.
-      await handle.close();
-      await session`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE datname = current_database() AND pid <> pg_backend_pid()`;
-      handle = await openDatabase({ url: database.url });
-      await session`ROLLBACK`;
-      session.release();
-      await locker.end();
+      await blocked.killEveryConnection();
       expect(await usageOf(accountId)).toEqual({ requests: 0, charged: 0n });
       expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // its lease
 
@@ -174,10 +185,7 @@ describe.skipIf(!postgresUrl)(
       const gateway = await startGatewayProcess(env);
       const { token, accountId } = await fundedToken(gateway, 1_000_000n);
       // The writer is stuck behind a lock while the process serves, as on a slow or wedged database.
-      const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
-      const session = await locker.reserve();
-      await session`BEGIN`;
-      await session`LOCK TABLE usage_records IN SHARE ROW EXCLUSIVE MODE`;
+      const blocked = await blockUsageWrites();
       const ids: string[] = [];
       for (let index = 0; index < 6; index += 1) {
         const response = await ask(gateway, token, index, index % 2 === 1);
@@ -194,13 +202,7 @@ describe.skipIf(!postgresUrl)(
       await gateway.stop(); // SIGTERM
       expect(Date.now() - started).toBeLessThan(15_000);
 
-      await handle.close();
-      await session`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE datname = current_database() AND pid <> pg_backend_pid()`;
-      handle = await openDatabase({ url: database.url });
-      await session`ROLLBACK`;
-      session.release();
-      await locker.end();
+      await blocked.killEveryConnection();
       expect((await usageOf(accountId)).requests).toBe(0);
       expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // kept for the replay
 
