@@ -43,7 +43,7 @@ export interface LeaseHoldInput {
  * fits; otherwise at most 1/share of the free balance (and never less than `min`), so one
  * request that cannot be paid in full is bounded instead of taking everything from the rest.
  */
-export function boundedHold(input: Omit<LeaseHoldInput, "accountId">, free: bigint): bigint {
+function boundedHold(input: Omit<LeaseHoldInput, "accountId">, free: bigint): bigint {
   if (free <= 0n) return 0n;
   if (input.whole && input.max <= free) return input.max;
   return min(min(input.max, max(input.min, free / input.share)), free);

@@ -273,9 +273,14 @@ describe.skipIf(!postgresUrl)(
     /** Requests to one replica, a few at a time, until `until` resolves. */
     async function load(gateway: GatewayProcess, token: string, until: Promise<void>, answers: Answer[]) {
       let stop = false;
-      until.then(() => {
-        stop = true;
-      });
+      until.then(
+        () => {
+          stop = true;
+        },
+        () => {
+          stop = true;
+        },
+      );
       let index = 0;
       const lanes = Array.from({ length: 4 }, async (_, lane) => {
         while (!stop && index < 400) {
