@@ -8,6 +8,7 @@ import {
   putCatalogModel,
   putCatalogPrice,
 } from "./admin/edit-catalog";
+import { getReconciliation } from "./admin/get-reconciliation";
 import { setHostStatus } from "./admin/set-host-status";
 import { listUnmatched } from "./deposits/list-unmatched-deposits";
 import { assignUnmatched, refundUnmatched } from "./deposits/resolve-deposit";
@@ -371,6 +372,14 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: getMetrics,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/admin/reconcile",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getReconciliation,
   }),
   defineRoute({
     method: "POST",

@@ -327,7 +327,10 @@ async function reinstateDispute(
 }
 
 /** The part of the credit a payer-side amount stands for (the fee is paid back pro rata too), rounded up. */
-function shareOf(session: CardSessionRow, amountMinor: bigint): bigint {
+export function shareOf(
+  session: Pick<CardSessionRow, "amountTotal" | "creditMicrounits">,
+  amountMinor: bigint,
+): bigint {
   if (session.amountTotal <= 0n) return 0n;
   const share = (session.creditMicrounits * amountMinor + session.amountTotal - 1n) / session.amountTotal;
   return minBigint(share, session.creditMicrounits);

@@ -71,6 +71,16 @@ export async function placeBoundedHold(
   executor: Executor,
   input: BoundedHoldInput,
 ): Promise<BoundedHoldResult> {
+  // On Postgres the update can skip a row that a concurrent statement changed after this one's
+  // lock (it reads as modified by this very command): it did nothing, and the free balance it
+  // reports still covers the request. Trying again is then right; a truthful refusal is not retried.
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await placeBoundedHoldOnce(executor, input);
+    if (result.type === "held" || result.owes || result.available < input.min || attempt >= 5) return result;
+  }
+}
+
+async function placeBoundedHoldOnce(executor: Executor, input: BoundedHoldInput): Promise<BoundedHoldResult> {
   const holdId = newId("hold");
   const rows = await queryRows<{
     free: string | bigint;

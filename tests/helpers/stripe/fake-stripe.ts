@@ -220,8 +220,20 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     return { status: response.status, body: await response.text() };
   };
 
-  const sendEvent: FakeStripe["sendEvent"] = (type, object) =>
-    deliver(JSON.stringify(buildEvent(type, object), null, 2));
+  const sendEvent: FakeStripe["sendEvent"] = (type, object) => {
+    // A genuine payment event for one of its sessions is Stripe's state too: the API then says paid.
+    const session = typeof object.id === "string" ? sessions.get(object.id) : undefined;
+    if (
+      session &&
+      type.startsWith("checkout.session.") &&
+      object.payment_status === "paid" &&
+      object.amount_total === session.amount_total &&
+      object.currency === session.currency &&
+      JSON.stringify(object.metadata) === JSON.stringify(session.metadata)
+    )
+      session.payment_status = "paid";
+    return deliver(JSON.stringify(buildEvent(type, object), null, 2));
+  };
 
   const complete: FakeStripe["complete"] = async (sessionId, completeOptions = {}) => {
     const session = sessions.get(sessionId);
@@ -283,6 +295,14 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         return stripeError(response, 401, "Invalid API Key provided.");
       }
       if (request.method === "POST" && path === "/v1/checkout/sessions") return createSession(body, response);
+      // Every event, newest first, in one page: what reconciliation reads from Stripe's API.
+      if (request.method === "GET" && path === "/v1/events")
+        return json(response, 200, {
+          object: "list",
+          url: "/v1/events",
+          has_more: false,
+          data: [...events].reverse(),
+        });
       const match = /^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/.exec(path);
       const session = match?.[1] ? sessions.get(match[1]) : undefined;
       if (match && !session)

@@ -6,6 +6,7 @@ import { placeHold, releaseHold } from "../../../lib/ledger/holds";
 import { collectOpenReceivables } from "../../../lib/ledger/receivables";
 import { findToken } from "../../../lib/tokens/find-token";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import { reconcileOver } from "../../helpers/reconcile";
 import { type FakeStripe, startFakeStripe } from "../../helpers/stripe/fake-stripe";
 
 const webhookSecret = "whsec_test_funding";
@@ -340,6 +341,14 @@ describe("refunds and disputes", () => {
       payment_intent: "pi_test_unknown",
     });
     expect(JSON.parse(delivery.body)).toMatchObject({ outcome: "parked", reason: "unknown_payment" });
+  });
+});
+
+describe("reconciliation after every card test above", () => {
+  it("the ledger matches Stripe's sessions and events to the microunit", async () => {
+    const report = await reconcileOver(gateway);
+    expect(report.differences).toEqual([]);
+    expect(report.checked).toContain("stripe");
   });
 });
 

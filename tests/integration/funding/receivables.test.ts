@@ -6,6 +6,7 @@ import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { findToken } from "../../../lib/tokens/find-token";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
 import { inferenceClient } from "../../helpers/inference-client";
+import { reconcileCommand, reconcileOver, removeLedgerTransaction } from "../../helpers/reconcile";
 import { type FakeStripe, startFakeStripe } from "../../helpers/stripe/fake-stripe";
 
 /**
@@ -159,4 +160,42 @@ describe("refunds and disputes during activity", () => {
     await settleAll();
     expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
   }, 60_000);
+
+  it("the books reconcile with Stripe to the microunit; a removed ledger row is reported, and `npm run reconcile` exits 1", async () => {
+    const clean = await reconcileOver(gateway);
+    expect(clean).toMatchObject({ reconciled: true, unexplained_microunits: "0", differences: [] });
+    expect(clean.checked).toEqual(expect.arrayContaining(["ledger", "stripe"]));
+    const postgres = gateway.app.env.DATABASE_URL;
+    const commandEnv = {
+      ...(postgres ? { DATABASE_URL: postgres } : {}),
+      STRIPE_SECRET_KEY: "sk_test_receivables",
+      STRIPE_WEBHOOK_SECRET: webhookSecret,
+      STRIPE_PUBLISHABLE_KEY: "pk_test_receivables",
+      STRIPE_API_BASE: stripe.apiBase,
+    };
+    // The command needs a database another process can open: Postgres only.
+    if (postgres) expect((await reconcileCommand(commandEnv)).code).toBe(0);
+
+    const [refund] = await queryRows<{ key: string }>(
+      gateway.app.database.db,
+      sql`SELECT idempotency_key AS key FROM ledger_transactions WHERE kind = 'card_refund' LIMIT 1`,
+    );
+    const restore = await removeLedgerTransaction(gateway.app.database.db, refund?.key ?? "");
+    try {
+      const tampered = await reconcileOver(gateway);
+      expect(tampered.reconciled).toBe(false);
+      expect(tampered.differences.map((one) => one.source)).toEqual(
+        expect.arrayContaining(["ledger", "stripe"]),
+      );
+      expect(BigInt(tampered.unexplained_microunits)).toBeGreaterThan(0n);
+      if (postgres) {
+        const run = await reconcileCommand(commandEnv);
+        expect(run.code).toBe(1);
+        expect(run.report.reconciled).toBe(false);
+      }
+    } finally {
+      await restore();
+    }
+    expect((await reconcileOver(gateway)).reconciled).toBe(true);
+  }, 90_000);
 });

@@ -32,6 +32,7 @@ import { findToken } from "../../../lib/tokens/find-token";
 import { registerToken } from "../../../lib/tokens/register-token";
 import { extractCodeBlocks } from "../../docs/extract-snippets";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
+import { reconcileOver, removeLedgerTransaction } from "../../helpers/reconcile";
 import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
 import { mintAccount } from "../../helpers/solana/token-accounts";
 import { signInstructions } from "../../helpers/solana/transactions";
@@ -356,6 +357,38 @@ describe("USDC deposits on Solana", () => {
     expect(await depositRow(signature)).toMatchObject({ status: "unmatched", reason: "x402_payment" });
     expect((await gateway.balanceOf(token)).available).toBe(0n);
     expect(await suspense()).toBe(suspenseBefore + usdc(2));
+  });
+
+  it("reconciles every booked deposit with its chain receipt; a faked receipt is reported to the microunit", async () => {
+    expect((await reconcileOver(gateway)).differences).toEqual([]);
+    const { token, depositCode } = await gateway.register();
+    const signature = await deposit({ amount: usdc(3), memos: [depositCode] });
+    await scanDeposits(gateway.app);
+    expect((await reconcileOver(gateway)).differences).toEqual([]);
+    // A receipt the chain never saw: a deposit row and its credit for a signature that does not exist.
+    const forged = "5".repeat(87);
+    await gateway.app.database.db.execute(
+      sql`INSERT INTO chain_deposits (signature, network, slot, amount, status, token_id, suspense_microunits)
+          SELECT ${forged}, network, slot, 4000000, 'credited', token_id, 0 FROM chain_deposits WHERE signature = ${signature}`,
+    );
+    const restore = await removeLedgerTransaction(gateway.app.database.db, `solana:deposit:${signature}`);
+    try {
+      const report = await reconcileOver(gateway);
+      expect(report.reconciled).toBe(false);
+      // The real deposit lost its booking (3 USDC on chain, 0 booked); the forged one has no chain transaction.
+      expect(report.differences).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ source: "solana", reference: signature, microunits: usdc(3).toString() }),
+          expect.objectContaining({ source: "ledger" }),
+        ]),
+      );
+      expect(report.differences.some((one) => one.reference === forged)).toBe(true);
+    } finally {
+      await restore();
+      await gateway.app.database.db.execute(sql`DELETE FROM chain_deposits WHERE signature = ${forged}`);
+    }
+    expect((await reconcileOver(gateway)).differences).toEqual([]);
+    expect((await gateway.balanceOf(token)).available).toBe(usdc(3));
   });
 
   it("lets an operator assign an unmatched deposit to a token or mark it refunded", async () => {

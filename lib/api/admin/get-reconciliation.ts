@@ -1,0 +1,8 @@
+import { jsonResponse } from "../../http/responses";
+import { reconcile, reportJson } from "../../reconcile/reconcile";
+import type { ApiCall } from "../route-definition";
+
+/** GET /v1/admin/reconcile – the ledger matched against Stripe and the chains; 200 either way, `reconciled` says. */
+export async function getReconciliation({ app }: ApiCall<"admin">): Promise<Response> {
+  return jsonResponse(reportJson(await reconcile(app)), 200, { "cache-control": "no-store" });
+}

@@ -1,0 +1,14 @@
+// `npm run reconcile`: matches the ledger of DATABASE_URL (or the embedded PGlite under
+// POD_DATA_DIR) against Stripe and the chains; prints the report, exits 1 on any difference.
+import { createAppContext } from "../lib/app-context";
+import { loadEnv } from "../lib/env";
+import { reconcile, reportJson } from "../lib/reconcile/reconcile";
+
+const app = await createAppContext({ env: loadEnv(), sweeper: false });
+try {
+  const report = await reconcile(app);
+  process.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
+  process.exitCode = report.differences.length === 0 ? 0 : 1;
+} finally {
+  await app.close();
+}
