@@ -434,6 +434,7 @@ const cases: Case[] = [
   },
   // Counters move between the two calls, so compare the refusal rather than the text.
   { name: "metrics without the admin token", method: "GET", path: () => "/metrics" },
+  { name: "reconciliation without the admin token", method: "GET", path: () => "/v1/admin/reconcile" },
   { name: "wrong method", method: "GET", path: () => `/proxy/${token}/v1/chat/completions` },
   { name: "wrong method on an x402 path", method: "PUT", path: () => "/proxy/x402/v1/messages" },
   {
