@@ -40,39 +40,17 @@ describe("receiving addresses are pairwise distinct", () => {
     ).toEqual([]);
   });
 
-  it.each([
-    [
-      "X402_PAY_TO",
-      "SOLANA_DEPOSIT_ADDRESS",
-      { X402_PAY_TO: other.address, SOLANA_DEPOSIT_ADDRESS: other.address },
-    ],
-    [
-      "X402_PAY_TO",
-      "X402_FEE_PAYER_SECRET",
-      { X402_PAY_TO: payer.address, X402_FEE_PAYER_SECRET: payer.secretBase58 },
-    ],
-    [
-      "SOLANA_DEPOSIT_ADDRESS",
-      "HOST_PAYOUT_SECRET",
-      { SOLANA_DEPOSIT_ADDRESS: payout.address, HOST_PAYOUT_SECRET: payout.secretJson },
-    ],
-    [
-      "X402_FEE_PAYER_SECRET",
-      "HOST_PAYOUT_SECRET",
-      { X402_FEE_PAYER_SECRET: payer.secretJson, HOST_PAYOUT_SECRET: payer.secretBase58 },
-    ],
-    [
-      "X402_BASE_PAY_TO",
-      "BASE_DEPOSIT_ADDRESS",
-      { X402_BASE_PAY_TO: settler, BASE_DEPOSIT_ADDRESS: settler.toLowerCase() },
-    ],
-    [
-      "BASE_DEPOSIT_ADDRESS",
-      "X402_BASE_SETTLER_KEY",
-      { BASE_DEPOSIT_ADDRESS: settler, X402_BASE_SETTLER_KEY: settlerKey },
-    ],
-  ])("%s and %s on one address is refused", (first, second, env) => {
-    const problems = addressCollisions(env);
+  // [setting, other setting, their values]: each pair names one address twice.
+  const collisions: [string, string, string, string][] = [
+    ["X402_PAY_TO", "SOLANA_DEPOSIT_ADDRESS", other.address, other.address],
+    ["X402_PAY_TO", "X402_FEE_PAYER_SECRET", payer.address, payer.secretBase58],
+    ["SOLANA_DEPOSIT_ADDRESS", "HOST_PAYOUT_SECRET", payout.address, payout.secretJson],
+    ["X402_FEE_PAYER_SECRET", "HOST_PAYOUT_SECRET", payer.secretJson, payer.secretBase58],
+    ["X402_BASE_PAY_TO", "BASE_DEPOSIT_ADDRESS", settler, settler.toLowerCase()],
+    ["BASE_DEPOSIT_ADDRESS", "X402_BASE_SETTLER_KEY", settler, settlerKey],
+  ];
+  it.each(collisions)("%s and %s on one address is refused", (first, second, firstValue, secondValue) => {
+    const problems = addressCollisions({ [first]: firstValue, [second]: secondValue });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain(`${first} and ${second} are the same`);
   });

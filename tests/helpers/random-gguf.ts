@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { seededRandom } from "./seeded-random";
 
 /**
  * Writes a tiny llama-architecture GGUF file with random weights: a test double that
@@ -122,18 +123,6 @@ function writeMetadata(writer: ByteWriter, key: string, entry: MetadataValue): v
       for (const item of entry.value) writer.i32(item);
       return;
   }
-}
-
-/** mulberry32: a small seeded generator, so the same seed gives the same file. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Tensor {

@@ -7,6 +7,7 @@ import { costOfUsage, type TokenPrice } from "../../lib/pricing/cost";
 import { promptTokensOf, type RecordedRequest } from "../helpers/fake-upstream";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { accountBalance } from "../helpers/ledger-accounts";
+import { seededRandom } from "../helpers/seeded-random";
 
 /**
  * Property: whatever mix of requests hits a small balance (both dialects, streamed or not,
@@ -18,17 +19,6 @@ import { accountBalance } from "../helpers/ledger-accounts";
 const rounds = 3;
 const perRound = 10;
 const seed = Number(process.env.BILLING_PROPERTY_SEED ?? Date.now() % 100_000);
-
-function mulberry32(start: number) {
-  let state = start >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const prices: Record<string, TokenPrice> = {
   openai: { inputPer1m: 150_000n, outputPer1m: 600_000n, cacheReadPer1m: 75_000n, cacheWritePer1m: 150_000n },
@@ -147,7 +137,7 @@ describe.each([
   });
 
   it("no account below zero; charged = min(usage x price, coverable); shortfalls in the loss account; ledger verified", async () => {
-    const random = mulberry32(seed);
+    const random = seededRandom(seed);
     const outcomes: Outcome[] = [];
     for (let round = 0; round < rounds; round += 1) {
       const balance = BigInt(3_000 + Math.floor(random() * 40_000));

@@ -6,6 +6,7 @@ import { collectOpenReceivables } from "../../lib/ledger/receivables";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { inferenceClient } from "../helpers/inference-client";
 import { reconcileOver } from "../helpers/reconcile";
+import { seededRandom } from "../helpers/seeded-random";
 import { type LocalSolana, startLocalSolana } from "../helpers/solana/local-solana";
 import { sendUsdcWithMemo } from "../helpers/solana/usdc-deposit";
 import { type FakeStripe, startFakeStripe } from "../helpers/stripe/fake-stripe";
@@ -21,18 +22,6 @@ import { type FakeStripe, startFakeStripe } from "../helpers/stripe/fake-stripe"
 const seed = Number(process.env.SOAK_SEED ?? 18);
 const steps = Math.min(Number(process.env.SOAK_STEPS ?? 60), 400);
 const webhookSecret = "whsec_test_soak";
-
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function random(seedValue: number): () => number {
-  let state = seedValue >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let stripe: FakeStripe;
 let solana: LocalSolana;
@@ -70,7 +59,7 @@ afterAll(async () => {
 
 describe(`money soak (seed ${seed}, ${steps} steps)`, () => {
   it("mixed funding, refunds, disputes, deposits and spending end reconciled to zero unexplained microunits", async () => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
     const tokens = await Promise.all(Array.from({ length: 3 }, () => gateway.register()));
     const paidSessions: { token: string; sessionId: string }[] = [];
