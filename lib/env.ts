@@ -182,6 +182,15 @@ const envSchema = z.object({
   CATALOG_REFRESH_MINUTES: z.coerce.number().int().min(0).max(10_080).default(360),
   /** The dataset's live source (models.dev's api.json), read on each refresh when set and reachable. */
   MODELS_DEV_URL: optionalUrl,
+  /** How long a stored Responses answer (`store`, the API's default) is kept for its token. */
+  RESPONSES_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** The largest stored response (conversation and answer together); a larger one is not kept. */
+  RESPONSES_MAX_STORED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
   HOLD_TTL_SECONDS: z.coerce.number().int().positive().default(900),
   /**
    * A request without its own output limit holds at most 1/HOLD_BALANCE_SHARE of the free

@@ -6,6 +6,7 @@ import { releaseExpiredHolds } from "./ledger/holds";
 import { collectOpenReceivables } from "./ledger/receivables";
 import { log } from "./log";
 import { runPayouts } from "./payouts/payout-worker";
+import { sweepExpiredResponses } from "./responses/stored-responses";
 
 /**
  * Periodic upkeep every gateway process runs: release holds a crashed process left behind,
@@ -23,6 +24,7 @@ export async function runMaintenance(app: AppContext): Promise<void> {
   await finishRetirements(app);
   await returnDueBonds(app);
   await runPayouts(app);
+  await sweepExpiredResponses(app.database.db);
 }
 
 /**

@@ -30,6 +30,7 @@ import { revokeRelayKey } from "./hosts/revoke-relay-key";
 import { withdrawEarnings } from "./hosts/withdraw-earnings";
 import { countTokens } from "./inference/count-tokens";
 import { listModels } from "./inference/list-models";
+import { deleteResponse, getStoredResponse } from "./inference/stored-response";
 import { listMarketplaceModels } from "./marketplace/list-marketplace-models";
 import { listProviders } from "./marketplace/list-providers";
 import { defineRoute, type RouteDefinition } from "./route-definition";
@@ -193,6 +194,22 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: "env",
     handler: (call) => handleTokenInference(call, "responses"),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/v1/responses/:id",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getStoredResponse,
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/proxy/:token/v1/responses/:id",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: deleteResponse,
   }),
   defineRoute({
     method: "POST",

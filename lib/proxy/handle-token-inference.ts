@@ -1,6 +1,8 @@
 import type { ApiCall } from "../api/route-definition";
 import type { CallerDialect } from "../dialects/dialect";
 import { badRequest } from "../errors/gateway-error";
+import { keepResponse } from "../responses/keep-response";
+import { withPreviousResponse } from "../responses/stored-responses";
 import { holdPrice, prepareInference, routedCandidates } from "./prepare-inference";
 import { releaseReservation, reserveForRequest } from "./reserve";
 import { serveReserved } from "./serve-reserved";
@@ -19,7 +21,13 @@ export async function handleTokenInference(
   dialect: CallerDialect,
 ): Promise<Response> {
   const { app, request, requestId, principal: record } = call;
-  const prepared = await prepareInference(app, request, dialect);
+  // A Responses turn may continue a response this token stored: its conversation goes first.
+  const prepared = await prepareInference(
+    app,
+    request,
+    dialect,
+    dialect === "responses" ? (body) => withPreviousResponse(app.database.db, record.id, body) : undefined,
+  );
   // Anthropic's Messages API requires an output limit; so does its drop-in.
   if (dialect === "anthropic" && prepared.inference.maxTokens === undefined)
     throw badRequest("max_tokens: Field required", { param: "max_tokens" });
@@ -34,8 +42,9 @@ export async function handleTokenInference(
     callerLimit: prepared.inference.maxTokens !== undefined,
     balanceShare: app.env.HOLD_BALANCE_SHARE,
   });
+  let response: Response;
   try {
-    return await serveReserved(app, request, {
+    response = await serveReserved(app, request, {
       requestId,
       accountId: record.accountId,
       inference: prepared.inference,
@@ -48,4 +57,6 @@ export async function handleTokenInference(
     await releaseReservation(app, record.accountId, reservation.hold);
     throw error;
   }
+  // Served and billed: keeping the answer can no longer fail the request.
+  return dialect === "responses" ? keepResponse(app, record.id, prepared.inference.body, response) : response;
 }

@@ -31,14 +31,25 @@ export interface PreparedInference {
   routing: { type: "routed"; candidates: Candidate[] } | { type: "unroutable"; error: GatewayError };
 }
 
+/**
+ * Rewrites a caller's parsed body before it is validated and sized (the token routes put a
+ * stored conversation in front of a Responses turn that names `previous_response_id`).
+ */
+export type BodyExpansion = (body: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
 export async function prepareInference(
   app: AppContext,
   request: ApiRequest,
   dialect: CallerDialect,
+  expand?: BodyExpansion,
 ): Promise<PreparedInference> {
   const routingRequest = parseRoutingHeaders(request.headers);
-  const rawBody = await readBodyText(request, app.env.MAX_BODY_BYTES);
-  const inference = parseInferenceRequest(dialect, parseJsonText(rawBody), rawBody);
+  const received = await readBodyText(request, app.env.MAX_BODY_BYTES);
+  const parsed = parseJsonText(received);
+  const expanded = expand && isRecord(parsed) ? await expand(parsed) : parsed;
+  // The hold is sized from the body the upstream will get, history included.
+  const rawBody = expanded === parsed ? received : JSON.stringify(expanded);
+  const inference = parseInferenceRequest(dialect, expanded, rawBody);
   const model = resolveModel(app.catalog, inference.model);
   if (!model) {
     throw new GatewayError("model_not_found", `model not found: ${inference.model}`, { param: "model" });
@@ -65,6 +76,10 @@ export async function prepareInference(
     maxOutputTokens: Math.min(inference.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens),
     routing,
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A request for something the model cannot do is the caller's 400, before any hold or upstream call. */

@@ -238,15 +238,15 @@ describe("the Responses API through the official openai SDK", () => {
     expect(await spent(token, 1_000_000n)).toBeLessThan(fullCost);
   });
 
-  it("refuses previous_response_id with a 400, before any upstream call", async () => {
+  it("an unknown previous_response_id is a 404, before any upstream call", async () => {
     const token = await gateway.createFundedToken(1_000_000n);
     const calls = gateway.openai.requests.length;
     const error = await client(token)
       .responses.create({ model: "gpt-4o-mini", input: "again", previous_response_id: "resp_123" })
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toContain(
-      "previous_response_id is not supported",
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((error as InstanceType<typeof OpenAI.NotFoundError>).message).toContain(
+      "previous response not found",
     );
     expect(gateway.openai.requests.length).toBe(calls);
     expect(await spent(token, 1_000_000n)).toBe(0n);

@@ -203,6 +203,16 @@ const cases: Case[] = [
   { name: "transactions", method: "GET", path: () => `/proxy/${reader}/transactions` },
   { name: "models", method: "GET", path: () => `/proxy/${reader}/v1/models` },
   {
+    name: "an unknown stored response",
+    method: "GET",
+    path: () => `/proxy/${reader}/v1/responses/resp_unknown`,
+  },
+  {
+    name: "delete an unknown stored response",
+    method: "DELETE",
+    path: () => `/proxy/${reader}/v1/responses/resp_unknown`,
+  },
+  {
     name: "embeddings for a chat model",
     method: "POST",
     path: () => `/proxy/${reader}/v1/embeddings`,

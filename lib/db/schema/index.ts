@@ -7,6 +7,7 @@ export * from "./host-payouts";
 export * from "./hosts";
 export * from "./ledger";
 export * from "./relays";
+export * from "./stored-responses";
 export * from "./tokens";
 export * from "./usage";
 export * from "./x402";

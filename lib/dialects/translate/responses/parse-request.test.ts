@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../../errors/gateway-error";
 import { translateRequest } from "../translate-request";
-import { parseResponsesRequest, previousResponseIdMessage } from "./parse-request";
+import { parseResponsesRequest } from "./parse-request";
 
 /** A Responses request → IR → the Chat Completions body an OpenAI-format upstream receives. */
 function translateResponsesRequest(body: unknown) {
@@ -314,11 +314,7 @@ describe("a Responses request through the IR to an OpenAI-format upstream", () =
     expect(chatBody.reasoning_effort).toBe("medium");
   });
 
-  it("refuses what needs stored state with a 400", () => {
-    const error = badRequestOf({ model: "m", input: "hi", previous_response_id: "resp_123" });
-    expect(error.status).toBe(400);
-    expect(error.message).toContain(previousResponseIdMessage);
-    expect(error.param).toBe("previous_response_id");
+  it("refuses what needs stored state it does not keep with a 400", () => {
     expect(badRequestOf({ model: "m", input: "hi", conversation: "conv_1" }).param).toBe("conversation");
     expect(badRequestOf({ model: "m", input: "hi", background: true }).param).toBe("background");
     expect(badRequestOf({ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }).message).toContain(

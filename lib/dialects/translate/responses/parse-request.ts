@@ -20,14 +20,11 @@ interface ParsedResponsesRequest {
   context: ResponsesContext;
 }
 
-export const previousResponseIdMessage =
-  "previous_response_id is not supported: Pod Gateway stores no responses; send the full conversation (store: false)";
-
-/** Features that need server-side state, which a stateless gateway cannot offer: a 400 each. */
+/**
+ * Features that need state the gateway does not keep: a 400 each. (`previous_response_id` is
+ * resolved before this codec runs, on the token routes that store responses.)
+ */
 function rejectStatefulFeatures(request: ResponsesRequest): void {
-  if (request.previous_response_id) {
-    throw badRequest(previousResponseIdMessage, { param: "previous_response_id" });
-  }
   if (request.conversation !== undefined && request.conversation !== null) {
     throw badRequest(
       "conversation is not supported: Pod Gateway stores no conversations; send the full conversation as input",
@@ -60,9 +57,9 @@ function responseFormat(format: TextFormat | null | undefined): ResponseFormat |
 }
 
 /**
- * A Responses API request → IR, plus the context to answer it. `include`,
- * `store`, `truncation` and other unknown fields are accepted and ignored; `store` is always
- * answered as false because nothing is kept.
+ * A Responses API request → IR, plus the context to answer it. `include`, `truncation` and
+ * other unknown fields are accepted and ignored. `store` is echoed: the token routes keep the
+ * response when it is not false (the x402 route sets it false: nothing is kept for a payment).
  * @throws GatewayError bad_request for a malformed request or a feature that needs stored state.
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
@@ -102,6 +99,8 @@ export function parseResponsesRequest(body: unknown): ParsedResponsesRequest {
     reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
     metadata: request.metadata ?? {},
     user: request.user ?? null,
+    store: request.store !== false,
+    previous_response_id: request.previous_response_id ?? null,
   };
   return { request: ir, context: { echo, targets: tools.targets } };
 }

@@ -71,7 +71,7 @@ describe("a non-streamed answer to a Responses caller, from an OpenAI-format ups
         },
       ],
       previous_response_id: null,
-      store: false,
+      store: true,
       background: false,
       truncation: "disabled",
       usage: {

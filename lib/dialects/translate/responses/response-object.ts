@@ -31,9 +31,6 @@ export function responseObject(shell: ResponseShell, state: ResponseState): Resp
     incomplete_details: state.incompleteDetails ?? null,
     ...shell.echo,
     output: state.output,
-    previous_response_id: null,
-    // Nothing is kept, whatever the caller asked for.
-    store: false,
     background: false,
     truncation: "disabled",
     usage: state.usage,

@@ -206,6 +206,7 @@ export const responsesRequestSchema = z.looseObject({
   metadata: z.record(z.string(), z.string()).nullish(),
   user: z.string().nullish(),
   previous_response_id: z.string().nullish(),
+  store: z.boolean().nullish(),
   conversation: z.unknown().optional(),
   background: z.boolean().nullish(),
   prompt: z.unknown().optional(),

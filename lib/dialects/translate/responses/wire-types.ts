@@ -86,6 +86,8 @@ export interface ResponseEcho {
   reasoning: { effort: string | null; summary: string | null };
   metadata: Record<string, string>;
   user: string | null;
+  store: boolean;
+  previous_response_id: string | null;
 }
 
 export interface ResponseObject extends ResponseEcho {
@@ -96,8 +98,6 @@ export interface ResponseObject extends ResponseEcho {
   error: { code: string; message: string } | null;
   incomplete_details: { reason: "max_output_tokens" | "content_filter" } | null;
   output: OutputItem[];
-  previous_response_id: null;
-  store: false;
   background: false;
   truncation: "disabled";
   usage: ResponsesUsage | null;

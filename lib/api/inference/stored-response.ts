@@ -1,0 +1,27 @@
+import { GatewayError } from "../../errors/gateway-error";
+import { jsonResponse } from "../../http/responses";
+import { deleteStoredResponse, findStoredResponse } from "../../responses/stored-responses";
+import type { ApiCall } from "../route-definition";
+
+function responseId(call: ApiCall<"token">): string {
+  const id = call.params.id ?? "";
+  if (!/^resp_[A-Za-z0-9_-]{1,200}$/.test(id))
+    throw new GatewayError("not_found", `response not found: ${id}`);
+  return id;
+}
+
+/** GET /proxy/<token>/v1/responses/:id – a response this token stored, as it was answered. */
+export async function getStoredResponse(call: ApiCall<"token">): Promise<Response> {
+  const id = responseId(call);
+  const row = await findStoredResponse(call.app.database.db, call.principal.id, id);
+  if (!row) throw new GatewayError("not_found", `response not found: ${id}`);
+  return jsonResponse(row.response);
+}
+
+/** DELETE /proxy/<token>/v1/responses/:id – forgets a stored response (only its own token can). */
+export async function deleteResponse(call: ApiCall<"token">): Promise<Response> {
+  const id = responseId(call);
+  const deleted = await deleteStoredResponse(call.app.database.db, call.principal.id, id);
+  if (!deleted) throw new GatewayError("not_found", `response not found: ${id}`);
+  return jsonResponse({ id, object: "response", deleted: true });
+}

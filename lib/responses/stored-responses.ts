@@ -1,0 +1,110 @@
+import { and, eq, gt, lt } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { storedResponses } from "../db/schema";
+import { GatewayError } from "../errors/gateway-error";
+import { log } from "../log";
+
+export interface StorePolicy {
+  retentionDays: number;
+  maxBytes: number;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A Responses `input` as items: a bare string is one user message. */
+function inputItems(input: unknown): unknown[] {
+  if (typeof input === "string") return [{ type: "message", role: "user", content: input }];
+  return Array.isArray(input) ? input : [];
+}
+
+/** A stored response of this token that has not expired, or undefined. */
+export async function findStoredResponse(database: Database, tokenId: string, id: string) {
+  const [row] = await database
+    .select()
+    .from(storedResponses)
+    .where(
+      and(
+        eq(storedResponses.id, id),
+        eq(storedResponses.tokenId, tokenId),
+        gt(storedResponses.expiresAt, new Date()),
+      ),
+    );
+  return row;
+}
+
+/**
+ * A Responses body that names `previous_response_id`, with the stored conversation (its
+ * input, then its output) put before this turn's input. Another token's response, an expired
+ * one or an unknown id is a 404, exactly alike, so ids cannot be probed.
+ */
+export async function withPreviousResponse(
+  database: Database,
+  tokenId: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const previousId = body.previous_response_id;
+  if (previousId === undefined || previousId === null) return body;
+  if (typeof previousId !== "string" || previousId.length > 200) {
+    throw new GatewayError("bad_request", "previous_response_id must be a response id", {
+      param: "previous_response_id",
+    });
+  }
+  const previous = await findStoredResponse(database, tokenId, previousId);
+  if (!previous) {
+    throw new GatewayError("not_found", `previous response not found: ${previousId}`, {
+      param: "previous_response_id",
+    });
+  }
+  const output = Array.isArray(previous.response.output) ? previous.response.output : [];
+  return { ...body, input: [...previous.inputItems, ...output, ...inputItems(body.input)] };
+}
+
+/**
+ * Keeps an answered response for its token. One larger than `maxBytes` (conversation and
+ * answer together) is not kept: it is logged, and reading it later is a 404.
+ */
+export async function storeResponse(
+  database: Database,
+  input: { tokenId: string; requestBody: Record<string, unknown>; response: unknown },
+  policy: StorePolicy,
+): Promise<void> {
+  const { response } = input;
+  if (!isRecord(response) || typeof response.id !== "string" || response.store !== true) return;
+  const items = inputItems(input.requestBody.input);
+  const sizeBytes = Buffer.byteLength(JSON.stringify(items)) + Buffer.byteLength(JSON.stringify(response));
+  if (sizeBytes > policy.maxBytes) {
+    log.warn("response not stored: larger than RESPONSES_MAX_STORED_BYTES", { sizeBytes, id: response.id });
+    return;
+  }
+  await database.insert(storedResponses).values({
+    id: response.id,
+    tokenId: input.tokenId,
+    inputItems: items,
+    response,
+    sizeBytes,
+    expiresAt: new Date(Date.now() + policy.retentionDays * 86_400_000),
+  });
+}
+
+/** Deletes a token's stored response; false when there is none (or it is another token's). */
+export async function deleteStoredResponse(
+  database: Database,
+  tokenId: string,
+  id: string,
+): Promise<boolean> {
+  const deleted = await database
+    .delete(storedResponses)
+    .where(and(eq(storedResponses.id, id), eq(storedResponses.tokenId, tokenId)))
+    .returning({ id: storedResponses.id });
+  return deleted.length > 0;
+}
+
+/** Removes responses past their retention. */
+export async function sweepExpiredResponses(database: Database): Promise<number> {
+  const deleted = await database
+    .delete(storedResponses)
+    .where(lt(storedResponses.expiresAt, new Date()))
+    .returning({ id: storedResponses.id });
+  return deleted.length;
+}
