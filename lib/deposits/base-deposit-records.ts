@@ -60,6 +60,25 @@ export function claimRow(
   };
 }
 
+/** The claim the one EVM transfer writes for a deposit: its row, unique per authorization, and its moves. */
+export function depositClaims(
+  database: Database,
+  depositing: Depositing,
+  input: { authorization: TransferAuthorization; salt: Hex; key: string },
+): TransferClaims<BaseDeposit, "claim_taken"> {
+  return {
+    ...depositRows(database),
+    async write(transaction, rollback) {
+      const [inserted] = await transaction
+        .insert(baseDeposits)
+        .values(claimRow(depositing, input))
+        .onConflictDoNothing({ target: [baseDeposits.network, baseDeposits.authorizationKey] })
+        .returning();
+      return inserted ?? rollback("claim_taken");
+    },
+  };
+}
+
 /** A deposit claim's moves, each only from `pending`, so concurrent finishers agree. */
 export function depositRows(database: Database): Omit<TransferClaims<BaseDeposit, never>, "write"> {
   const pending = (deposit: BaseDeposit) =>

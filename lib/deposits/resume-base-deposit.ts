@@ -23,6 +23,30 @@ import {
  * what it came to; the token is credited once, whoever submitted it.
  */
 
+/**
+ * An authorization seen before: a claim it already has is resumed (undefined when a stale,
+ * unused one was released to be sent anew), and one already used on-chain by someone else is
+ * adopted; undefined when it is new and ours to submit.
+ */
+export async function resumeSeen(
+  database: Database,
+  depositing: Depositing,
+  input: { authorization: TransferAuthorization; salt: Hex; key: string },
+): Promise<BaseDepositOutcome | undefined> {
+  const { services, usdc } = depositing;
+  const existing = await findDeposit(database, services.chain.network, input.key);
+  if (existing) {
+    const resumed = await resumeDeposit(database, depositing, existing);
+    if (resumed.type !== "released") return resumed;
+  }
+  if (await authorizationUsed(services.publicClient, usdc.address, input.authorization)) {
+    // Someone submitted it before us (anyone holding the signed authorization can): the USDC
+    // still went to the deposit address, and the nonce names this token, so credit it once.
+    return adoptSubmitted(database, depositing, input);
+  }
+  return undefined;
+}
+
 /** Another request claimed it first: report what that one has done so far. */
 export async function resumeWinner(
   database: Database,
@@ -44,7 +68,7 @@ export async function resumeWinner(
  * An authorization already used on-chain by a transaction someone else sent: claim it with
  * that transaction (the same unique row, so it is credited once) and let its receipt decide.
  */
-export async function adoptSubmitted(
+async function adoptSubmitted(
   database: Database,
   depositing: Depositing,
   input: { authorization: TransferAuthorization; salt: Hex; key: string },
@@ -75,7 +99,7 @@ const STALE_CLAIM_MS = 120_000;
  * A stale claim without a transaction is settled from the chain: adopted with the transaction
  * that used the authorization, or `released` (deleted) when it is still unused, to be sent anew.
  */
-export async function resumeDeposit(
+async function resumeDeposit(
   database: Database,
   depositing: Depositing,
   deposit: BaseDeposit,

@@ -1,11 +1,9 @@
 import type { Hex } from "viem";
-import { authorizationUsed } from "../chains/evm/authorization-state";
 import { authorizationFault } from "../chains/evm/authorization-terms";
 import { runAuthorizedTransfer } from "../chains/evm/authorized-transfer";
 import { authorizationKey, type TransferAuthorization } from "../chains/evm/eip3009";
 import { settlerSubmitter } from "../chains/evm/settler-submit";
 import type { Database } from "../db/client";
-import { baseDeposits } from "../db/schema";
 import { GatewayError } from "../errors/gateway-error";
 import { log } from "../log";
 import type { TokenRecord } from "../tokens/find-token";
@@ -20,14 +18,12 @@ import {
 import { depositNonce } from "./base-deposit-nonce";
 import {
   type BaseDepositOutcome,
-  claimRow,
   creditDeposit,
   type Depositing,
-  depositRows,
+  depositClaims,
   expectedTransfer,
-  findDeposit,
 } from "./base-deposit-records";
-import { adoptSubmitted, resumeDeposit, resumeWinner } from "./resume-base-deposit";
+import { resumeSeen, resumeWinner } from "./resume-base-deposit";
 
 /**
  * Funds `token` with a USDC transfer the payer signed as an EIP-3009 authorization to the
@@ -58,34 +54,15 @@ export async function submitBaseDeposit(
   if (fault) throw faultRefusal(fault, depositing, authorization);
   const key = authorizationKey(usdc.address, authorization);
 
-  const existing = await findDeposit(database, chain.network, key);
-  if (existing) {
-    const resumed = await resumeDeposit(database, depositing, existing);
-    if (resumed.type !== "released") return resumed;
-  }
-
-  if (await authorizationUsed(services.publicClient, usdc.address, authorization)) {
-    // Someone submitted it before us (anyone holding the signed authorization can): the USDC
-    // still went to the deposit address, and the nonce names this token, so credit it once.
-    return adoptSubmitted(database, depositing, { authorization, salt, key });
-  }
+  const seen = await resumeSeen(database, depositing, { authorization, salt, key });
+  if (seen) return seen;
 
   const outcome = await runAuthorizedTransfer({
     database,
     network: chain.network,
     publicClient: chain.publicClient,
     gasDailyBudgetWei: services.gasDailyBudgetWei,
-    claims: {
-      ...depositRows(database),
-      async write(transaction, rollback: (reason: "claim_taken") => never) {
-        const [inserted] = await transaction
-          .insert(baseDeposits)
-          .values(claimRow(depositing, { authorization, salt, key }))
-          .onConflictDoNothing({ target: [baseDeposits.network, baseDeposits.authorizationKey] })
-          .returning();
-        return inserted ?? rollback("claim_taken");
-      },
-    },
+    claims: depositClaims(database, depositing, { authorization, salt, key }),
     submit: settlerSubmitter({
       publicClient: chain.publicClient,
       wallet: services.wallet,
