@@ -1,7 +1,8 @@
+import { type AgentMessage, parseGatewayFrame } from "@pod-gateway/contracts/agent-protocol";
 import WebSocket from "ws";
 import type { ServedModel } from "./backends";
 import { type AgentIdentity, signNonce } from "./identity";
-import { type JobMessage, RunningJob } from "./jobs";
+import { RunningJob } from "./jobs";
 import type { AgentMetrics } from "./metrics";
 
 export const agentVersion = "0.1.0";
@@ -72,25 +73,25 @@ function connectOnce(
     const jobs = new Map<string, RunningJob>();
     let authenticated = false;
     let heartbeat: NodeJS.Timeout | undefined;
-    const send = (message: Record<string, unknown>) => {
+    const send = (message: AgentMessage) => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
     };
     const onStop = () => ws.close(1000, "agent stopping");
     stop.addEventListener("abort", onStop, { once: true });
 
     ws.on("message", (data) => {
-      let message: Record<string, unknown>;
-      try {
-        message = JSON.parse(data.toString()) as Record<string, unknown>;
-      } catch {
+      const parsed = parseGatewayFrame(data.toString());
+      if (!parsed.ok) {
+        options.log(`ignored a frame from the gateway: ${parsed.violation.reason}`);
         return;
       }
+      const message = parsed.message;
       switch (message.type) {
         case "auth_challenge":
           send({
             type: "auth_response",
             pubkey: options.identity.pubkey,
-            signature: signNonce(options.identity, String(message.nonce)),
+            signature: signNonce(options.identity, message.nonce),
             agent_version: agentVersion,
             ...(options.enrollmentCode && !options.identity.providerId
               ? { enrollment_code: options.enrollmentCode }
@@ -100,8 +101,8 @@ function connectOnce(
         case "auth_ok": {
           authenticated = true;
           metrics.connected = true;
-          metrics.providerId = String(message.provider_id);
-          metrics.hostStatus = String(message.status ?? "unknown");
+          metrics.providerId = message.provider_id;
+          metrics.hostStatus = message.status;
           options.onAuthenticated(metrics.providerId);
           send({
             type: "capabilities",
@@ -122,18 +123,18 @@ function connectOnce(
           return;
         }
         case "auth_failed":
-          options.log(`authentication failed: ${String(message.reason)}`);
+          options.log(`authentication failed: ${message.reason}`);
           return;
         case "capabilities_ack": {
-          metrics.models = (message.accepted as string[]) ?? [];
-          const rejected = (message.rejected as Array<{ model_id: string; reason: string }>) ?? [];
-          metrics.rejected = rejected.map((item) => item.model_id);
-          for (const item of rejected) options.log(`gateway refused ${item.model_id}: ${item.reason}`);
+          metrics.models = message.accepted;
+          metrics.rejected = message.rejected.map((item) => item.model_id);
+          for (const item of message.rejected)
+            options.log(`gateway refused ${item.model_id}: ${item.reason}`);
           options.log(`serving ${metrics.models.join(", ") || "no models"}`);
           return;
         }
         case "job": {
-          const job = message as unknown as JobMessage;
+          const job = message;
           const model = options.models.find((item) => item.modelId === job.model_id);
           if (!model) {
             send({
@@ -169,15 +170,13 @@ function connectOnce(
           return;
         }
         case "job_cancel":
-          jobs.get(String(message.job_id))?.cancel();
+          jobs.get(message.job_id)?.cancel();
           return;
         case "job_pause":
-          jobs.get(String(message.job_id))?.pause();
+          jobs.get(message.job_id)?.pause();
           return;
         case "job_resume":
-          jobs.get(String(message.job_id))?.resume();
-          return;
-        default:
+          jobs.get(message.job_id)?.resume();
           return;
       }
     });

@@ -1,14 +1,8 @@
+import type { AgentMessage, JobMessage } from "@pod-gateway/contracts/agent-protocol";
 import { backendHeaders, type ServedModel, serverRoot } from "./backends";
 
-export interface JobMessage {
-  job_id: string;
-  model_id: string;
-  request: Record<string, unknown>;
-  format: "openai" | "anthropic";
-  deadline_ms: number;
-}
-
-export type Send = (message: Record<string, unknown>) => void;
+/** Sends one frame to the gateway: typed by the protocol module the gateway parses with. */
+export type Send = (message: AgentMessage) => void;
 
 /** One job at the backend: bytes go back unchanged as they arrive, paused while the gateway asks. */
 export class RunningJob {
@@ -70,7 +64,7 @@ export class RunningJob {
         type: "job_error",
         job_id: job.job_id,
         error_code: timeout ? "backend_timeout" : model.engine ? "internal" : "backend_unreachable",
-        message: error instanceof Error ? error.message : "backend unreachable",
+        message: (error instanceof Error ? error.message : "backend unreachable").slice(0, 2000),
         tokens_emitted: 0,
       });
       return "failed";
@@ -111,7 +105,7 @@ export class RunningJob {
           ...(first
             ? {
                 status: response.status,
-                content_type: response.headers.get("content-type") ?? "application/json",
+                content_type: headerValue(response.headers.get("content-type")),
               }
             : {}),
         });
@@ -123,7 +117,7 @@ export class RunningJob {
         type: "job_error",
         job_id: job.job_id,
         error_code: "backend_timeout",
-        message: error instanceof Error ? error.message : "backend stream failed",
+        message: (error instanceof Error ? error.message : "backend stream failed").slice(0, 2000),
       });
       return "failed";
     }
@@ -134,4 +128,10 @@ export class RunningJob {
     send({ type: "job_done", job_id: job.job_id, duration_ms: Date.now() - started });
     return "done";
   }
+}
+
+/** The backend's content type as the protocol carries it: printable ASCII, or JSON's when it has none. */
+function headerValue(contentType: string | null): string {
+  const value = (contentType ?? "").replace(/[^\t\x20-\x7e]/g, "").slice(0, 200);
+  return value === "" ? "application/json" : value;
 }

@@ -1,7 +1,7 @@
+import type { CapabilitiesMessage } from "@pod-gateway/contracts/agent-protocol";
 import type { CatalogIndex } from "../catalog/catalog-index";
 import { centralizedCap } from "../routing/price-cap";
 import { resolveModel } from "../routing/resolve-model";
-import type { CapabilitiesMessage } from "./agent-protocol";
 import type { MarketplaceOffer } from "./registry";
 
 export interface CapabilitiesVerdict {

@@ -1,6 +1,6 @@
+import type { GatewayMessage } from "@pod-gateway/contracts/agent-protocol";
 import { describe, expect, it } from "vitest";
 import { AgentJobs } from "./agent-jobs";
-import type { GatewayMessage } from "./agent-protocol";
 
 const offer = {
   providerId: "p1",

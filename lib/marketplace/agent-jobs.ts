@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { GatewayMessage } from "@pod-gateway/contracts/agent-protocol";
 import { log } from "../log";
-import type { GatewayMessage } from "./agent-protocol";
 import type { AgentTransport } from "./agent-transport";
 
 const missedDeadline = "the agent missed the job deadline";
@@ -17,7 +17,21 @@ export interface AgentJobsOptions {
   deadlineMs: number;
   /** Bytes queued for one slow caller before the agent is asked to pause that job. */
   highWaterMarkBytes?: number;
+  /** The agent broke the protocol on a job; `fatal` when the connection cannot be trusted any more. */
+  onViolation?(violation: JobViolation): void;
 }
+
+export interface JobViolation {
+  jobId: string;
+  reason: string;
+  /** A frame for a job this connection was never given: the agent is answering blind. */
+  fatal: boolean;
+}
+
+/** How a job ended, remembered a while so late frames can be told from frames for jobs never sent. */
+type Ending = "done" | "ended";
+/** Ended job ids remembered per connection. */
+const rememberedEndings = 1024;
 
 /** Past this many times the high-water mark the socket itself stops being read. */
 const hardLimitFactor = 8;
@@ -32,6 +46,7 @@ interface Job {
   deadline: NodeJS.Timeout;
   pausedByUs: boolean;
   ended: boolean;
+  onAgentTokens: ((tokens: Record<string, number>) => void) | undefined;
   cleanup(): void;
 }
 
@@ -52,6 +67,8 @@ export class AgentJobError extends Error {
  */
 export class AgentJobs {
   readonly #jobs = new Map<string, Job>();
+  readonly #endings = new Map<string, Ending>();
+  readonly #onViolation: ((violation: JobViolation) => void) | undefined;
   readonly #channel: JobChannel;
   readonly #deadlineMs: number;
   readonly #highWaterMark: number;
@@ -61,10 +78,15 @@ export class AgentJobs {
     this.#channel = channel;
     this.#deadlineMs = options.deadlineMs;
     this.#highWaterMark = options.highWaterMarkBytes ?? 256 * 1024;
+    this.#onViolation = options.onViolation;
   }
 
   get size(): number {
     return this.#jobs.size;
+  }
+
+  has(jobId: string): boolean {
+    return this.#jobs.has(jobId);
   }
 
   readonly transport: AgentTransport = (offer, body, options) =>
@@ -73,11 +95,13 @@ export class AgentJobs {
         reject(options.signal.reason instanceof Error ? options.signal.reason : new Error("aborted"));
         return;
       }
-      let request: unknown;
+      let request: Record<string, unknown>;
       try {
-        request = JSON.parse(body);
+        const parsed: unknown = JSON.parse(body);
+        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error();
+        request = parsed as Record<string, unknown>;
       } catch {
-        reject(new Error("job body is not JSON"));
+        reject(new Error("job body is not a JSON object"));
         return;
       }
       const id = randomUUID();
@@ -95,6 +119,7 @@ export class AgentJobs {
         ),
         pausedByUs: false,
         ended: false,
+        onAgentTokens: options.onAgentTokens,
         cleanup: () => options.signal.removeEventListener("abort", onAbort),
       };
       options.signal.addEventListener("abort", onAbort, { once: true });
@@ -110,9 +135,9 @@ export class AgentJobs {
     });
 
   chunk(jobId: string, data: Buffer, status?: number, contentType?: string): void {
-    const job = this.#jobs.get(jobId);
-    if (!job || job.ended) return;
-    if (!job.started) this.#start(job, status ?? 200, contentType ?? job.contentType);
+    const job = this.#live(jobId, "job_chunk");
+    if (!job) return;
+    if (!job.started && !this.#start(job, status ?? 200, contentType ?? job.contentType)) return;
     if (data.length === 0 || !job.controller) return;
     job.controller.enqueue(new Uint8Array(data));
     const desired = job.controller.desiredSize ?? 0;
@@ -127,15 +152,26 @@ export class AgentJobs {
   }
 
   done(jobId: string, tokens: Record<string, number> | undefined): void {
-    const job = this.#jobs.get(jobId);
+    const job = this.#live(jobId, "job_done");
     if (!job) return;
-    if (tokens) log.debug("agent job done", { job_id: jobId, agent_tokens: tokens });
-    if (!job.started) this.#start(job, 200, job.contentType);
-    this.#finish(job);
+    if (tokens) {
+      log.debug("agent job done", { job_id: jobId, agent_tokens: tokens });
+      job.onAgentTokens?.(tokens);
+    }
+    if (!job.started && !this.#start(job, 200, job.contentType)) return;
+    this.#finish(job, "done");
     job.controller?.close();
   }
 
+  /** A frame naming this job failed the protocol schema: the job fails cleanly, the agent is told. */
+  malformed(jobId: string, reason: string): void {
+    if (!this.#jobs.has(jobId)) return;
+    this.#onViolation?.({ jobId, reason: `malformed frame: ${reason}`, fatal: false });
+    this.#cancel(jobId, new AgentJobError("protocol_error", `the agent sent a malformed frame (${reason})`));
+  }
+
   error(jobId: string, code: string, message: string): void {
+    if (!this.#live(jobId, "job_error")) return;
     // The agent times its backend out with the deadline this gateway sent it, so its timer
     // and ours race: either way the caller is told the same thing.
     const told = code === "backend_timeout" ? missedDeadline : `agent job failed (${code}): ${message}`;
@@ -147,7 +183,27 @@ export class AgentJobs {
     for (const id of [...this.#jobs.keys()]) this.#fail(id, new AgentJobError("disconnected", reason), false);
   }
 
-  #start(job: Job, status: number, contentType: string): void {
+  /**
+   * The job a frame is for, if it is still running. Frames for a job that ended are dropped (after
+   * the agent's own job_done they are a violation; after a cancel they are the race it is); a frame
+   * for a job never sent on this connection is a fatal violation.
+   */
+  #live(jobId: string, type: string): Job | undefined {
+    const job = this.#jobs.get(jobId);
+    if (job && !job.ended) return job;
+    const ending = this.#endings.get(jobId);
+    if (ending === "done") this.#onViolation?.({ jobId, reason: `${type} after job_done`, fatal: false });
+    else if (ending === undefined)
+      this.#onViolation?.({
+        jobId,
+        reason: `${type} for a job this connection was never given`,
+        fatal: true,
+      });
+    return undefined;
+  }
+
+  /** The job's Response, once its first chunk came; false when the agent's status or headers cannot make one. */
+  #start(job: Job, status: number, contentType: string): boolean {
     job.started = true;
     const stream = new ReadableStream<Uint8Array>(
       {
@@ -165,7 +221,25 @@ export class AgentJobs {
       },
       { highWaterMark: this.#highWaterMark, size: (chunk) => chunk.byteLength },
     );
-    job.resolve(new Response(stream, { status, headers: { "content-type": contentType } }));
+    let response: Response;
+    try {
+      response = new Response(stream, { status, headers: { "content-type": contentType } });
+    } catch (error) {
+      // The schema bounds both already; this keeps a throw out of the socket handler regardless.
+      job.started = false;
+      this.#onViolation?.({
+        jobId: job.id,
+        reason: "a first chunk no HTTP response can carry",
+        fatal: false,
+      });
+      this.#cancel(
+        job.id,
+        new AgentJobError("protocol_error", `the agent's reply is not a valid response (${String(error)})`),
+      );
+      return false;
+    }
+    job.resolve(response);
+    return true;
   }
 
   #cancel(jobId: string, error: AgentJobError): void {
@@ -181,8 +255,13 @@ export class AgentJobs {
     else job.controller?.error(error);
   }
 
-  #finish(job: Job): void {
+  #finish(job: Job, ending: Ending = "ended"): void {
     job.ended = true;
+    this.#endings.set(job.id, ending);
+    if (this.#endings.size > rememberedEndings) {
+      const oldest = this.#endings.keys().next();
+      if (!oldest.done) this.#endings.delete(oldest.value);
+    }
     clearTimeout(job.deadline);
     job.cleanup();
     this.#jobs.delete(job.id);
@@ -199,6 +278,6 @@ export class AgentJobs {
   }
 }
 
-function isStreamRequest(request: unknown): boolean {
-  return typeof request === "object" && request !== null && (request as { stream?: unknown }).stream === true;
+function isStreamRequest(request: Record<string, unknown>): boolean {
+  return request.stream === true;
 }

@@ -94,6 +94,9 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
     if (!connection || !live) throw new Error("marketplace provider is no longer connected");
     if (live.freeSlots < 1) throw new Error("marketplace provider has no free capacity");
     const release = this.#acquire(connection, offer.modelId);
+    // Whatever happens to the body (read to its end, abandoned, errored), the slot is freed
+    // once the job's request is aborted: a relay that gives up on an agent aborts it.
+    options.signal.addEventListener("abort", release, { once: true });
     try {
       const response = await connection.input.transport(offer, body, options);
       return releaseWhenDone(response, release);

@@ -1,12 +1,18 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
+import {
+  type AgentMessage,
+  closeCodes,
+  type GatewayMessage,
+  parseAgentFrame,
+} from "@pod-gateway/contracts/agent-protocol";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { AppContext } from "../app-context";
 import { log } from "../log";
+import { recordTrustEvents } from "../trust/trust-events";
 import { bindAgent } from "./agent-binding";
 import { reviewCapabilities } from "./agent-capabilities";
-import { AgentJobs } from "./agent-jobs";
-import { type AgentMessage, closeCodes, type GatewayMessage, parseAgentMessage } from "./agent-protocol";
+import { AgentJobs, type JobViolation } from "./agent-jobs";
 import { decodeAgentPubkey, newAuthNonce, verifyNonceSignature } from "./agent-signature";
 import type { AgentConnectionHandle } from "./registry";
 
@@ -16,6 +22,8 @@ const providerConnectPath = "/provider/connect";
 const authTimeoutMs = 10_000;
 /** Job frames carry base64 backend bytes; anything bigger is not a sane chunk. */
 const maxFrameBytes = 4 * 1024 * 1024;
+/** Malformed frames that name no running job tolerated per connection before it is closed. */
+const maxStrayViolations = 3;
 
 /**
  * Serves provider agents on `server`'s upgrade path: `GET /provider/connect` becomes a
@@ -54,13 +62,32 @@ function runAgentSession(app: AppContext, ws: WebSocket): void {
   let handle: AgentConnectionHandle | undefined;
   let replaced = false;
   let reannouncing = false;
+  let strayViolations = 0;
+  const violate = (violation: JobViolation) => {
+    if (providerId)
+      recordTrustEvents(app.database.db, providerId, [
+        {
+          kind: "protocol_violation",
+          detail: violation.reason,
+          evidence: { job_id: violation.jobId },
+        },
+      ]).catch(() => undefined);
+    const stray = !jobs.has(violation.jobId);
+    if (violation.fatal || (stray && ++strayViolations > maxStrayViolations)) {
+      log.warn("provider agent broke the protocol: disconnected", {
+        provider: providerId,
+        reason: violation.reason,
+      });
+      ws.close(closeCodes.protocolError, violation.reason.slice(0, 120));
+    }
+  };
   const jobs = new AgentJobs(
     {
       send: (message) => send(ws, message),
       pauseReading: () => ws.pause(),
       resumeReading: () => ws.resume(),
     },
-    { deadlineMs: app.env.PROVIDER_JOB_DEADLINE_MS },
+    { deadlineMs: app.env.PROVIDER_JOB_DEADLINE_MS, onViolation: violate },
   );
   const authTimer = setTimeout(() => ws.close(closeCodes.authTimeout, "no auth_response"), authTimeoutMs);
   send(ws, { type: "auth_challenge", nonce: nonce.toString("base64") });
@@ -149,8 +176,15 @@ function runAgentSession(app: AppContext, ws: WebSocket): void {
 
   ws.on("message", (data, isBinary) => {
     if (isBinary) return;
-    const message = parseAgentMessage(Buffer.isBuffer(data) ? data.toString("utf8") : String(data));
-    if (message) onMessage(message);
+    const parsed = parseAgentFrame(Buffer.isBuffer(data) ? data.toString("utf8") : String(data));
+    if (parsed.ok) {
+      onMessage(parsed.message);
+      return;
+    }
+    if (!providerId) return;
+    const { jobId, reason } = parsed.violation;
+    if (jobId !== undefined && jobs.has(jobId)) jobs.malformed(jobId, reason);
+    else violate({ jobId: jobId ?? "", reason: `malformed frame: ${reason}`, fatal: false });
   });
   ws.on("close", () => {
     clearTimeout(authTimer);

@@ -7,6 +7,8 @@ import type { Candidate, UpstreamOperation } from "../routing/candidate";
 export interface DispatchSuccess {
   candidate: Candidate;
   response: Response;
+  /** The body sent to this candidate: what the gateway meters the prompt from. */
+  body: string;
   /** Aborts the upstream request (client went away). */
   abort(): void;
 }
@@ -20,6 +22,7 @@ export interface FailoverOptions {
   buildBody(candidate: Candidate): string;
   /** Defaults to a generation; every candidate given must support the operation. */
   operation?: UpstreamOperation;
+  onAgentTokens?(tokens: Record<string, number>): void;
   onAttemptFailed?(candidate: Candidate, reason: string, elapsedMs: number): void;
   onAttemptSucceeded?(candidate: Candidate, elapsedMs: number): void;
 }
@@ -62,10 +65,12 @@ export async function dispatchWithFailover(
     }, options.headersTimeoutMs);
     const started = performance.now();
     try {
-      const response = await candidate.dispatch(options.buildBody(candidate), {
+      const body = options.buildBody(candidate);
+      const response = await candidate.dispatch(body, {
         signal: controller.signal,
         forwardHeaders: options.forwardHeaders,
         ...(options.operation ? { operation: options.operation } : {}),
+        ...(options.onAgentTokens ? { onAgentTokens: options.onAgentTokens } : {}),
       });
       clearTimeout(timer);
       if (response.ok) {
@@ -73,6 +78,7 @@ export async function dispatchWithFailover(
         return {
           candidate,
           response,
+          body,
           abort: () => {
             options.signal.removeEventListener("abort", onAbort);
             controller.abort();

@@ -51,7 +51,7 @@ export async function handleTokenInference(
       model: prepared.model,
       candidates,
       reservation,
-      chargeBeyondHold: true,
+      maxInputTokens: prepared.inputTokens,
     });
   } catch (error) {
     await releaseReservation(app, record.accountId, reservation.hold);

@@ -5,19 +5,30 @@ import {
   translateRequest,
   translateResponse,
   translateResponseToResponsesStream,
+  translateStreamedResponse,
 } from "../dialects/translate";
 import { GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { BufferedResponse } from "../http/buffered-response";
 import { StreamedResponse } from "../http/streamed-response";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
-import type { Usage } from "../pricing/cost";
 import { NodeBodyResponse } from "../providers/node-body-response";
 import type { Candidate } from "../routing/candidate";
+import { recordFindings } from "../trust/record-findings";
+import { estimateRunningUsage, type MeterInput, meterUsage, tokenizerFamilyOf } from "../usage/meter-usage";
+import type { RelayedContent } from "../usage/relayed-content";
 import type { StreamUsageTap } from "../usage/stream-usage-tap";
-import { usageFromResponseBody } from "../usage/usage-from-body";
+import { loadedTokenizer } from "../usage/tokenizer";
+import type { UsageClaim } from "../usage/usage-claim";
+import {
+  claimFromBody,
+  contentFromBody,
+  isEventStream,
+  rawContent,
+  tapWholeStream,
+} from "../usage/usage-from-body";
 import { dispatchWithFailover } from "./dispatch-with-failover";
-import { approximatePromptTokens, type InferenceRequest } from "./inference-request";
+import type { InferenceRequest } from "./inference-request";
 import { runningCountJournal } from "./journal-running-count";
 import { readUpstreamBody } from "./read-upstream-body";
 import type { Reservation } from "./reserve";
@@ -31,8 +42,8 @@ export interface ReservedRequest {
   model: CatalogModel;
   candidates: Candidate[];
   reservation: Reservation;
-  /** Prepaid tokens: a cost past the hold is charged from the free balance; x402 stays within the cap. */
-  chargeBeyondHold: boolean;
+  /** The prompt tokens the hold priced: the most input the meter ever bills. */
+  maxInputTokens: number;
 }
 
 const outputLimitFields = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
@@ -129,16 +140,6 @@ function proxyHeaders(
   };
 }
 
-/** Usage when the upstream never reported it (an aborted stream): the prompt estimate and the deltas seen. */
-function estimatedUsage(inference: InferenceRequest, outputDeltas: number): Usage {
-  return {
-    inputTokens: approximatePromptTokens(inference),
-    outputTokens: outputDeltas,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-  };
-}
-
 /**
  * A non-streamed body in the caller's dialect, reporting the model the caller asked for.
  * Same dialect and same model id: the upstream's bytes, untouched.
@@ -167,7 +168,13 @@ export async function serveReserved(
 ): Promise<Response> {
   const forwardHeaders = forwardedHeaders(request.headers);
   const { health } = app.routing;
+  let agentTokens: Record<string, number> | undefined;
+  // A marketplace job is metered with the tokenizer: start loading it while the job runs.
+  if (reserved.candidates.some((candidate) => candidate.route === "marketplace")) loadedTokenizer();
   const success = await dispatchWithFailover(reserved.candidates, {
+    onAgentTokens: (tokens) => {
+      agentTokens = tokens;
+    },
     signal: request.signal,
     forwardHeaders,
     headersTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
@@ -196,10 +203,21 @@ export async function serveReserved(
     hold: reserved.reservation.hold,
     candidate,
     model: reserved.model.id,
-    chargeBeyondHold: reserved.chargeBeyondHold,
   };
-  const settle = (usage: Usage, outcome: RequestOutcome) =>
-    settleRequest(app, { ...settlement, usage, outcome });
+  const meterInput = (claim: UsageClaim, content: () => RelayedContent): MeterInput => ({
+    family: tokenizerFamilyOf(reserved.model),
+    trusted: candidate.route !== "marketplace",
+    forwardedBody: success.body,
+    maxInputTokens: reserved.maxInputTokens,
+    maxOutputTokens: reserved.reservation.maxOutputTokens * inference.choices,
+    claim,
+    content,
+  });
+  const settle = async (metering: MeterInput, outcome: RequestOutcome) => {
+    const metered = await meterUsage({ ...metering, agentTokens });
+    await recordFindings(app, candidate, reserved.requestId, metered.findings, agentTokens);
+    return settleRequest(app, { ...settlement, usage: metered.usage, outcome });
+  };
 
   const contentType = response.headers.get("content-type") ?? "application/json";
   const upstreamBody = response instanceof NodeBodyResponse ? response.nodeBody : response.body;
@@ -221,7 +239,7 @@ export async function serveReserved(
       ...(journalRunningCount
         ? {
             onProgress: (tap: StreamUsageTap) =>
-              journalRunningCount(tap.billableUsage() ?? estimatedUsage(inference, tap.deltaCount)),
+              journalRunningCount(estimateRunningUsage(meterInput(tap.claim, () => tap.content))),
           }
         : {}),
       upstream: upstreamBody,
@@ -233,8 +251,14 @@ export async function serveReserved(
       abortUpstream: success.abort,
       idleTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
       writeTimeoutMs: app.env.STREAM_WRITE_TIMEOUT_MS,
+      ...(candidate.route === "marketplace"
+        ? { outputLimit: reserved.reservation.maxOutputTokens * inference.choices }
+        : {}),
       onEnd: async (tap, outcome) => {
-        await settle(tap.billableUsage() ?? estimatedUsage(inference, tap.deltaCount), outcome);
+        await settle(
+          meterInput(tap.claim, () => tap.content),
+          outcome,
+        );
       },
     });
 
@@ -253,6 +277,35 @@ export async function serveReserved(
     maxBytes: app.env.MAX_UPSTREAM_BODY_BYTES,
     abort: success.abort,
   });
+  // An upstream that streams to a call that asked for one piece: read as the stream it is.
+  if (!inference.stream && isEventStream(contentType, text)) {
+    const tap = tapWholeStream(candidate.dialect, text);
+    const metering = meterInput(tap.claim, () => tap.content);
+    let body: string;
+    try {
+      body = JSON.stringify(
+        translateStreamedResponse(
+          candidate.dialect,
+          inference.dialect,
+          text,
+          inference.model,
+          inference.body,
+        ),
+      );
+    } catch (error) {
+      await settle(metering, "upstream_error");
+      throw error;
+    }
+    const settled = await settle(metering, "completed");
+    return new BufferedResponse(body, {
+      status: response.status,
+      headers: {
+        "content-type": "application/json",
+        ...proxyHeaders(reserved, candidate, settled.availableAfter),
+        "x-pod-cost-microunits": settled.charged.toString(),
+      },
+    });
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -260,8 +313,13 @@ export async function serveReserved(
     parsed = undefined;
   }
   const body = callerBody(reserved, candidate, text, parsed);
-  const usage = usageFromResponseBody(candidate.dialect, parsed) ?? estimatedUsage(inference, 0);
-  const settled = await settle(usage, "completed");
+  const claim = claimFromBody(candidate.dialect, parsed);
+  const settled = await settle(
+    meterInput(claim, () =>
+      parsed === undefined ? rawContent(text) : contentFromBody(candidate.dialect, parsed),
+    ),
+    "completed",
+  );
   return new BufferedResponse(body, {
     status: response.status,
     headers: {

@@ -21,9 +21,13 @@ export interface SettleRequestInput {
   model: string;
   usage: Usage;
   outcome: RequestOutcome;
-  /** Prepaid: charge past the hold from the free balance; x402: never past the paid cap. */
-  chargeBeyondHold: boolean;
 }
+
+/**
+ * Never past the hold, on any route: the meter caps usage at the limits the hold was sized
+ * for, so a charge above it would mean the meter is wrong, and the hold is the promise.
+ */
+const chargeBeyondHold = false;
 
 /** Provider share of marketplace and relay revenue, in percent; the treasury keeps the rest. */
 const providerSharePercent = 80n;
@@ -109,14 +113,14 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
     settled = await app.leases.settle(
       { ...shared, requestId: input.requestId, usageRecord },
       input.hold.amount,
-      input.chargeBeyondHold,
+      chargeBeyondHold,
     );
   } else {
     app.holds.forget(input.hold.id);
     settled = await settleInference(database, {
       ...shared,
       holdId: input.hold.id,
-      chargeBeyondHold: input.chargeBeyondHold,
+      chargeBeyondHold,
       idempotencyKey: `inference:${input.requestId}`,
       usageRecord: { requestId: input.requestId, ...usageRecord },
     });

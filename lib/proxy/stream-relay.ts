@@ -4,7 +4,9 @@ import { encodeSseFrame } from "../dialects/translate/sse";
 import { type ChunkSource, webStreamOf } from "../http/streamed-response";
 import { log } from "../log";
 import { createSseDecoder } from "../sse/sse-decoder";
+import { outputBound } from "../usage/meter-usage";
 import { StreamUsageTap } from "../usage/stream-usage-tap";
+import { loadedTokenizer } from "../usage/tokenizer";
 import type { RequestOutcome } from "./settle-request";
 
 export interface RelayStreamOptions {
@@ -21,6 +23,11 @@ export interface RelayStreamOptions {
   idleTimeoutMs: number;
   /** A client that takes nothing for this long is cut off (upstream aborted, usage so far billed). */
   writeTimeoutMs: number;
+  /**
+   * Marketplace streams: the output limit forwarded (times `n`). An agent that streams well past
+   * it is cut off with an in-band error; the bill is capped at the limit either way.
+   */
+  outputLimit?: number;
   /** Runs exactly once, after the last byte is produced and before the response ends. */
   onEnd(tap: StreamUsageTap, outcome: RequestOutcome): Promise<void>;
   /** Runs after each chunk is taken by the client (journal-running-count.ts throttles it). */
@@ -33,16 +40,22 @@ class UpstreamIdleError extends Error {
   override readonly name = "UpstreamIdleError";
 }
 
+/** A web stream's chunks; a consumer that stops early cancels the stream (the agent job behind it ends). */
 async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   const reader = stream.getReader();
+  let finished = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return;
+      if (done) {
+        finished = true;
+        return;
+      }
       yield value;
     }
   } finally {
-    reader.releaseLock();
+    if (finished) reader.releaseLock();
+    else reader.cancel().catch(() => undefined);
   }
 }
 
@@ -119,6 +132,18 @@ export function relayStream(options: RelayStreamOptions): ChunkSource {
     finish(outcome).catch(() => undefined);
   };
 
+  // No tokenizer yields more tokens than bytes: below the bound in bytes nothing is counted,
+  // and past it the content is counted again only after it grew by a quarter.
+  const limit = options.outputLimit === undefined ? undefined : outputBound(options.outputLimit);
+  let nextCountAt = limit ?? Number.POSITIVE_INFINITY;
+  const pastLimit = (): boolean => {
+    if (limit === undefined || tap.content.bytes <= nextCountAt) return false;
+    const tokenizer = loadedTokenizer();
+    if (!tokenizer) return false;
+    nextCountAt = Math.ceil(tap.content.bytes * 1.25);
+    return tokenizer.isWithinTokenLimit(tap.content.text(), limit) === false;
+  };
+
   async function* relay(): AsyncGenerator<Uint8Array> {
     // Armed while a chunk waits for the client to take it: a client that stopped reading
     // (its socket full) never takes it, and is cut off.
@@ -137,6 +162,16 @@ export function relayStream(options: RelayStreamOptions): ChunkSource {
         }
         if (stoppedBy) return;
         if (step.done) break;
+        if (pastLimit()) {
+          log.warn("a marketplace stream ran past the output limit it was given: cut off", { limit });
+          options.abortUpstream();
+          yield* inBandError(
+            "upstream_error",
+            "the provider exceeded the output limit the gateway forwarded: the response is cut off",
+          );
+          await finish("upstream_error");
+          return;
+        }
         writeTimer = setTimeout(() => {
           log.warn("client stopped reading its stream: cut off", { writeTimeoutMs: options.writeTimeoutMs });
           stop("client_stalled");

@@ -9,6 +9,8 @@ export interface DispatchOptions {
   forwardHeaders: Record<string, string>;
   /** What to ask of the upstream: a generation (default) or Anthropic's token count. */
   operation?: UpstreamOperation;
+  /** A marketplace agent's own token counts (its job_done): compared with the gateway's, never billed. */
+  onAgentTokens?(tokens: Record<string, number>): void;
 }
 
 export type UpstreamOperation = "generate" | "count_tokens" | "embeddings";

@@ -1,106 +1,140 @@
 import type { Dialect } from "../dialects/dialect";
-import type { Usage } from "../pricing/cost";
-import { normalizeUsage } from "./usage-from-body";
+import { mergeAnthropicUsage, readAnthropicUsageFields } from "../dialects/usage/anthropic-messages-usage";
+import { readOpenaiChatUsage } from "../dialects/usage/openai-chat-usage";
+import { emptyUsage } from "../pricing/cost";
+import { RelayedContent } from "./relayed-content";
+import { absentClaim, claimOf, type UsageClaim } from "./usage-claim";
 
 export interface FrameVerdict {
   /** The frame is the usage-only chunk the gateway asked for on the caller's behalf. */
   injectedUsageChunk: boolean;
 }
 
-/**
- * Watches a stream's frames for usage, the terminal event and an in-band error, without
- * changing them. JSON is only parsed for frames that can carry what we need.
- */
-export class StreamUsageTap {
-  readonly dialect: Dialect;
-  usage: Usage | undefined;
-  /** Content deltas seen: the fallback estimate of output tokens if no usage ever arrives. */
-  deltaCount = 0;
-  sawTerminal = false;
-  upstreamError: string | undefined;
+type Json = Record<string, unknown>;
 
-  /** Anthropic: message_delta reported the output count (message_start's is a placeholder). */
-  #outputReported = false;
-
-  constructor(dialect: Dialect) {
-    this.dialect = dialect;
-  }
-
-  /**
-   * The usage to bill. An Anthropic stream that ended before its message_delta (client
-   * abort, upstream cut, stall) only has message_start's placeholder output count, so the
-   * deltas seen stand in for it, as they do for an OpenAI stream that never sent usage.
-   */
-  billableUsage(): Usage | undefined {
-    const usage = this.usage;
-    if (!usage || this.dialect !== "anthropic" || this.#outputReported) return usage;
-    return { ...usage, outputTokens: Math.max(usage.outputTokens, this.deltaCount) };
-  }
-
-  inspect(message: { event?: string | undefined; data: string }): FrameVerdict {
-    const { event, data } = message;
-    return this.dialect === "openai" ? this.#inspectOpenAI(data) : this.#inspectAnthropic(event, data);
-  }
-
-  #inspectOpenAI(data: string): FrameVerdict {
-    if (data === "[DONE]") {
-      this.sawTerminal = true;
-      return { injectedUsageChunk: false };
-    }
-    if (data.includes('"delta"')) this.deltaCount += 1;
-    const mayCarry = data.includes('"usage"') || data.includes('"error"');
-    if (!mayCarry) return { injectedUsageChunk: false };
-    const chunk = safeParse(data);
-    if (!chunk) return { injectedUsageChunk: false };
-    if (chunk.error) this.upstreamError = errorMessage(chunk.error);
-    const usage = normalizeUsage("openai", chunk.usage);
-    if (!usage) return { injectedUsageChunk: false };
-    this.usage = usage;
-    const choices = chunk.choices;
-    return { injectedUsageChunk: Array.isArray(choices) && choices.length === 0 };
-  }
-
-  #inspectAnthropic(event: string | undefined, data: string): FrameVerdict {
-    if (event === "content_block_delta") {
-      this.deltaCount += 1;
-      return { injectedUsageChunk: false };
-    }
-    if (event === "message_stop") this.sawTerminal = true;
-    if (event === "error") this.upstreamError = errorMessage(safeParse(data)?.error);
-    if (event !== "message_start" && event !== "message_delta") return { injectedUsageChunk: false };
-    const payload = safeParse(data);
-    const raw =
-      event === "message_start"
-        ? (payload?.message as Record<string, unknown> | undefined)?.usage
-        : payload?.usage;
-    const update = normalizeUsage("anthropic", raw);
-    if (!update) return { injectedUsageChunk: false };
-    if (event === "message_delta" && typeof (raw as Record<string, unknown>).output_tokens === "number")
-      this.#outputReported = true;
-    // message_delta repeats or extends the counts of message_start; keep the largest of each.
-    const previous = this.usage;
-    this.usage = previous
-      ? {
-          inputTokens: Math.max(previous.inputTokens, update.inputTokens),
-          outputTokens: Math.max(previous.outputTokens, update.outputTokens),
-          cacheReadTokens: Math.max(previous.cacheReadTokens, update.cacheReadTokens),
-          cacheWriteTokens: Math.max(previous.cacheWriteTokens, update.cacheWriteTokens),
-        }
-      : update;
-    return { injectedUsageChunk: false };
-  }
+function record(value: unknown): Json | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 }
 
-function safeParse(data: string): Record<string, unknown> | undefined {
+function parse(data: string): Json | undefined {
   try {
-    const value: unknown = JSON.parse(data);
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+    return record(JSON.parse(data));
   } catch {
     return undefined;
   }
 }
 
 function errorMessage(error: unknown): string {
-  if (typeof error === "object" && error !== null && "message" in error) return String(error.message);
-  return "upstream error";
+  const message = record(error)?.message;
+  return typeof message === "string" ? message.slice(0, 500) : "upstream error";
+}
+
+/**
+ * Watches a stream's frames without changing them: the usage it claims (through the same
+ * bounded readers translation uses), the content it carries to the caller (what the gateway
+ * meters), the terminal event and an in-band error.
+ */
+export class StreamUsageTap {
+  readonly dialect: Dialect;
+  claim: UsageClaim = absentClaim;
+  readonly content = new RelayedContent();
+  sawTerminal = false;
+  upstreamError: string | undefined;
+
+  constructor(dialect: Dialect) {
+    this.dialect = dialect;
+  }
+
+  inspect(message: { event?: string | undefined; data: string }): FrameVerdict {
+    return this.dialect === "openai"
+      ? this.#inspectOpenAI(message.event, message.data)
+      : this.#inspectAnthropic(message.event, message.data);
+  }
+
+  #inspectOpenAI(event: string | undefined, data: string): FrameVerdict {
+    if (data.trim() === "[DONE]") {
+      this.sawTerminal = true;
+      return { injectedUsageChunk: false };
+    }
+    const chunk = parse(data);
+    if (!chunk) return { injectedUsageChunk: false };
+    if (event === "error" || chunk.error !== undefined) this.upstreamError = errorMessage(chunk.error);
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    for (const choice of choices) this.#openAIDelta(record(record(choice)?.delta));
+    if (chunk.usage === undefined || chunk.usage === null) return { injectedUsageChunk: false };
+    // A bad figure in any chunk makes the whole claim one the meter will not take.
+    if (this.claim.type !== "invalid") this.claim = claimOf(readOpenaiChatUsage(chunk.usage));
+    return { injectedUsageChunk: choices.length === 0 };
+  }
+
+  #openAIDelta(delta: Json | undefined): void {
+    if (!delta) return;
+    this.content.add(delta.content);
+    this.content.add(delta.reasoning_content);
+    this.content.add(delta.reasoning);
+    this.content.add(delta.refusal);
+    if (!Array.isArray(delta.tool_calls)) return;
+    for (const call of delta.tool_calls) {
+      const fn = record(record(call)?.function);
+      if (typeof record(call)?.id === "string") this.content.toolCalls += 1;
+      this.content.add(fn?.name);
+      this.content.add(fn?.arguments);
+    }
+  }
+
+  #inspectAnthropic(event: string | undefined, data: string): FrameVerdict {
+    const payload = parse(data);
+    const type = event ?? (typeof payload?.type === "string" ? payload.type : undefined);
+    switch (type) {
+      case "content_block_start": {
+        const block = record(payload?.content_block);
+        if (block?.type === "tool_use") {
+          this.content.toolCalls += 1;
+          this.content.add(block.name);
+        }
+        this.content.add(block?.text);
+        this.content.add(block?.thinking);
+        break;
+      }
+      case "content_block_delta": {
+        const delta = record(payload?.delta);
+        this.content.add(delta?.text);
+        this.content.add(delta?.partial_json);
+        this.content.add(delta?.thinking);
+        break;
+      }
+      case "message_start":
+        this.#anthropicUsage(record(payload?.message)?.usage, false);
+        break;
+      case "message_delta":
+        this.#anthropicUsage(payload?.usage, true);
+        break;
+      case "message_stop":
+        this.sawTerminal = true;
+        break;
+      case "error":
+        this.upstreamError = errorMessage(payload?.error);
+        break;
+    }
+    return { injectedUsageChunk: false };
+  }
+
+  #anthropicUsage(raw: unknown, final: boolean): void {
+    if (this.claim.type === "invalid") return;
+    const reading = readAnthropicUsageFields(raw);
+    if (reading.type === "absent") return;
+    if (reading.type === "invalid") {
+      this.claim = reading;
+      return;
+    }
+    const previous = this.claim.type === "read" ? this.claim : undefined;
+    this.claim = {
+      type: "read",
+      usage: mergeAnthropicUsage(previous?.usage ?? emptyUsage, reading.value),
+      reasoningTokens: undefined,
+      // message_start's output count is a placeholder; message_delta's is the count.
+      outputReported:
+        (previous?.outputReported ?? false) || (final && reading.value.outputTokens !== undefined),
+    };
+  }
 }

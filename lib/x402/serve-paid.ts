@@ -44,7 +44,7 @@ export async function servePaid(
         availableAfter: settlement.availableAfter,
         maxOutputTokens: priced.maxOutputTokens,
       },
-      chargeBeyondHold: false,
+      maxInputTokens: priced.inputTokens,
     });
   } catch (error) {
     await app.holds.release(settlement.holdId);

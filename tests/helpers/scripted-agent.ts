@@ -121,3 +121,11 @@ export function openAiUsage(prompt: number, completion: number): string {
 }
 
 export const b64 = (text: string) => Buffer.from(text).toString("base64");
+
+/**
+ * Text of exactly `tokens` o200k tokens (`word word word …`, one token each for short common
+ * words): what an honest agent's reported counts are measured against.
+ */
+export function textOfTokens(tokens: number, word = "ok"): string {
+  return tokens <= 0 ? "" : `${word}${` ${word}`.repeat(tokens - 1)}`;
+}

@@ -118,7 +118,7 @@ describe("holds of a crashed process", () => {
 });
 
 describe("usage that exceeds what the account can cover", () => {
-  it("charges up to the balance and posts the shortfall to the loss account, counted and exposed at /metrics", async () => {
+  it("charges up to the hold, never past it, and posts the shortfall to the loss account, counted and exposed at /metrics", async () => {
     const gateway = await startTestGateway({ env: { BALANCE_LEASE: "off" } });
     try {
       const app = gateway.app;
@@ -133,7 +133,7 @@ describe("usage that exceeds what the account can cover", () => {
         dispatch: () => Promise.reject(new Error("unused")),
       } satisfies Candidate;
       const lossBefore = gatewayMetrics.lossMicrounits.value();
-      // 1,000 input + 1,000 output tokens at these prices cost 5,000; the account holds 1,000.
+      // 1,000 input + 1,000 output tokens at these prices cost 5,000; the hold is 500 of a 1,000 balance.
       const settled = await settleRequest(app, {
         requestId: "req_shortfall_test",
         accountId,
@@ -142,16 +142,15 @@ describe("usage that exceeds what the account can cover", () => {
         model: "m",
         usage: { inputTokens: 1_000, outputTokens: 1_000, cacheReadTokens: 0, cacheWriteTokens: 0 },
         outcome: "completed",
-        chargeBeyondHold: true,
       });
-      expect(settled).toMatchObject({ charged: 1_000n, shortfall: 4_000n });
+      expect(settled).toMatchObject({ charged: 500n, shortfall: 4_500n });
       expect(await getAccountBalance(app.database.db, accountId)).toEqual({
-        balance: 0n,
+        balance: 500n,
         held: 0n,
-        available: 0n,
+        available: 500n,
       });
-      expect(await accountBalance(gateway, "external", "inference-loss")).toBe(-4_000n);
-      expect(gatewayMetrics.lossMicrounits.value() - lossBefore).toBe(4_000);
+      expect(await accountBalance(gateway, "external", "inference-loss")).toBe(-4_500n);
+      expect(gatewayMetrics.lossMicrounits.value() - lossBefore).toBe(4_500);
 
       const unauthorized = await fetch(`${gateway.baseUrl}/metrics`);
       expect(unauthorized.status).toBe(401);
@@ -162,7 +161,7 @@ describe("usage that exceeds what the account can cover", () => {
       expect(metrics.headers.get("content-type")).toContain("text/plain");
       const text = await metrics.text();
       expect(text).toContain("# TYPE pod_billing_loss_microunits_total counter");
-      expect(text).toMatch(/^pod_billing_loss_account_microunits 4000$/m);
+      expect(text).toMatch(/^pod_billing_loss_account_microunits 4500$/m);
       expect(text).toMatch(/^pod_holds_open 0$/m);
     } finally {
       await gateway.close();

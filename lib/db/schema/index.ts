@@ -9,5 +9,6 @@ export * from "./ledger";
 export * from "./relays";
 export * from "./stored-responses";
 export * from "./tokens";
+export * from "./trust";
 export * from "./usage";
 export * from "./x402";

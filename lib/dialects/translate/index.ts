@@ -10,4 +10,8 @@ export {
 } from "./create-stream-translator";
 export { encodeStreamError, translateErrorBody } from "./translate-error";
 export { translateRequest } from "./translate-request";
-export { translateResponse, translateResponseToResponsesStream } from "./translate-response";
+export {
+  translateResponse,
+  translateResponseToResponsesStream,
+  translateStreamedResponse,
+} from "./translate-response";

@@ -1,5 +1,6 @@
 import { parseAnthropicResponse } from "./anthropic/parse-response";
 import { renderAnthropicResponse } from "./anthropic/render-response";
+import { collectStreamResponse } from "./collect-stream";
 import type { CallerDialect, ChatResponse, Dialect } from "./ir";
 import { parseOpenaiResponse } from "./openai/parse-response";
 import { renderOpenaiResponse } from "./openai/render-response";
@@ -54,6 +55,37 @@ export function translateResponse(
 ): Record<string, unknown> {
   if (from === to) return { ...body, model };
   const response = parseUpstreamResponse(from, body, structuredCarrierOf(from, to, callerRequest));
+  return renderResponse(to, response, model, callerRequest);
+}
+
+/**
+ * An upstream that streamed although it was asked for one piece: its events, read by the
+ * stream decoders, as the one response in dialect `to` the caller asked for.
+ * @throws GatewayError upstream_error when the stream reports an error or is cut short.
+ */
+export function translateStreamedResponse(
+  from: Dialect,
+  to: CallerDialect,
+  sseText: string,
+  model: string,
+  callerRequest?: Record<string, unknown>,
+): Record<string, unknown> {
+  const carrier = structuredCarrierOf(from, to, callerRequest);
+  const response = collectStreamResponse(from, sseText);
+  return renderResponse(
+    to,
+    carrier ? unwrapStructuredResponse(response, carrier) : response,
+    model,
+    callerRequest,
+  );
+}
+
+function renderResponse(
+  to: CallerDialect,
+  response: ChatResponse,
+  model: string,
+  callerRequest: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   switch (to) {
     case "openai":
       return renderOpenaiResponse(response, model);

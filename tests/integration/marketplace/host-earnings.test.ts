@@ -16,6 +16,7 @@ import {
   newAgentKey,
   openAiDelta,
   openAiUsage,
+  textOfTokens,
 } from "../../helpers/scripted-agent";
 import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
 import { keyPairWithSecret } from "../../helpers/x402-chain";
@@ -71,13 +72,17 @@ async function hostWithEarnings(): Promise<{ host: TestHost; earned: bigint }> {
   const pending = fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", "X-Pod-Routing-Mode": "marketplace-only" },
-    body: JSON.stringify({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "hi" }] }),
+    body: JSON.stringify({
+      model: "gpt-4o",
+      stream: true,
+      messages: [{ role: "user", content: textOfTokens(1000, "hi") }],
+    }),
   });
   const job = await agent.next("job");
   agent.send({
     type: "job_chunk",
     job_id: job.job_id,
-    data: b64(`${openAiDelta("ok")}${openAiUsage(1000, 200)}data: [DONE]\n\n`),
+    data: b64(`${openAiDelta(textOfTokens(200))}${openAiUsage(1000, 200)}data: [DONE]\n\n`),
   });
   agent.send({ type: "job_done", job_id: job.job_id });
   await (await pending).text();

@@ -10,6 +10,7 @@ import {
   openAiDelta,
   openAiUsage,
   type ScriptedAgent,
+  textOfTokens,
 } from "../../helpers/scripted-agent";
 
 let gateway: TestGateway;
@@ -257,7 +258,7 @@ describe("jobs", () => {
     await allLive(dying, working);
     const call = openai(token)
       .chat.completions.create(
-        { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] },
+        { model: "gpt-4o-mini", messages: [{ role: "user", content: textOfTokens(1000, "hi") }] },
         { headers: marketOnly },
       )
       .withResponse();
@@ -270,11 +271,13 @@ describe("jobs", () => {
       object: "chat.completion",
       created: 1,
       model: "gpt-4o-mini",
-      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+      choices: [
+        { index: 0, message: { role: "assistant", content: textOfTokens(1000) }, finish_reason: "stop" },
+      ],
       usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 },
     });
     const { data, response } = await call;
-    expect(data.choices[0]?.message.content).toBe("ok");
+    expect(data.choices[0]?.message.content).toBe(textOfTokens(1000));
     expect(response.headers.get("x-pod-provider-id")).toBe(working.host.providerId);
     await expect.poll(() => gateway.balanceOf(token).then((b) => b.held)).toBe(0n);
     expect(await providerBalance(dying.host.providerId)).toBe(0n);

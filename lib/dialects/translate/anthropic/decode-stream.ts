@@ -1,10 +1,11 @@
 import type { EventSourceMessage } from "eventsource-parser";
+import { mergeAnthropicUsage, readAnthropicUsageFields } from "../../usage/anthropic-messages-usage";
+import { valueOr } from "../../usage/usage-reading";
 import { emptyUsage, type FinishReason, type StreamEvent, type Usage } from "../ir";
 import { isRecord, safeParseJson } from "../json-value";
 import { malformedChunkError, type StreamDecoder, truncatedStreamError } from "../stream-codec";
 import { parseAnthropicError } from "./error-envelope";
 import { parseAnthropicStopReason } from "./map-stop-reason";
-import { mergeAnthropicUsage } from "./map-usage";
 import { type AnthropicStreamEvent, anthropicStreamEventSchema } from "./schemas";
 
 const knownEventTypes = new Set<unknown>(
@@ -37,7 +38,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   function decodeEvent(event: AnthropicStreamEvent): StreamEvent[] {
     switch (event.type) {
       case "message_start":
-        usage = mergeAnthropicUsage(usage, event.message.usage);
+        usage = mergeAnthropicUsage(usage, valueOr(readAnthropicUsageFields(event.message.usage), {}));
         return [];
       case "content_block_start": {
         const block = event.content_block;
@@ -66,7 +67,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
       case "message_delta":
         finishReason = parseAnthropicStopReason(event.delta.stop_reason);
         stopSequence = event.delta.stop_sequence ?? undefined;
-        usage = mergeAnthropicUsage(usage, event.usage);
+        usage = mergeAnthropicUsage(usage, valueOr(readAnthropicUsageFields(event.usage), {}));
         return [];
       case "message_stop":
         return finish();

@@ -1,7 +1,8 @@
-import type { AssistantPart, ChatResponse } from "../ir";
+import { readAnthropicUsage } from "../../usage/anthropic-messages-usage";
+import { valueOr } from "../../usage/usage-reading";
+import { type AssistantPart, type ChatResponse, emptyUsage } from "../ir";
 import { parseUpstreamBody } from "../parse-body";
 import { parseAnthropicStopReason } from "./map-stop-reason";
-import { parseAnthropicUsage } from "./map-usage";
 import { anthropicResponseSchema } from "./schemas";
 
 /** Non-streaming Anthropic message → IR. Thinking and server-tool blocks are dropped. */
@@ -24,6 +25,6 @@ export function parseAnthropicResponse(body: unknown): ChatResponse {
     content,
     finishReason: parseAnthropicStopReason(response.stop_reason),
     stopSequence: response.stop_sequence ?? undefined,
-    usage: parseAnthropicUsage(response.usage),
+    usage: valueOr(readAnthropicUsage(response.usage), emptyUsage),
   };
 }

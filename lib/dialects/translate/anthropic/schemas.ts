@@ -92,15 +92,8 @@ export const anthropicRequestSchema = z.object({
 });
 export type AnthropicRequest = z.infer<typeof anthropicRequestSchema>;
 
-const anthropicUsageSchema = z.object({
-  input_tokens: z.number().nullish(),
-  output_tokens: z.number().nullish(),
-  cache_read_input_tokens: z.number().nullish(),
-  cache_creation_input_tokens: z.number().nullish(),
-});
-export type AnthropicUsage = z.infer<typeof anthropicUsageSchema>;
-
 /** Any content block; unknown types (server_tool_use, thinking, …) keep only `type`. */
+/** Usage objects are read by lib/dialects/usage/anthropic-messages-usage.ts, which bounds every figure. */
 const responseBlock = z.object({
   type: z.string(),
   text: z.string().nullish(),
@@ -114,13 +107,13 @@ export const anthropicResponseSchema = z.object({
   content: z.array(responseBlock),
   stop_reason: z.string().nullish(),
   stop_sequence: z.string().nullish(),
-  usage: anthropicUsageSchema.nullish(),
+  usage: z.unknown().optional(),
 });
 
 export const anthropicStreamEventSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("message_start"),
-    message: z.object({ usage: anthropicUsageSchema.nullish() }),
+    message: z.object({ usage: z.unknown().optional() }),
   }),
   z.object({ type: z.literal("content_block_start"), index: z.number(), content_block: responseBlock }),
   z.object({
@@ -132,7 +125,7 @@ export const anthropicStreamEventSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("message_delta"),
     delta: z.object({ stop_reason: z.string().nullish(), stop_sequence: z.string().nullish() }),
-    usage: anthropicUsageSchema.nullish(),
+    usage: z.unknown().optional(),
   }),
   z.object({ type: z.literal("message_stop") }),
   z.object({ type: z.literal("ping") }),

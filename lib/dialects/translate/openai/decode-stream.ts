@@ -1,11 +1,11 @@
 import type { EventSourceMessage } from "eventsource-parser";
+import { readOpenaiChatUsage } from "../../usage/openai-chat-usage";
 import { emptyUsage, type FinishReason, type StreamEvent, type Usage } from "../ir";
 import { isRecord, safeParseJson } from "../json-value";
 import { newVendorId } from "../new-id";
 import { malformedChunkError, type StreamDecoder, truncatedStreamError } from "../stream-codec";
 import { parseOpenaiError } from "./error-envelope";
 import { parseOpenaiFinishReason } from "./map-finish-reason";
-import { parseOpenaiReasoningTokens, parseOpenaiUsage } from "./map-usage";
 import { type OpenaiChunk, openaiChunkSchema } from "./schemas";
 
 /**
@@ -36,9 +36,10 @@ export function createOpenaiStreamDecoder(): StreamDecoder {
 
   function decodeChunk(chunk: OpenaiChunk): StreamEvent[] {
     const events: StreamEvent[] = [];
-    if (chunk.usage) {
-      usage = parseOpenaiUsage(chunk.usage);
-      reasoningTokens = parseOpenaiReasoningTokens(chunk.usage);
+    const reading = readOpenaiChatUsage(chunk.usage);
+    if (reading.type === "read") {
+      usage = reading.value.usage;
+      reasoningTokens = reading.value.reasoningTokens;
     }
     // We never request n > 1, so only the first choice exists.
     const choice = chunk.choices?.[0];

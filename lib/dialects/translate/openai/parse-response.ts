@@ -1,7 +1,8 @@
-import type { ChatResponse, ResponsePart } from "../ir";
+import { readOpenaiChatUsage } from "../../usage/openai-chat-usage";
+import { valueOr } from "../../usage/usage-reading";
+import { type ChatResponse, emptyUsage, type ResponsePart } from "../ir";
 import { parseUpstreamBody } from "../parse-body";
 import { parseOpenaiFinishReason } from "./map-finish-reason";
-import { parseOpenaiReasoningTokens, parseOpenaiUsage } from "./map-usage";
 import { openaiResponseSchema } from "./schemas";
 
 /** Non-streaming OpenAI chat.completion → IR. Only the first choice is read (we never send n > 1). */
@@ -22,6 +23,10 @@ export function parseOpenaiResponse(body: unknown): ChatResponse {
       arguments: call.function.arguments,
     });
   }
+  const reading = valueOr(readOpenaiChatUsage(response.usage), {
+    usage: emptyUsage,
+    reasoningTokens: undefined,
+  });
   // A refusal without a finish reason saying so is still a refusal to the caller.
   const finishReason = message?.refusal ? "content-filter" : parseOpenaiFinishReason(choice?.finish_reason);
   return {
@@ -29,7 +34,7 @@ export function parseOpenaiResponse(body: unknown): ChatResponse {
     content,
     finishReason,
     stopSequence: undefined,
-    usage: parseOpenaiUsage(response.usage),
-    reasoningTokens: parseOpenaiReasoningTokens(response.usage),
+    usage: reading.usage,
+    reasoningTokens: reading.reasoningTokens,
   };
 }

@@ -95,16 +95,6 @@ export const openaiRequestSchema = z.object({
 });
 export type OpenaiRequest = z.infer<typeof openaiRequestSchema>;
 
-const openaiUsageSchema = z.object({
-  prompt_tokens: z.number().nullish(),
-  completion_tokens: z.number().nullish(),
-  prompt_tokens_details: z
-    .object({ cached_tokens: z.number().nullish(), cache_write_tokens: z.number().nullish() })
-    .nullish(),
-  completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).nullish(),
-});
-export type OpenaiUsage = z.infer<typeof openaiUsageSchema>;
-
 /**
  * Not OpenAI's own fields: the model's reasoning as OpenAI-compatible servers send it,
  * `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter).
@@ -129,7 +119,8 @@ export const openaiResponseSchema = z.object({
       }),
     )
     .min(1),
-  usage: openaiUsageSchema.nullish(),
+  /** Read by lib/dialects/usage/openai-chat-usage.ts, which bounds every figure. */
+  usage: z.unknown().optional(),
 });
 
 export const openaiChunkSchema = z.object({
@@ -158,7 +149,8 @@ export const openaiChunkSchema = z.object({
       }),
     )
     .nullish(),
-  usage: openaiUsageSchema.nullish(),
+  /** Read by lib/dialects/usage/openai-chat-usage.ts, which bounds every figure. */
+  usage: z.unknown().optional(),
 });
 export type OpenaiChunk = z.infer<typeof openaiChunkSchema>;
 

@@ -1,0 +1,33 @@
+import type { AppContext } from "../app-context";
+import type { Candidate } from "../routing/candidate";
+import type { MeterFinding } from "../usage/meter-usage";
+import { recordTrustEvents } from "./trust-events";
+
+/**
+ * Files what the meter found on one request against the host that served it (marketplace
+ * agents and key relays; a centralized upstream is no host). The agent's own job_done counts
+ * go into the evidence beside the finding.
+ */
+export async function recordFindings(
+  app: AppContext,
+  candidate: Candidate,
+  requestId: string,
+  findings: readonly MeterFinding[],
+  agentTokens: Record<string, number> | undefined,
+): Promise<void> {
+  if (findings.length === 0 || candidate.route === "centralized") return;
+  await recordTrustEvents(
+    app.database.db,
+    candidate.providerId,
+    findings.map((finding) => ({
+      kind: finding.kind,
+      detail: finding.detail,
+      requestId,
+      evidence: {
+        route: candidate.route,
+        model: candidate.upstreamModelId,
+        agent_tokens: agentTokens ?? null,
+      },
+    })),
+  );
+}
