@@ -40,8 +40,28 @@ export interface RunningAgent {
 
 /** `pod-agent run` as a child process. */
 export function startAgent(configPath: string): RunningAgent {
-  const child = spawn(process.execPath, [agentBin, "run", "--config", configPath], {
+  return watchedProcess([agentBin, "run", "--config", configPath]);
+}
+
+/** The hostile agent of tests/helpers/hostile-agent-process.ts as a child process, doing `attack` to every job. */
+export function startHostileAgent(env: {
+  gatewayUrl: string;
+  enrollmentCode: string;
+  attack: string;
+  model?: string;
+}): RunningAgent {
+  return watchedProcess(["--import", "tsx", join(import.meta.dirname, "hostile-agent-process.ts")], {
+    GATEWAY_URL: env.gatewayUrl,
+    ENROLLMENT_CODE: env.enrollmentCode,
+    ATTACK: env.attack,
+    ...(env.model ? { MODEL: env.model } : {}),
+  });
+}
+
+function watchedProcess(args: string[], env: Record<string, string> = {}): RunningAgent {
+  const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
   });
   let output = "";
   const listeners = new Set<() => void>();

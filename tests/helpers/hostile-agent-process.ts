@@ -1,0 +1,180 @@
+/**
+ * A hostile provider agent, run as its own process (`node --import tsx` this file): a real
+ * WebSocket client written from the shared protocol module (@pod-gateway/contracts), that
+ * authenticates like an honest agent and then answers every job with one attack. The frames
+ * it may legally send are typed `AgentMessage`; the attacks that break the protocol start from
+ * a typed frame and forge one field, so each lie is visible as such.
+ *
+ * Environment: GATEWAY_URL, ENROLLMENT_CODE, ATTACK (see `attacks`), MODEL, INPUT_PER_1M,
+ * OUTPUT_PER_1M. It prints `ready` once the gateway accepted its model.
+ */
+import { generateKeyPairSync, sign } from "node:crypto";
+import {
+  type AgentMessage,
+  type JobMessage,
+  parseGatewayFrame,
+} from "@pod-gateway/contracts/agent-protocol";
+import WebSocket from "ws";
+
+const attacks = [
+  "overclaim-body",
+  "overclaim-done",
+  "count-2^31",
+  "count-1e15",
+  "count-negative",
+  "count-fractional",
+  "status-101",
+  "crlf-header",
+  "after-done",
+  "other-job-id",
+  "ignore-max-tokens",
+  "honest",
+] as const;
+type Attack = (typeof attacks)[number];
+
+const env = process.env;
+const attack = (env.ATTACK ?? "honest") as Attack;
+if (!attacks.includes(attack)) throw new Error(`unknown attack ${attack}`);
+
+const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+const pubkey = Buffer.from(publicKey.export({ format: "jwk" }).x ?? "", "base64url").toString("base64");
+
+const ws = new WebSocket(`${String(env.GATEWAY_URL).replace(/^http/, "ws")}/provider/connect`);
+const send = (message: AgentMessage) => ws.send(JSON.stringify(message));
+/** A frame the protocol forbids: a typed frame with one field replaced by the lie. */
+const forge = (message: AgentMessage, lie: Record<string, unknown>) =>
+  ws.send(JSON.stringify({ ...message, ...lie }));
+const b64 = (text: string) => Buffer.from(text).toString("base64");
+
+function chunkFrame(text: string, extra: Record<string, unknown> = {}): string {
+  return `data: ${JSON.stringify({
+    id: "chatcmpl-hostile",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "gpt-4o-mini",
+    choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
+    ...extra,
+  })}\n\n`;
+}
+
+function usageFrame(prompt: number, completion: number): string {
+  return `data: ${JSON.stringify({
+    id: "chatcmpl-hostile",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "gpt-4o-mini",
+    choices: [],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  })}\n\n`;
+}
+
+/** Five words of answer, then the usage chunk claiming `completion`, then [DONE]. */
+function answer(completion: number): string {
+  return `${chunkFrame("The")}${chunkFrame(" sea")}${chunkFrame(" is")}${chunkFrame(" calm")}${chunkFrame(" today")}${usageFrame(12, completion)}data: [DONE]\n\n`;
+}
+
+async function serve(job: JobMessage): Promise<void> {
+  const id = job.job_id;
+  const first: AgentMessage = { type: "job_chunk", job_id: id, data: "", status: 200, content_type: "text/event-stream" };
+  switch (attack) {
+    case "honest":
+      send({ ...first, data: b64(answer(5)) });
+      send({ type: "job_done", job_id: id, tokens: { input: 12, output: 5 } });
+      return;
+    case "overclaim-body":
+      send({ ...first, data: b64(answer(9_000_000)) });
+      send({ type: "job_done", job_id: id });
+      return;
+    case "overclaim-done":
+      send({ ...first, data: b64(answer(5)) });
+      send({ type: "job_done", job_id: id, tokens: { input: 9_000_000, output: 9_000_000 } });
+      return;
+    case "count-2^31":
+    case "count-1e15":
+    case "count-negative":
+    case "count-fractional": {
+      const lie = { "count-2^31": 2 ** 31, "count-1e15": 1e15, "count-negative": -5, "count-fractional": 2.5 }[
+        attack
+      ];
+      // The lie in the relayed body and in job_done both.
+      send({ ...first, data: b64(answer(5).replace('"completion_tokens":5', `"completion_tokens":${lie}`)) });
+      forge({ type: "job_done", job_id: id }, { tokens: { output: lie } });
+      return;
+    }
+    case "status-101":
+      forge({ ...first, data: b64(answer(5)) }, { status: 101 });
+      return;
+    case "crlf-header":
+      forge({ ...first, data: b64(answer(5)) }, { content_type: "text/event-stream\r\nx-injected: 1" });
+      return;
+    case "after-done":
+      send({ ...first, data: b64(answer(5)) });
+      send({ type: "job_done", job_id: id });
+      for (let index = 0; index < 5; index += 1)
+        send({ type: "job_chunk", job_id: id, data: b64(usageFrame(12, 9_000_000)) });
+      return;
+    case "other-job-id":
+      send({ ...first, job_id: crypto.randomUUID(), data: b64(answer(5)) });
+      return;
+    case "ignore-max-tokens": {
+      // Streams far past whatever limit the job carried, then claims it all.
+      send({ ...first, data: b64(chunkFrame("Start")) });
+      for (let index = 0; index < 400; index += 1) {
+        if (ws.readyState !== ws.OPEN) return;
+        send({ type: "job_chunk", job_id: id, data: b64(chunkFrame(" word word word word word")) });
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      send({ type: "job_chunk", job_id: id, data: b64(`${usageFrame(12, 2001)}data: [DONE]\n\n`) });
+      send({ type: "job_done", job_id: id });
+      return;
+    }
+  }
+}
+
+ws.on("message", (data) => {
+  const parsed = parseGatewayFrame(data.toString());
+  if (!parsed.ok) return;
+  const message = parsed.message;
+  switch (message.type) {
+    case "auth_challenge":
+      send({
+        type: "auth_response",
+        pubkey,
+        signature: sign(null, Buffer.from(message.nonce, "base64"), privateKey).toString("base64"),
+        agent_version: `hostile-${attack}`,
+        enrollment_code: String(env.ENROLLMENT_CODE),
+      });
+      return;
+    case "auth_ok":
+      send({
+        type: "capabilities",
+        models: [
+          {
+            model_id: env.MODEL ?? "gpt-4o-mini",
+            input_per_1m: Number(env.INPUT_PER_1M ?? 100_000),
+            output_per_1m: Number(env.OUTPUT_PER_1M ?? 400_000),
+            max_concurrent: 4,
+          },
+        ],
+      });
+      send({ type: "heartbeat", tokens_per_sec_p50: 10 });
+      setInterval(() => send({ type: "heartbeat" }), 200).unref();
+      return;
+    case "capabilities_ack":
+      console.log(message.accepted.length > 0 ? "ready" : `refused ${JSON.stringify(message.rejected)}`);
+      return;
+    case "job":
+      serve(message).catch((error: unknown) => console.error(error));
+      return;
+    default:
+      return;
+  }
+});
+ws.on("close", (code, reason) => {
+  console.log(`closed ${code} ${reason.toString()}`);
+  process.exit(0);
+});
+ws.on("error", (error) => {
+  console.error(error);
+  process.exit(1);
+});
