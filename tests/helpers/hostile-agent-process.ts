@@ -9,11 +9,7 @@
  * OUTPUT_PER_1M. It prints `ready` once the gateway accepted its model.
  */
 import { generateKeyPairSync, sign } from "node:crypto";
-import {
-  type AgentMessage,
-  type JobMessage,
-  parseGatewayFrame,
-} from "@pod-gateway/contracts/agent-protocol";
+import { type AgentMessage, type JobMessage, parseGatewayFrame } from "@pod-gateway/contracts/agent-protocol";
 import WebSocket from "ws";
 
 const attacks = [
@@ -75,7 +71,13 @@ function answer(completion: number): string {
 
 async function serve(job: JobMessage): Promise<void> {
   const id = job.job_id;
-  const first: AgentMessage = { type: "job_chunk", job_id: id, data: "", status: 200, content_type: "text/event-stream" };
+  const first: AgentMessage = {
+    type: "job_chunk",
+    job_id: id,
+    data: "",
+    status: 200,
+    content_type: "text/event-stream",
+  };
   switch (attack) {
     case "honest":
       send({ ...first, data: b64(answer(5)) });
@@ -93,9 +95,12 @@ async function serve(job: JobMessage): Promise<void> {
     case "count-1e15":
     case "count-negative":
     case "count-fractional": {
-      const lie = { "count-2^31": 2 ** 31, "count-1e15": 1e15, "count-negative": -5, "count-fractional": 2.5 }[
-        attack
-      ];
+      const lie = {
+        "count-2^31": 2 ** 31,
+        "count-1e15": 1e15,
+        "count-negative": -5,
+        "count-fractional": 2.5,
+      }[attack];
       // The lie in the relayed body and in job_done both.
       send({ ...first, data: b64(answer(5).replace('"completion_tokens":5', `"completion_tokens":${lie}`)) });
       forge({ type: "job_done", job_id: id }, { tokens: { output: lie } });

@@ -34,7 +34,12 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-const price = { inputPer1m: 100_000n, outputPer1m: 400_000n, cacheReadPer1m: 100_000n, cacheWritePer1m: 100_000n };
+const price = {
+  inputPer1m: 100_000n,
+  outputPer1m: 400_000n,
+  cacheReadPer1m: 100_000n,
+  cacheWritePer1m: 100_000n,
+};
 const maxTokens = 20;
 
 async function hostileHost(attack: string) {
