@@ -113,8 +113,3 @@ export function estimateInputTokens(request: InferenceRequest, contextWindow: nu
   if (request.unsizedInput) return contextWindow;
   return Math.min(Math.ceil(Buffer.byteLength(request.rawBody) / 2) + 16, contextWindow);
 }
-
-/** A closer estimate for billing an aborted stream that never reported usage. */
-export function approximatePromptTokens(request: InferenceRequest): number {
-  return Math.ceil(Buffer.byteLength(request.rawBody) / 4);
-}

@@ -2,7 +2,7 @@ import type { Executor } from "../db/client";
 import { hostTrustEvents } from "../db/schema";
 import { log } from "../log";
 
-export type TrustEventKind =
+type TrustEventKind =
   | "over_claim"
   | "invalid_claim"
   | "over_limit"

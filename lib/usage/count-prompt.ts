@@ -5,7 +5,7 @@ import { countTokens } from "./tokenizer";
  * tiling (85 + 6 × 170). An image's true cost depends on the model's vision encoder, which the
  * gateway cannot see; this is the allowance a claim is measured against.
  */
-export const imageTokenAllowance = 1_105;
+const imageTokenAllowance = 1_105;
 /** Per message, the chat template's role and separator tokens (OpenAI's figure; open models' templates are similar). */
 const perMessageTokens = 4;
 /** The reply's priming tokens. */

@@ -21,7 +21,7 @@ import type { UsageClaim } from "./usage-claim";
  * - Caps: output at most the forwarded limit times `n`; input at most the prompt estimate the
  *   hold priced (cheapest-priced part kept last), so the charge never exceeds the hold.
  */
-export const tolerance = {
+const tolerance = {
   /** Relative slack on the count. */
   factor: 1.25,
   /** Absolute slack on input: chat templates add tokens (system headers, date lines) the body does not show. */
@@ -55,7 +55,7 @@ export interface MeterInput {
   agentTokens?: Record<string, number> | undefined;
 }
 
-export type MeterFindingKind = "over_claim" | "invalid_claim" | "over_limit";
+type MeterFindingKind = "over_claim" | "invalid_claim" | "over_limit";
 
 export interface MeterFinding {
   kind: MeterFindingKind;

@@ -9,7 +9,7 @@ type O200k = typeof import("gpt-tokenizer/encoding/o200k_base");
 let loading: Promise<O200k> | undefined;
 let loaded: O200k | undefined;
 
-export function loadTokenizer(): Promise<O200k> {
+function loadTokenizer(): Promise<O200k> {
   loading ??= import("gpt-tokenizer/encoding/o200k_base").then((module) => {
     loaded = module;
     return module;
