@@ -11,6 +11,7 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import { type AgentMessage, type JobMessage, parseGatewayFrame } from "@pod-gateway/contracts/agent-protocol";
 import WebSocket from "ws";
+import { openAiDelta, openAiUsage } from "./scripted-agent";
 
 const attacks = [
   "overclaim-body",
@@ -42,31 +43,9 @@ const forge = (message: AgentMessage, lie: Record<string, unknown>) =>
   ws.send(JSON.stringify({ ...message, ...lie }));
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
-function chunkFrame(text: string, extra: Record<string, unknown> = {}): string {
-  return `data: ${JSON.stringify({
-    id: "chatcmpl-hostile",
-    object: "chat.completion.chunk",
-    created: 1,
-    model: "gpt-4o-mini",
-    choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
-    ...extra,
-  })}\n\n`;
-}
-
-function usageFrame(prompt: number, completion: number): string {
-  return `data: ${JSON.stringify({
-    id: "chatcmpl-hostile",
-    object: "chat.completion.chunk",
-    created: 1,
-    model: "gpt-4o-mini",
-    choices: [],
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
-  })}\n\n`;
-}
-
 /** Five words of answer, then the usage chunk claiming `completion`, then [DONE]. */
 function answer(completion: number): string {
-  return `${chunkFrame("The")}${chunkFrame(" sea")}${chunkFrame(" is")}${chunkFrame(" calm")}${chunkFrame(" today")}${usageFrame(12, completion)}data: [DONE]\n\n`;
+  return `${openAiDelta("The")}${openAiDelta(" sea")}${openAiDelta(" is")}${openAiDelta(" calm")}${openAiDelta(" today")}${openAiUsage(12, completion)}data: [DONE]\n\n`;
 }
 
 async function serve(job: JobMessage): Promise<void> {
@@ -116,20 +95,20 @@ async function serve(job: JobMessage): Promise<void> {
       send({ ...first, data: b64(answer(5)) });
       send({ type: "job_done", job_id: id });
       for (let index = 0; index < 5; index += 1)
-        send({ type: "job_chunk", job_id: id, data: b64(usageFrame(12, 9_000_000)) });
+        send({ type: "job_chunk", job_id: id, data: b64(openAiUsage(12, 9_000_000)) });
       return;
     case "other-job-id":
       send({ ...first, job_id: crypto.randomUUID(), data: b64(answer(5)) });
       return;
     case "ignore-max-tokens": {
       // Streams far past whatever limit the job carried, then claims it all.
-      send({ ...first, data: b64(chunkFrame("Start")) });
+      send({ ...first, data: b64(openAiDelta("Start")) });
       for (let index = 0; index < 400; index += 1) {
         if (ws.readyState !== ws.OPEN) return;
-        send({ type: "job_chunk", job_id: id, data: b64(chunkFrame(" word word word word word")) });
+        send({ type: "job_chunk", job_id: id, data: b64(openAiDelta(" word word word word word")) });
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
-      send({ type: "job_chunk", job_id: id, data: b64(`${usageFrame(12, 2001)}data: [DONE]\n\n`) });
+      send({ type: "job_chunk", job_id: id, data: b64(`${openAiUsage(12, 2001)}data: [DONE]\n\n`) });
       send({ type: "job_done", job_id: id });
       return;
     }
