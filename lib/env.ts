@@ -254,6 +254,15 @@ const envSchema = z.object({
   HOST_WITHDRAW_DAILY_CAP_MICROUNITS: z.coerce.bigint().positive().default(10_000_000_000n),
   /** Withdrawals above this within 30 days of enrolment wait for an admin's approval. */
   HOST_WITHDRAW_REVIEW_MICROUNITS: z.coerce.bigint().positive().default(1_000_000_000n),
+  /**
+   * Earnings are withdrawable this long after they were credited (7 days by default): fraud
+   * found in that window is paid back to callers from them (slashing) before they can leave.
+   */
+  HOST_EARNINGS_MATURITY_SECONDS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(7 * 24 * 3600),
   /** Time between retirement and the bond's return (90 days). */
   HOST_BOND_COOLDOWN_SECONDS: z.coerce
     .number()

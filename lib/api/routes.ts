@@ -10,6 +10,7 @@ import {
 } from "./admin/edit-catalog";
 import { getReconciliation } from "./admin/get-reconciliation";
 import { setHostStatus } from "./admin/set-host-status";
+import { slashHost } from "./admin/slash-host";
 import { listUnmatched } from "./deposits/list-unmatched-deposits";
 import { assignUnmatched, refundUnmatched } from "./deposits/resolve-deposit";
 import { fundBase, getBaseDepositTypedData } from "./funding/fund-base";
@@ -422,6 +423,13 @@ export const apiRoutes: readonly RouteDefinition[] = [
     bodyLimit: 0,
     handler: setHostStatus("suspended"),
   }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/hosts/:id/slash",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: slashHost,
   // The model catalog: operator edits (recorded in the change log) and refreshes
   defineRoute({
     method: "PUT",

@@ -9,13 +9,14 @@ import { payoutAccountIds } from "../payouts/payout-accounts";
 /**
  * Starts retirement: the host leaves routing at once (only `active` hosts are routed) and
  * its in-flight jobs finish; `finishRetirements` then closes the agent, marks it `retired`
- * and starts the bond cooldown. Returns false for a host that is already retiring or retired.
+ * and starts the bond cooldown. Returns false for a host that is already retiring or retired, or suspended.
  */
 export async function startRetirement(app: AppContext, hostId: string): Promise<boolean> {
   const updated = await app.database.db
     .update(hosts)
     .set({ status: "retiring" })
-    .where(and(eq(hosts.id, hostId), inArray(hosts.status, ["pending", "active", "suspended"])))
+    // A suspended host cannot retire: retirement ends in the bond's return, which suspension freezes.
+    .where(and(eq(hosts.id, hostId), inArray(hosts.status, ["pending", "active"])))
     .returning({ id: hosts.id });
   return updated.length > 0;
 }

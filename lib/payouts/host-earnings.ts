@@ -3,17 +3,31 @@ import type { Executor } from "../db/client";
 import { hostPayouts, ledgerEntries, ledgerTransactions } from "../db/schema";
 import type { Env } from "../env";
 import { ensureAccount, getAccountBalance } from "../ledger/accounts";
+import { immatureEarnings } from "./immature-earnings";
 
 export interface HostEarnings {
   balance: bigint;
+  /** Credited within the maturity period: not withdrawable yet. */
+  maturing: bigint;
   withdrawable: bigint;
   pending: bigint;
 }
 
-/** What a host has earned and not withdrawn, and how much of it may leave today. */
-export async function hostEarnings(executor: Executor, env: Env, hostId: string): Promise<HostEarnings> {
+/**
+ * What a host has earned and not withdrawn, how much of it is still maturing, and how much
+ * may leave today: matured, within the daily cap, and nothing at all while the host is suspended.
+ */
+export async function hostEarnings(
+  executor: Executor,
+  env: Env,
+  host: { id: string; status: string },
+): Promise<HostEarnings> {
+  const hostId = host.id;
   const accountId = await ensureAccount(executor, "provider", hostId);
   const { balance } = await getAccountBalance(executor, accountId);
+  const immature = await immatureEarnings(executor, accountId, env.HOST_EARNINGS_MATURITY_SECONDS);
+  const maturing = immature < balance ? immature : balance;
+  const matured = balance - maturing;
   const since = new Date(Date.now() - 24 * 3600 * 1000);
   const [sums] = await executor
     .select({
@@ -23,10 +37,12 @@ export async function hostEarnings(executor: Executor, env: Env, hostId: string)
     .from(hostPayouts)
     .where(and(eq(hostPayouts.hostId, hostId), eq(hostPayouts.kind, "withdrawal")));
   const capLeft = env.HOST_WITHDRAW_DAILY_CAP_MICROUNITS - BigInt(sums?.today ?? "0");
-  const withdrawable = balance < capLeft ? balance : capLeft > 0n ? capLeft : 0n;
+  const withdrawable = matured < capLeft ? matured : capLeft > 0n ? capLeft : 0n;
   return {
     balance,
-    withdrawable: withdrawable >= env.HOST_WITHDRAW_MIN_MICROUNITS ? withdrawable : 0n,
+    maturing,
+    withdrawable:
+      host.status !== "suspended" && withdrawable >= env.HOST_WITHDRAW_MIN_MICROUNITS ? withdrawable : 0n,
     pending: BigInt(sums?.pending ?? "0"),
   };
 }

@@ -1,11 +1,11 @@
 import { type Address, address, createSolanaRpc, isAddress, type KeyPairSigner } from "@solana/kit";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, ne, or } from "drizzle-orm";
 import type { AppContext } from "../app-context";
 import { defaultSolanaRpcUrl, usdcMintForNetwork } from "../chains/solana/constants";
 import { parseFeePayerSecret } from "../chains/solana/fee-payer-key";
 import { type BroadcastRpc, broadcastAndConfirm } from "../chains/solana/transaction-broadcast";
 import type { Database } from "../db/client";
-import { type HostPayout, hostPayouts } from "../db/schema";
+import { type HostPayout, hostPayouts, hosts } from "../db/schema";
 import type { Env } from "../env";
 import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
@@ -106,12 +106,21 @@ export async function runPayouts(app: AppContext, options: { timeoutMs?: number 
   const rail = await app.payoutRail();
   if (!rail) return 0;
   const database = app.database.db;
-  const due = await database
-    .select()
-    .from(hostPayouts)
-    .where(inArray(hostPayouts.status, ["requested", "broadcast"]))
-    .orderBy(hostPayouts.createdAt)
-    .limit(20);
+  // A suspended host's payouts wait (frozen); one already broadcast is followed to its end.
+  const due = (
+    await database
+      .select({ payout: hostPayouts })
+      .from(hostPayouts)
+      .innerJoin(hosts, eq(hosts.id, hostPayouts.hostId))
+      .where(
+        and(
+          inArray(hostPayouts.status, ["requested", "broadcast"]),
+          or(ne(hosts.status, "suspended"), eq(hostPayouts.status, "broadcast")),
+        ),
+      )
+      .orderBy(hostPayouts.createdAt)
+      .limit(20)
+  ).map((row) => row.payout);
   let finished = 0;
   for (let payout of due) {
     try {

@@ -1,10 +1,18 @@
 import { and, eq, gte, inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { accounts, type Host, type HostPayout, hostPayouts } from "../db/schema";
+import { accounts, type Host, type HostPayout, hostPayouts, hosts } from "../db/schema";
 import type { Env } from "../env";
 import { GatewayError } from "../errors/gateway-error";
 import { postTransaction } from "../ledger/post-transaction";
+import { immatureEarnings } from "./immature-earnings";
 import { payoutAccountIds } from "./payout-accounts";
+
+function suspended(): GatewayError {
+  return new GatewayError(
+    "forbidden",
+    "forbidden: this host is suspended; its earnings and bond are frozen while the operator reviews it",
+  );
+}
 
 export interface WithdrawalInput {
   amount: bigint;
@@ -27,6 +35,7 @@ export async function requestWithdrawal(
   host: Host,
   input: WithdrawalInput,
 ): Promise<{ payout: HostPayout; replayed: boolean }> {
+  if (host.status === "suspended") throw suspended();
   if (input.amount < env.HOST_WITHDRAW_MIN_MICROUNITS) {
     throw new GatewayError(
       "bad_request",
@@ -36,6 +45,13 @@ export async function requestWithdrawal(
   }
   const ids = await payoutAccountIds(database, host.id);
   return database.transaction(async (tx) => {
+    // The host row is locked too: a suspension or slash that commits first is seen here.
+    const [current] = await tx
+      .select({ status: hosts.status })
+      .from(hosts)
+      .where(eq(hosts.id, host.id))
+      .for("update");
+    if (current?.status === "suspended") throw suspended();
     const locked = await tx
       .select({ balance: accounts.balance })
       .from(accounts)
@@ -56,10 +72,15 @@ export async function requestWithdrawal(
       return { payout: first, replayed: true };
     }
     const balance = locked[0]?.balance ?? 0n;
-    if (input.amount > balance) {
+    const immature = await immatureEarnings(tx, ids.provider, env.HOST_EARNINGS_MATURITY_SECONDS);
+    const matured = balance - (immature < balance ? immature : balance);
+    if (input.amount > matured) {
       throw new GatewayError(
         "insufficient_balance",
-        `insufficient balance: ${balance} microunits can be withdrawn, ${input.amount} were asked`,
+        `insufficient balance: ${matured} microunits can be withdrawn, ${input.amount} were asked` +
+          (matured < balance
+            ? ` (${balance - matured} more are maturing: earnings become withdrawable ${env.HOST_EARNINGS_MATURITY_SECONDS} seconds after they were earned)`
+            : ""),
       );
     }
     const since = new Date(Date.now() - dayMs);

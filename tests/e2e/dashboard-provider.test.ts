@@ -29,6 +29,8 @@ describe.skipIf(!hasChromium)("dashboard: provider page", () => {
     gateway = await startTestGateway({
       withNext: true,
       env: {
+        // Earnings are withdrawable at once here; maturity has its own tests (slashing.test.ts).
+        HOST_EARNINGS_MATURITY_SECONDS: "0",
         SOLANA_RPC_URL: solana.rpcUrl,
         SOLANA_NETWORK: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
         HOST_PAYOUT_SECRET: payout.secret,

@@ -381,6 +381,13 @@ const cases: Case[] = [
     headers: asAdmin,
   },
   {
+    name: "slash host (unknown id)",
+    method: "POST",
+    path: () => "/v1/admin/hosts/00000000-0000-4000-8000-000000000000/slash",
+    headers: asAdmin,
+    body: { reason: "parity" },
+  },
+  {
     name: "unmatched deposits",
     method: "GET",
     path: () => "/v1/admin/deposits/unmatched",

@@ -5,6 +5,11 @@ import type { ApiCall } from "../route-definition";
 
 /** POST /v1/host/retire – leave routing after in-flight jobs finish; the bond returns after the cooldown. */
 export async function retireHost({ app, principal: host }: ApiCall<"host">): Promise<Response> {
+  if (host.status === "suspended")
+    throw new GatewayError(
+      "forbidden",
+      "forbidden: this host is suspended; it cannot retire (nor recover its bond) while the operator reviews it",
+    );
   if (!(await startRetirement(app, host.id)) && host.status !== "retiring") {
     throw new GatewayError("conflict", `host is already ${host.status}`);
   }

@@ -1,4 +1,14 @@
-import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { hosts } from "./hosts";
 
 /**
@@ -27,3 +37,32 @@ export const hostTrustEvents = pgTable(
 );
 
 export type HostTrustEvent = typeof hostTrustEvents.$inferSelect;
+
+/**
+ * A slash: a host's immature earnings and bond taken into the refund pool and paid back to the
+ * callers it served in the maturity window, pro rata to what they paid it. The ledger holds the
+ * movements (kinds host_slash, host_slash_refund, host_slash_remainder); this row holds the case.
+ */
+export const hostSlashes = pgTable(
+  "host_slashes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    hostId: uuid("host_id")
+      .notNull()
+      .references(() => hosts.id),
+    /** admin | automatic */
+    trigger: text("trigger").notNull(),
+    reason: text("reason").notNull(),
+    evidence: jsonb("evidence").$type<Record<string, unknown>>().notNull().default({}),
+    earningsMicrounits: bigint("earnings_microunits", { mode: "bigint" }).notNull(),
+    bondMicrounits: bigint("bond_microunits", { mode: "bigint" }).notNull(),
+    refundedMicrounits: bigint("refunded_microunits", { mode: "bigint" }).notNull(),
+    /** What no caller was owed (the pool beyond what they paid): to the treasury. */
+    remainderMicrounits: bigint("remainder_microunits", { mode: "bigint" }).notNull(),
+    callersRefunded: integer("callers_refunded").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("host_slashes_host_idx").on(table.hostId)],
+);
+
+export type HostSlash = typeof hostSlashes.$inferSelect;

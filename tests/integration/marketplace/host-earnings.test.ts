@@ -32,6 +32,8 @@ beforeAll(async () => {
   await solana.mintUsdc(payout.signer.address, 1_000_000_000n);
   gateway = await startTestGateway({
     env: {
+      // Earnings are withdrawable at once here; maturity has its own tests (slashing.test.ts).
+      HOST_EARNINGS_MATURITY_SECONDS: "0",
       SOLANA_RPC_URL: solana.rpcUrl,
       SOLANA_NETWORK: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
       HOST_PAYOUT_SECRET: payout.secret,

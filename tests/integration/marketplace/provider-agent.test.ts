@@ -49,6 +49,8 @@ beforeAll(async () => {
   await solana.createAta(depositWallet, solana.usdcMint);
   gateway = await startTestGateway({
     env: {
+      // Earnings are withdrawable at once here; maturity has its own tests (slashing.test.ts).
+      HOST_EARNINGS_MATURITY_SECONDS: "0",
       SOLANA_DEPOSIT_ADDRESS: depositWallet,
       SOLANA_DEPOSIT_COMMITMENT: "confirmed",
       SOLANA_RPC_URL: solana.rpcUrl,
