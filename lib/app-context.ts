@@ -131,6 +131,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       await database.close();
     },
   };
+  await app.routing.reputation.refresh(database.db);
   catalogStore.installInto((index) => {
     app.catalog = index;
   });

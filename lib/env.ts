@@ -263,6 +263,17 @@ const envSchema = z.object({
     .int()
     .nonnegative()
     .default(7 * 24 * 3600),
+  /**
+   * Share of marketplace jobs followed by a hidden canary job to the same host and model (1%),
+   * sent within CANARY_MAX_DELAY_MS; 0 turns canaries off.
+   */
+  CANARY_SHARE: z.coerce.number().min(0).max(1).default(0.01),
+  CANARY_MAX_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /** Slash a host automatically once canaries prove it serves another model (lib/trust/reputation.ts). */
+  TRUST_AUTO_SLASH: z
+    .enum(["on", "off"])
+    .default("on")
+    .transform((value) => value === "on"),
   /** Time between retirement and the bond's return (90 days). */
   HOST_BOND_COOLDOWN_SECONDS: z.coerce
     .number()

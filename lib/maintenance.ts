@@ -20,6 +20,8 @@ export async function runMaintenance(app: AppContext): Promise<void> {
   const collected = await collectOpenReceivables(app.database.db);
   if (collected > 0n) log.info("collected receivables", { microunits: collected.toString() });
   if (app.x402.rails().length > 0) app.x402.scheduleReconciliation();
+  // Host standing as the trust record says, agreed across replicas within a pass.
+  await app.routing.reputation.refresh(app.database.db);
   // Host supply: finish retirements whose jobs drained, queue bonds past their cooldown, pay out.
   await finishRetirements(app);
   await returnDueBonds(app);

@@ -8,6 +8,7 @@ import {
   putCatalogModel,
   putCatalogPrice,
 } from "./admin/edit-catalog";
+import { getHostTrust } from "./admin/get-host-trust";
 import { getReconciliation } from "./admin/get-reconciliation";
 import { setHostStatus } from "./admin/set-host-status";
 import { slashHost } from "./admin/slash-host";
@@ -462,6 +463,14 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: postCatalogRefresh,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/admin/hosts/:id/trust",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getHostTrust,
   }),
   // On-chain deposits the watcher could not bind to a token or a bond
   defineRoute({

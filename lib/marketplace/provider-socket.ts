@@ -9,7 +9,7 @@ import {
 import { type WebSocket, WebSocketServer } from "ws";
 import type { AppContext } from "../app-context";
 import { log } from "../log";
-import { recordTrustEvents } from "../trust/trust-events";
+import { noteTrustEvents } from "../trust/note-trust-events";
 import { bindAgent } from "./agent-binding";
 import { reviewCapabilities } from "./agent-capabilities";
 import { AgentJobs, type JobViolation } from "./agent-jobs";
@@ -65,7 +65,7 @@ function runAgentSession(app: AppContext, ws: WebSocket): void {
   let strayViolations = 0;
   const violate = (violation: JobViolation) => {
     if (providerId)
-      recordTrustEvents(app.database.db, providerId, [
+      noteTrustEvents(app, providerId, [
         {
           kind: "protocol_violation",
           detail: violation.reason,

@@ -3,6 +3,7 @@ import type { CallerDialect } from "../dialects/dialect";
 import { badRequest } from "../errors/gateway-error";
 import { keepResponse } from "../responses/keep-response";
 import { withPreviousResponse } from "../responses/stored-responses";
+import { scheduleCanary } from "../trust/run-canary";
 import { holdPrice, prepareInference, routedCandidates } from "./prepare-inference";
 import { releaseReservation, reserveForRequest } from "./reserve";
 import { serveReserved } from "./serve-reserved";
@@ -52,6 +53,7 @@ export async function handleTokenInference(
       candidates,
       reservation,
       maxInputTokens: prepared.inputTokens,
+      onServed: (candidate) => scheduleCanary(app, candidate, prepared.model),
     });
   } catch (error) {
     await releaseReservation(app, record.accountId, reservation.hold);

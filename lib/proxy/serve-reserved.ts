@@ -44,6 +44,8 @@ export interface ReservedRequest {
   reservation: Reservation;
   /** The prompt tokens the hold priced: the most input the meter ever bills. */
   maxInputTokens: number;
+  /** Told which source served, once the request is settled (canaries follow marketplace jobs). */
+  onServed?(candidate: Candidate): void;
 }
 
 const outputLimitFields = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
@@ -216,7 +218,9 @@ export async function serveReserved(
   const settle = async (metering: MeterInput, outcome: RequestOutcome) => {
     const metered = await meterUsage({ ...metering, agentTokens });
     await recordFindings(app, candidate, reserved.requestId, metered.findings, agentTokens);
-    return settleRequest(app, { ...settlement, usage: metered.usage, outcome });
+    const settled = await settleRequest(app, { ...settlement, usage: metered.usage, outcome });
+    reserved.onServed?.(candidate);
+    return settled;
   };
 
   const contentType = response.headers.get("content-type") ?? "application/json";

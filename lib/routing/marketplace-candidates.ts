@@ -23,6 +23,7 @@ export async function marketplaceCandidates(
   app: AppContext,
   model: CatalogModel,
   cap: TokenPrice | undefined,
+  options: { includeExcluded?: boolean } = {},
 ): Promise<Candidate[]> {
   const offers = liveOffersFor(app, model).filter((offer) => offer.freeSlots > 0);
   if (offers.length === 0) return [];
@@ -33,6 +34,10 @@ export async function marketplaceCandidates(
     const host = hosts.get(offer.providerId);
     const price = cappedListingPrice(offer, cap);
     if (host?.status !== "active" || !price) continue;
+    // A host its trust record excludes (canaries failed, sustained violations) is not routed.
+    // (Canaries still reach it: they are how it can prove itself, or be proven a cheat.)
+    if (!options.includeExcluded && app.routing.reputation.standing(offer.providerId) === "excluded")
+      continue;
     candidates.push({
       route: "marketplace",
       providerId: offer.providerId,

@@ -31,7 +31,7 @@ export async function relayCandidates(
   const candidates: Candidate[] = [];
   for (const listing of listings) {
     const price = cappedListingPrice(listing, cap);
-    if (!price) continue;
+    if (!price || app.routing.reputation.standing(listing.hostId) === "excluded") continue;
     if (
       listing.dailyCapMicrounits !== null &&
       (earnings.get(listing.hostId) ?? 0n) >= listing.dailyCapMicrounits

@@ -42,12 +42,12 @@ export async function routeRequest(
   const pools = await loadCandidatePools(app, model, {
     market: routing.mode !== "centralized-only" && !onlyCentralizedPins,
   });
-  const { health } = app.routing;
+  const { health, reputation } = app.routing;
   const selection = selectCandidates(pools, {
     mode: routing.mode,
     ceilings: routing.ceilings,
     pins: routing.pins,
-    isDemoted: (providerId) => health.isDemoted(providerId),
+    isDemoted: (providerId) => health.isDemoted(providerId) || reputation.standing(providerId) === "demoted",
     maxMarketAttempts: defaultMaxMarketAttempts,
   });
   if (selection.type === "selected") return selection.candidates;

@@ -1,7 +1,7 @@
 import type { AppContext } from "../app-context";
 import type { Candidate } from "../routing/candidate";
 import type { MeterFinding } from "../usage/meter-usage";
-import { recordTrustEvents } from "./trust-events";
+import { noteTrustEvents } from "./note-trust-events";
 
 /**
  * Files what the meter found on one request against the host that served it (marketplace
@@ -16,8 +16,8 @@ export async function recordFindings(
   agentTokens: Record<string, number> | undefined,
 ): Promise<void> {
   if (findings.length === 0 || candidate.route === "centralized") return;
-  await recordTrustEvents(
-    app.database.db,
+  await noteTrustEvents(
+    app,
     candidate.providerId,
     findings.map((finding) => ({
       kind: finding.kind,

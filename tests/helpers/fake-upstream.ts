@@ -38,6 +38,8 @@ interface Directives {
   tool: boolean;
   cache: boolean;
   noUsage: boolean;
+  /** The answer's words, by position: the fake's "model". */
+  word(index: number): string;
 }
 
 function textOf(content: unknown): string {
@@ -77,6 +79,7 @@ function readDirectives(prompt: string, maxTokens: number | undefined): Directiv
     tool: value("tool") !== null,
     cache: value("cache") !== null,
     noUsage: value("nousage") !== null,
+    word,
   };
 }
 
@@ -173,9 +176,18 @@ function sendError(dialect: FakeDialect, response: ServerResponse, status: numbe
 /** The models a fake lists on `GET /v1/models` (it answers for any model id). */
 const servedModels = ["gpt-4o-mini", "llama-3.1-8b-instruct"];
 
+export interface FakeUpstreamOptions {
+  /**
+   * `other` answers with other words than every other fake: a different model behind the same
+   * wire format (what a canary must tell apart from the real one).
+   */
+  voice?: "default" | "other";
+}
+
 export async function startFakeUpstream(
   dialect: FakeDialect,
   name = `fake-${dialect}`,
+  options: FakeUpstreamOptions = {},
 ): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   const state: { abortedRequests: number; modelList: unknown } = { abortedRequests: 0, modelList: undefined };
@@ -212,7 +224,10 @@ export async function startFakeUpstream(
         if (request.url !== expected) return sendError(dialect, response, 404);
         const maxTokens = (body.max_tokens ?? body.max_completion_tokens) as number | undefined;
         const prompt = promptText(body);
-        const directives = readDirectives(prompt, maxTokens);
+        const directives = {
+          ...readDirectives(prompt, maxTokens),
+          ...(options.voice === "other" ? { word: otherWord } : {}),
+        };
         if (directives.error) return sendError(dialect, response, directives.error);
         // `[fake:html=<status>]`: an error page, as a load balancer in front of an upstream sends.
         const html = /\[fake:html=(\d+)\]/.exec(prompt)?.[1];
@@ -302,6 +317,7 @@ function writeEmbeddings(response: ServerResponse, body: Record<string, unknown>
 }
 
 const word = (index: number) => (index === 0 ? "Hello" : ` w${index}`);
+const otherWord = (index: number) => (index === 0 ? "Certainly" : ` z${index}`);
 
 async function openaiWriter(
   response: ServerResponse,
@@ -333,7 +349,7 @@ async function openaiWriter(
       : { name: "get_weather", arguments: '{"city":"Paris"}' },
   };
   if (body.stream !== true) {
-    const text = structured ?? Array.from({ length: directives.tokens }, (_, index) => word(index)).join("");
+    const text = structured ?? Array.from({ length: directives.tokens }, (_, index) => directives.word(index)).join("");
     const message = callsTool
       ? { role: "assistant", content: null, tool_calls: [toolCall] }
       : { role: "assistant", content: text };
@@ -393,7 +409,7 @@ async function openaiWriter(
       }
       if (directives.slowMs > 0) await sleep(directives.slowMs);
       if (response.destroyed) return;
-      response.write(chunk({ content: word(index) }, null));
+      response.write(chunk({ content: directives.word(index) }, null));
     }
   }
   response.write(chunk({}, callsTool ? "tool_calls" : "stop"));
@@ -432,7 +448,7 @@ async function anthropicWriter(
     input: forced ? JSON.parse(forced.argumentsJson) : { city: "Paris" },
   };
   if (body.stream !== true) {
-    const text = structured ?? Array.from({ length: directives.tokens }, (_, index) => word(index)).join("");
+    const text = structured ?? Array.from({ length: directives.tokens }, (_, index) => directives.word(index)).join("");
     response.writeHead(200, { "content-type": "application/json", "x-fake": name });
     response.end(
       JSON.stringify({
@@ -495,7 +511,10 @@ async function anthropicWriter(
       if (directives.slowMs > 0) await sleep(directives.slowMs);
       if (response.destroyed) return;
       response.write(
-        event("content_block_delta", { index: 0, delta: { type: "text_delta", text: word(index) } }),
+        event("content_block_delta", {
+          index: 0,
+          delta: { type: "text_delta", text: directives.word(index) },
+        }),
       );
     }
   }

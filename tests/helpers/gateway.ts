@@ -92,7 +92,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const marketplace = new InMemoryMarketplaceRegistry({
     heartbeatTimeoutMs: env.PROVIDER_HEARTBEAT_TIMEOUT_MS,
   });
-  app.routing = { registry: marketplace, health: new HealthTracker(options.health) };
+  app.routing = { ...app.routing, registry: marketplace, health: new HealthTracker(options.health) };
   const gateway = await startGatewayServer({
     app,
     port: 0,

@@ -117,12 +117,14 @@ export function createMarketplaceFixture(gateway: TestGateway) {
     maxConcurrentTotal?: number;
     tokensPerSecond?: number;
     host?: TestHost;
+    /** `other`: the backend is a different "model" that answers with other words. */
+    voice?: "other";
   }): Promise<TestAgent> {
     const host = input.host ?? (await enroll());
     agentCount += 1;
     const dialect = input.dialect ?? "openai";
     const backendName = `fake-agent-${agentCount}`;
-    const backend = await startFakeUpstream(dialect, backendName);
+    const backend = await startFakeUpstream(dialect, backendName, input.voice ? { voice: input.voice } : {});
     const connection = gateway.marketplace.connect({
       providerId: host.providerId,
       offers: input.offers.map((offer) => ({

@@ -381,6 +381,12 @@ const cases: Case[] = [
     headers: asAdmin,
   },
   {
+    name: "host trust record",
+    method: "GET",
+    path: () => `/v1/admin/hosts/${providerId}/trust`,
+    headers: asAdmin,
+  },
+  {
     name: "slash host (unknown id)",
     method: "POST",
     path: () => "/v1/admin/hosts/00000000-0000-4000-8000-000000000000/slash",

@@ -1,5 +1,6 @@
 import { bondHeld, bondView } from "../../hosts/bond";
 import { jsonResponse } from "../../http/responses";
+import { hostReputationView } from "../../trust/trust-view";
 import type { ApiCall } from "../route-definition";
 
 /** GET /v1/host/profile – the calling host's status, bond instructions and enrolment code. */
@@ -17,6 +18,8 @@ export async function getHostProfile({ app, principal: host }: ApiCall<"host">):
         ...bondView(app.env, host.bondDepositCode),
         held_microunits: Number(await bondHeld(app.database.db, host.id)),
       },
+      // How the gateway's checks see this host, and what routing does about it.
+      reputation: await hostReputationView(app.database.db, host.id),
       metadata: { enrollment_code: host.enrollmentCode },
     },
     200,

@@ -1,0 +1,183 @@
+import { and, gt, inArray, sql } from "drizzle-orm";
+import type { Executor } from "../db/client";
+import { hostTrustEvents } from "../db/schema";
+
+/**
+ * A host's standing, computed from its trust events (lib/trust/trust-events.ts) by the rules
+ * below, and read by routing: `demoted` hosts are tried after every healthy candidate,
+ * `excluded` hosts are not routed at all. `proven` means the evidence is strong enough to slash
+ * automatically (a sustained run of failed canaries: the host serves another model).
+ */
+export type Standing = "good" | "demoted" | "excluded";
+
+export interface Reputation {
+  standing: Standing;
+  /** Substitution proven by canaries: slashed automatically. */
+  proven: boolean;
+  /** Why, in words, one line per rule that fired. */
+  reasons: string[];
+  counts: {
+    canaries: number;
+    canaryFailures: number;
+    meteringFindings: number;
+    protocolViolations: number;
+  };
+}
+
+/** The rules, in one place (documented on the trust page). */
+export const reputationRules = {
+  /** Canary verdicts considered: the most recent ones. */
+  canaryWindow: 20,
+  /** Metering findings and protocol violations count over this window. */
+  eventWindowSeconds: 24 * 3600,
+  demote: { canaryFailures: 1, meteringFindings: 1, protocolViolations: 3 },
+  exclude: {
+    canaryFailures: 3,
+    canaryFailureRate: 0.5,
+    meteringFindings: 5,
+    protocolViolations: 10,
+  },
+  /** Proven substitution: this many failures, at this rate, among the recent canaries. */
+  prove: { canaryFailures: 5, canaryFailureRate: 0.8 },
+} as const;
+
+const good: Reputation = {
+  standing: "good",
+  proven: false,
+  reasons: [],
+  counts: { canaries: 0, canaryFailures: 0, meteringFindings: 0, protocolViolations: 0 },
+};
+
+interface Tally {
+  canaries: boolean[];
+  meteringFindings: number;
+  protocolViolations: number;
+}
+
+/** Applies the rules to one host's tally. */
+function judge(tally: Tally): Reputation {
+  const rules = reputationRules;
+  const canaries = tally.canaries.length;
+  const canaryFailures = tally.canaries.filter((passed) => !passed).length;
+  const rate = canaries === 0 ? 0 : canaryFailures / canaries;
+  const counts = {
+    canaries,
+    canaryFailures,
+    meteringFindings: tally.meteringFindings,
+    protocolViolations: tally.protocolViolations,
+  };
+  const reasons: string[] = [];
+  let standing: Standing = "good";
+  const raise = (to: Standing) => {
+    if (to === "excluded" || standing === "good") standing = to;
+  };
+  if (canaryFailures >= rules.demote.canaryFailures) {
+    reasons.push(
+      `${canaryFailures} of the last ${canaries} canary answers differed from the reference answer for the model`,
+    );
+    raise(
+      canaryFailures >= rules.exclude.canaryFailures && rate >= rules.exclude.canaryFailureRate
+        ? "excluded"
+        : "demoted",
+    );
+  }
+  if (tally.meteringFindings >= rules.demote.meteringFindings) {
+    reasons.push(
+      `${tally.meteringFindings} reported usage figure(s) in the last 24 hours were beyond the gateway's count or refused`,
+    );
+    raise(tally.meteringFindings >= rules.exclude.meteringFindings ? "excluded" : "demoted");
+  }
+  if (tally.protocolViolations >= rules.demote.protocolViolations) {
+    reasons.push(`${tally.protocolViolations} protocol violations by its agent in the last 24 hours`);
+    raise(tally.protocolViolations >= rules.exclude.protocolViolations ? "excluded" : "demoted");
+  }
+  const proven = canaryFailures >= rules.prove.canaryFailures && rate >= rules.prove.canaryFailureRate;
+  return { standing, proven, reasons, counts };
+}
+
+const meteringKinds = ["over_claim", "invalid_claim", "over_limit"];
+
+/** The reputation of each of `hostIds` (all hosts with recent events when absent), from the database. */
+export async function loadReputations(
+  executor: Executor,
+  hostIds?: readonly string[],
+): Promise<Map<string, Reputation>> {
+  const since = new Date(Date.now() - reputationRules.eventWindowSeconds * 1000);
+  const hostFilter = hostIds ? [inArray(hostTrustEvents.hostId, [...hostIds])] : [];
+  if (hostIds && hostIds.length === 0) return new Map();
+  const tallies = new Map<string, Tally>();
+  const tallyOf = (hostId: string) => {
+    let tally = tallies.get(hostId);
+    if (!tally) {
+      tally = { canaries: [], meteringFindings: 0, protocolViolations: 0 };
+      tallies.set(hostId, tally);
+    }
+    return tally;
+  };
+  const events = await executor
+    .select({ hostId: hostTrustEvents.hostId, kind: hostTrustEvents.kind, count: sql<number>`COUNT(*)::int` })
+    .from(hostTrustEvents)
+    .where(
+      and(
+        gt(hostTrustEvents.createdAt, since),
+        inArray(hostTrustEvents.kind, [...meteringKinds, "protocol_violation"]),
+        ...hostFilter,
+      ),
+    )
+    .groupBy(hostTrustEvents.hostId, hostTrustEvents.kind);
+  for (const row of events) {
+    const tally = tallyOf(row.hostId);
+    if (row.kind === "protocol_violation") tally.protocolViolations += Number(row.count);
+    else tally.meteringFindings += Number(row.count);
+  }
+  // The most recent canary verdicts per host, whatever their age.
+  const recent = executor
+    .select({
+      hostId: hostTrustEvents.hostId,
+      kind: hostTrustEvents.kind,
+      rank: sql<number>`ROW_NUMBER() OVER (PARTITION BY ${hostTrustEvents.hostId} ORDER BY ${hostTrustEvents.id} DESC)`.as(
+        "rank",
+      ),
+    })
+    .from(hostTrustEvents)
+    .where(and(inArray(hostTrustEvents.kind, ["canary_pass", "canary_fail"]), ...hostFilter))
+    .as("recent");
+  const canaries = await executor
+    .select({ hostId: recent.hostId, kind: recent.kind })
+    .from(recent)
+    .where(sql`${recent.rank} <= ${reputationRules.canaryWindow}`);
+  for (const row of canaries) tallyOf(row.hostId).canaries.push(row.kind === "canary_pass");
+  const reputations = new Map<string, Reputation>();
+  for (const [hostId, tally] of tallies) reputations.set(hostId, judge(tally));
+  return reputations;
+}
+
+/**
+ * Each process's view of every host's standing, for routing's synchronous reads. It is
+ * refreshed from the database on an interval (so replicas agree within it) and at once for a
+ * host this process just recorded an event about.
+ */
+export class ReputationBook {
+  #reputations = new Map<string, Reputation>();
+
+  of(hostId: string): Reputation {
+    return this.#reputations.get(hostId) ?? good;
+  }
+
+  standing(hostId: string): Standing {
+    return this.of(hostId).standing;
+  }
+
+  async refresh(executor: Executor, hostIds?: readonly string[]): Promise<void> {
+    const loaded = await loadReputations(executor, hostIds);
+    if (!hostIds) {
+      this.#reputations = loaded;
+      return;
+    }
+    for (const hostId of hostIds) {
+      const reputation = loaded.get(hostId);
+      if (reputation) this.#reputations.set(hostId, reputation);
+      else this.#reputations.delete(hostId);
+    }
+  }
+}
