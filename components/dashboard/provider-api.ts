@@ -17,6 +17,17 @@ interface HostProfile {
     memo: string;
     held_microunits: number;
   };
+  reputation: HostReputation;
+}
+
+/** How the gateway's checks see the host (lib/trust/trust-view.ts). */
+export interface HostReputation {
+  standing: "good" | "demoted" | "excluded";
+  routing: string;
+  reasons: string[];
+  canaries: { checked: number; failed: number };
+  metering_findings_24h: number;
+  protocol_violations_24h: number;
 }
 
 interface HostListing {
@@ -38,6 +49,7 @@ export interface HostPayout {
 
 interface HostBalance {
   usdc_balance: number;
+  maturing_usdc_balance: number;
   withdrawable_usdc_balance: number;
   pending_withdrawals_usdc: number;
 }

@@ -10,6 +10,7 @@ import {
   type ProviderData,
   requestWithdrawal,
 } from "./provider-api";
+import { TrustCard } from "./trust-card";
 
 /**
  * The provider page: sign in with the host token from `pod-agent enroll` (kept in this tab
@@ -99,6 +100,7 @@ export function ProviderPanel() {
       </p>
       <ProviderStats data={data} />
       <BondCard data={data} />
+      <TrustCard reputation={data.profile.reputation} />
       <ListingsCard data={data} />
       <EarningsChart data={data} />
       <WithdrawCard token={token} data={data} onDone={() => void refresh(token)} />
@@ -110,6 +112,7 @@ function ProviderStats({ data }: { data: ProviderData }) {
   const cards = [
     { id: "status", label: "Status", value: data.profile.status },
     { id: "balance", label: "Earnings balance", value: formatUsd(data.balance.usdc_balance) },
+    { id: "maturing", label: "Maturing", value: formatUsd(data.balance.maturing_usdc_balance) },
     {
       id: "withdrawable",
       label: "Withdrawable now",
