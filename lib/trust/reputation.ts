@@ -25,7 +25,7 @@ export interface Reputation {
 }
 
 /** The rules, in one place (documented on the trust page). */
-export const reputationRules = {
+const reputationRules = {
   /** Canary verdicts considered: the most recent ones. */
   canaryWindow: 20,
   /** Metering findings and protocol violations count over this window. */

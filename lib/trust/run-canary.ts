@@ -112,7 +112,7 @@ async function serveCanaryRequest(
   }
 }
 
-export interface CanaryVerdict {
+interface CanaryVerdict {
   passed: boolean;
   detail: string;
 }
@@ -142,7 +142,7 @@ function judge(prompt: CanaryPrompt, answer: string, reference: string | undefin
  * Without a centralized source the prompt has a known answer instead. Undefined when the host
  * had no free slot or a source did not answer (no verdict either way).
  */
-export async function runCanary(
+async function runCanary(
   app: AppContext,
   hostId: string,
   model: CatalogModel,

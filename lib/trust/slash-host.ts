@@ -22,7 +22,7 @@ export interface SlashInput {
   evidence: Record<string, unknown>;
 }
 
-export interface SlashedCaller {
+interface SlashedCaller {
   accountId: bigint;
   /** What the caller paid this host within the window. */
   paid: bigint;

@@ -4,7 +4,7 @@ import { hostSlashes, hostTrustEvents } from "../db/schema";
 import { loadReputations, type Reputation } from "./reputation";
 
 /** A host's standing as the host API and the dashboard show it: what routing does with it, and why. */
-export function reputationView(reputation: Reputation) {
+function reputationView(reputation: Reputation) {
   return {
     standing: reputation.standing,
     routing:
