@@ -2,7 +2,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { createMarketplaceFixture, type MarketplaceFixture } from "../helpers/marketplace-fixture";
-import { b64, connectScriptedAgent, newAgentKey, openAiDelta, openAiUsage } from "../helpers/scripted-agent";
+import { scriptedHost, serveHonestJob } from "../helpers/scripted-host";
 import { type LocalSolana, startLocalSolana } from "../helpers/solana/local-solana";
 import { keyPairWithSecret } from "../helpers/x402-chain";
 import { hasChromium, launchChromium, openDevice, phone, shoot } from "./dashboard-browser";
@@ -49,35 +49,8 @@ describe.skipIf(!hasChromium)("dashboard: provider page", () => {
   });
 
   it("signs in with the host token, shows status, bond and earnings, and requests a withdrawal", async () => {
-    const host = await market.enroll();
-    const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
-      metadata: { enrollment_code: string };
-    };
-    const agent = await connectScriptedAgent(gateway.baseUrl, {
-      key: newAgentKey(),
-      enrollmentCode: profile.metadata.enrollment_code,
-    });
-    await agent.next("auth_ok");
-    agent.send({
-      type: "capabilities",
-      models: [{ model_id: "gpt-4o", input_per_1m: 2_000_000, output_per_1m: 10_000_000, max_concurrent: 1 }],
-    });
-    await agent.next("capabilities_ack");
-    agent.send({ type: "heartbeat" });
-    const token = await gateway.createFundedToken(100_000_000n);
-    const pending = fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "X-Pod-Routing-Mode": "marketplace-only" },
-      body: JSON.stringify({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "hi" }] }),
-    });
-    const job = await agent.next("job");
-    agent.send({
-      type: "job_chunk",
-      job_id: job.job_id,
-      data: b64(`${openAiDelta("ok")}${openAiUsage(1000, 200)}data: [DONE]\n\n`),
-    });
-    agent.send({ type: "job_done", job_id: job.job_id });
-    await (await pending).text();
+    const { host, agent } = await scriptedHost(gateway, market);
+    await serveHonestJob(gateway, agent, await gateway.createFundedToken(100_000_000n));
     agent.close();
 
     const watched = await openDevice(browser, gateway.baseUrl);
@@ -96,6 +69,10 @@ describe.skipIf(!hasChromium)("dashboard: provider page", () => {
     );
     await expect(page.locator('[data-stat="balance"] .dash-stat__value').textContent()).resolves.toBe(
       "$0.0032",
+    );
+    // The host's standing from the gateway's checks: nothing against it.
+    await expect(page.getByTestId("trust-summary").textContent()).resolves.toMatch(
+      /^Good standing: routed as usual/,
     );
     await shoot(page, "dashboard-provider-desktop");
 

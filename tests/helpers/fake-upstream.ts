@@ -349,7 +349,8 @@ async function openaiWriter(
       : { name: "get_weather", arguments: '{"city":"Paris"}' },
   };
   if (body.stream !== true) {
-    const text = structured ?? Array.from({ length: directives.tokens }, (_, index) => directives.word(index)).join("");
+    const text =
+      structured ?? Array.from({ length: directives.tokens }, (_, index) => directives.word(index)).join("");
     const message = callsTool
       ? { role: "assistant", content: null, tool_calls: [toolCall] }
       : { role: "assistant", content: text };
@@ -448,7 +449,8 @@ async function anthropicWriter(
     input: forced ? JSON.parse(forced.argumentsJson) : { city: "Paris" },
   };
   if (body.stream !== true) {
-    const text = structured ?? Array.from({ length: directives.tokens }, (_, index) => directives.word(index)).join("");
+    const text =
+      structured ?? Array.from({ length: directives.tokens }, (_, index) => directives.word(index)).join("");
     response.writeHead(200, { "content-type": "application/json", "x-fake": name });
     response.end(
       JSON.stringify({

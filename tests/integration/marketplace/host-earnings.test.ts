@@ -10,14 +10,8 @@ import {
   type MarketplaceFixture,
   type TestHost,
 } from "../../helpers/marketplace-fixture";
-import {
-  b64,
-  connectScriptedAgent,
-  newAgentKey,
-  openAiDelta,
-  openAiUsage,
-  textOfTokens,
-} from "../../helpers/scripted-agent";
+import { b64, openAiDelta, openAiUsage } from "../../helpers/scripted-agent";
+import { scriptedHost, serveHonestJob, withdrawAs } from "../../helpers/scripted-host";
 import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
 import { keyPairWithSecret } from "../../helpers/x402-chain";
 
@@ -55,54 +49,15 @@ afterAll(async () => {
 
 /** A host whose scripted agent served one streamed job of 1000 prompt / 200 completion tokens. */
 async function hostWithEarnings(): Promise<{ host: TestHost; earned: bigint }> {
-  const host = await market.enroll();
-  const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
-    metadata: { enrollment_code: string };
-  };
-  const agent = await connectScriptedAgent(gateway.baseUrl, {
-    key: newAgentKey(),
-    enrollmentCode: profile.metadata.enrollment_code,
-  });
-  await agent.next("auth_ok");
-  agent.send({
-    type: "capabilities",
-    models: [{ model_id: "gpt-4o", input_per_1m: 2_000_000, output_per_1m: 10_000_000, max_concurrent: 1 }],
-  });
-  await agent.next("capabilities_ack");
-  agent.send({ type: "heartbeat" });
-  const token = await gateway.createFundedToken(100_000_000n);
-  const pending = fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "X-Pod-Routing-Mode": "marketplace-only" },
-    body: JSON.stringify({
-      model: "gpt-4o",
-      stream: true,
-      messages: [{ role: "user", content: textOfTokens(1000, "hi") }],
-    }),
-  });
-  const job = await agent.next("job");
-  agent.send({
-    type: "job_chunk",
-    job_id: job.job_id,
-    data: b64(`${openAiDelta(textOfTokens(200))}${openAiUsage(1000, 200)}data: [DONE]\n\n`),
-  });
-  agent.send({ type: "job_done", job_id: job.job_id });
-  await (await pending).text();
+  const { host, agent } = await scriptedHost(gateway, market);
+  await serveHonestJob(gateway, agent, await gateway.createFundedToken(100_000_000n));
   agent.close();
   // 1000 × 2 + 200 × 10 = 4000 microunits charged; 80% = 3200 to the host.
   return { host, earned: 3200n };
 }
 
-async function withdraw(host: TestHost, amount: string, key: string, destination?: string) {
-  return fetch(`${gateway.baseUrl}/v1/host/withdraw`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${host.hostToken}`,
-      "content-type": "application/json",
-      "idempotency-key": key,
-    },
-    body: JSON.stringify({ amount_usdc: amount, ...(destination ? { destination } : {}) }),
-  });
+function withdraw(host: TestHost, amount: string, key: string, destination?: string) {
+  return withdrawAs(gateway, host, amount, key, destination);
 }
 
 describe("host earnings and cashout", () => {
@@ -221,7 +176,7 @@ describe("host earnings and cashout", () => {
 describe("retirement", () => {
   it("drains in-flight jobs, leaves routing, and returns the bond after the cooldown", async () => {
     const host = await market.enroll();
-    const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
+    const _profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
       metadata: { enrollment_code: string };
     };
     // The bond as the deposit watcher books it: 50 USDC in the host's bond account.
@@ -236,17 +191,12 @@ describe("retirement", () => {
         ],
       }),
     );
-    const agent = await connectScriptedAgent(gateway.baseUrl, {
-      key: newAgentKey(),
-      enrollmentCode: profile.metadata.enrollment_code,
+    const { agent } = await scriptedHost(gateway, market, {
+      host,
+      model: "gpt-4o-mini",
+      input: 100_000,
+      output: 400_000,
     });
-    await agent.next("auth_ok");
-    agent.send({
-      type: "capabilities",
-      models: [{ model_id: "gpt-4o-mini", input_per_1m: 100_000, output_per_1m: 400_000, max_concurrent: 1 }],
-    });
-    await agent.next("capabilities_ack");
-    agent.send({ type: "heartbeat" });
     const token = await gateway.createFundedToken(10_000_000n);
     const pending = fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
       method: "POST",

@@ -11,15 +11,8 @@ import {
   type MarketplaceFixture,
   type TestHost,
 } from "../../helpers/marketplace-fixture";
-import {
-  b64,
-  connectScriptedAgent,
-  newAgentKey,
-  openAiDelta,
-  openAiUsage,
-  type ScriptedAgent,
-  textOfTokens,
-} from "../../helpers/scripted-agent";
+import type { ScriptedAgent } from "../../helpers/scripted-agent";
+import { scriptedHost, serveHonestJob, withdrawAs } from "../../helpers/scripted-host";
 
 /**
  * Earnings mature before they can leave; a suspended host's money is frozen; a slashed host's
@@ -70,59 +63,21 @@ async function postBond(hostId: string): Promise<void> {
   );
 }
 
-/** A host whose scripted agent answers every job honestly: 1000 prompt and 200 output tokens. */
-async function servingHost(): Promise<{ host: TestHost; agent: ScriptedAgent }> {
-  const host = await market.enroll();
-  const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
-    metadata: { enrollment_code: string };
-  };
-  const agent = await connectScriptedAgent(gateway.baseUrl, {
-    key: newAgentKey(),
-    enrollmentCode: profile.metadata.enrollment_code,
-  });
-  agents.push(agent);
-  await agent.next("auth_ok");
-  agent.send({
-    type: "capabilities",
-    models: [{ model_id: "gpt-4o", input_per_1m: 2_000_000, output_per_1m: 10_000_000, max_concurrent: 4 }],
-  });
-  await agent.next("capabilities_ack");
-  agent.send({ type: "heartbeat" });
-  return { host, agent };
+/** A host whose scripted agent answers every job honestly (up to 4 at once). */
+async function servingHost() {
+  const served = await scriptedHost(gateway, market, { maxConcurrent: 4 });
+  agents.push(served.agent);
+  return served;
 }
 
-/** One caller's request served by `agent`: 1000 × 2 + 200 × 10 = 4000 microunits, 3200 to the host. */
+/** One caller's job served by `agent`: 4000 microunits paid, 3200 to the host. */
 async function serveOne(agent: ScriptedAgent, token: string): Promise<void> {
-  const pending = fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "X-Pod-Routing-Mode": "marketplace-only" },
-    body: JSON.stringify({
-      model: "gpt-4o",
-      stream: true,
-      messages: [{ role: "user", content: textOfTokens(1000, "hi") }],
-    }),
-  });
-  const job = await agent.next("job");
-  agent.send({
-    type: "job_chunk",
-    job_id: job.job_id,
-    data: b64(`${openAiDelta(textOfTokens(200))}${openAiUsage(1000, 200)}data: [DONE]\n\n`),
-  });
-  agent.send({ type: "job_done", job_id: job.job_id });
-  await (await pending).text();
+  await serveHonestJob(gateway, agent, token);
   await expect.poll(() => gateway.balanceOf(token).then((balance) => balance.held)).toBe(0n);
 }
 
 function withdraw(host: TestHost, amount: string, key: string): Promise<Response> {
-  return fetch(`${gateway.baseUrl}/v1/host/withdraw`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${host.hostToken}`,
-      "content-type": "application/json",
-      "idempotency-key": key,
-    },
-    body: JSON.stringify({ amount_usdc: amount }),
-  });
+  return withdrawAs(gateway, host, amount, key);
 }
 
 const admin = (path: string, body?: unknown) =>
