@@ -431,6 +431,7 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: "env",
     handler: slashHost,
+  }),
   // The model catalog: operator edits (recorded in the change log) and refreshes
   defineRoute({
     method: "PUT",

@@ -1,3 +1,4 @@
+import { tokenCountSchema } from "@pod-gateway/contracts/bounded-values";
 import { z } from "zod";
 import type { ApiCall } from "../api/route-definition";
 import { safeParseJson } from "../dialects/translate/json-value";
@@ -40,7 +41,7 @@ const embeddingsRequestSchema = z.looseObject({
 type EmbeddingsInput = z.infer<typeof embeddingsRequestSchema>["input"];
 
 const upstreamUsage = z.object({
-  usage: z.object({ prompt_tokens: z.number().int().min(0).max(1_000_000_000) }),
+  usage: z.object({ prompt_tokens: tokenCountSchema }),
 });
 
 const isTokenArray = (input: readonly unknown[]): input is number[] =>
@@ -107,7 +108,8 @@ export async function handleEmbeddings(call: ApiCall<"token">): Promise<Response
     const answer = safeParseJson(text);
     const usage = upstreamUsage.safeParse(answer);
     // Without a usage report, the bound the hold was sized from is what is billed.
-    const billedTokens = usage.success ? usage.data.usage.prompt_tokens : inputTokens;
+    // A report is taken up to that bound, never past it: the hold is the most a request costs.
+    const billedTokens = usage.success ? Math.min(usage.data.usage.prompt_tokens, inputTokens) : inputTokens;
     const settled = await settleRequest(app, {
       requestId,
       accountId: principal.accountId,
@@ -116,7 +118,6 @@ export async function handleEmbeddings(call: ApiCall<"token">): Promise<Response
       model: model.id,
       usage: { inputTokens: billedTokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
       outcome: "completed",
-      chargeBeyondHold: true,
     });
     const reported =
       typeof answer === "object" && answer !== null ? JSON.stringify({ ...answer, model: body.model }) : text;
