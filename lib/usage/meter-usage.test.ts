@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type MeterInput, meterUsage } from "./meter-usage";
 import { RelayedContent } from "./relayed-content";
 import { countTokens } from "./tokenizer";
@@ -41,6 +41,9 @@ function input(overrides: Partial<MeterInput>): MeterInput {
 }
 
 describe("meterUsage", () => {
+  // The tokenizer's tables load once (about 150 ms, longer on a busy machine).
+  beforeAll(() => countTokens("warm up"), 60_000);
+
   it("accepts an agent's honest claim within the tolerance", async () => {
     const metered = await meterUsage(input({}));
     expect(metered.usage).toMatchObject({ inputTokens: 20, outputTokens: 13 });
