@@ -6,7 +6,7 @@ import { log } from "../log";
 import { createSseDecoder } from "../sse/sse-decoder";
 import { outputBound } from "../usage/meter-usage";
 import { StreamUsageTap } from "../usage/stream-usage-tap";
-import { loadedTokenizer } from "../usage/tokenizer";
+import { countLoaded, loadedTokenizer } from "../usage/tokenizer";
 import type { RequestOutcome } from "./settle-request";
 
 export interface RelayStreamOptions {
@@ -141,7 +141,7 @@ export function relayStream(options: RelayStreamOptions): ChunkSource {
     const tokenizer = loadedTokenizer();
     if (!tokenizer) return false;
     nextCountAt = Math.ceil(tap.content.bytes * 1.25);
-    return tokenizer.isWithinTokenLimit(tap.content.text(), limit) === false;
+    return countLoaded(tokenizer, tap.content.text(), limit) > limit;
   };
 
   async function* relay(): AsyncGenerator<Uint8Array> {
