@@ -66,7 +66,9 @@ describe("canaries", () => {
     expect(paidToCheat).toBeGreaterThan(0n);
 
     // The first canary fails: the cheat is no longer the first choice.
+    // The verdict row is written before this process's routing re-reads the standing: wait for the latter.
     await expect.poll(async () => (await verdicts(cheat.host.providerId)).includes("canary_fail")).toBe(true);
+    await expect.poll(() => gateway.app.routing.reputation.standing(cheat.host.providerId)).not.toBe("good");
     const next = await ask(await gateway.createFundedToken(1_000_000n));
     expect(next.headers.get("x-pod-provider-id")).toBe(honest.host.providerId);
 
