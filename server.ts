@@ -1,5 +1,4 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
-import next from "next";
 import { isApiPath, serveApiRequest } from "./lib/api/pipeline";
 import { type AppContext, createAppContext, setAppContext } from "./lib/app-context";
 import { renderErrorBody } from "./lib/dialects/render-error";
@@ -10,6 +9,7 @@ import { checkRequestTarget } from "./lib/http/request-target";
 import { newId } from "./lib/ids";
 import { log, redactPath } from "./lib/log";
 import { attachProviderSocket } from "./lib/marketplace/provider-socket";
+import { type PageHandler, PageHost } from "./lib/pages/page-host";
 import { startOrExit } from "./lib/start-failure";
 
 export interface GatewayServer {
@@ -23,8 +23,36 @@ export interface StartOptions {
   app?: AppContext;
   port?: number;
   host?: string;
-  /** Serve pages through Next as well (off in API-only tests and benchmarks). */
+  /**
+   * Serve pages through Next as well, from an existing build (tests build first); off in
+   * API-only tests and benchmarks. `pages` takes precedence.
+   */
   withNext?: boolean;
+  /** Where pages come from (npm start: built in the background, Next loaded on the first page request). */
+  pages?: PageHost;
+}
+
+/**
+ * Next's server, loaded only when the first page is asked for: importing and preparing it
+ * costs about 100 MiB that a process serving only the API never needs.
+ */
+async function loadNext(): Promise<PageHandler> {
+  const { default: next } = await import("next");
+  const nextApp = next({ dev: false, dir: import.meta.dirname });
+  await nextApp.prepare();
+  const handle = nextApp.getRequestHandler();
+  return (request, response) => handle(request, response);
+}
+
+/** The pages as `npm start` serves them; POD_PAGES=off leaves them out (API-only replicas). */
+export function startPageHost(build: boolean): PageHost {
+  const host = new PageHost({
+    root: import.meta.dirname,
+    load: loadNext,
+    ...(build ? { build: { command: "npm", args: ["run", "build"] } } : {}),
+  });
+  host.start();
+  return host;
 }
 
 /** A request refused from its request line alone; the connection is closed after it. */
@@ -64,17 +92,7 @@ function requestTimeouts(requestMs: number) {
 export async function startGatewayServer(options: StartOptions = {}): Promise<GatewayServer> {
   const app = options.app ?? (await createAppContext());
   setAppContext(app);
-  let nextHandler:
-    | ((
-        request: import("node:http").IncomingMessage,
-        response: import("node:http").ServerResponse,
-      ) => Promise<void>)
-    | undefined;
-  if (options.withNext !== false) {
-    const nextApp = next({ dev: false, dir: import.meta.dirname });
-    await nextApp.prepare();
-    nextHandler = nextApp.getRequestHandler();
-  }
+  const pages = options.pages ?? (options.withNext ? startPageHost(false) : undefined);
   const port = options.port ?? app.env.PORT;
   const host = options.host ?? app.env.HOST;
   let origin = `http://${host}:${port}`;
@@ -87,7 +105,7 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
       return;
     }
     const { pathname } = target;
-    if (isApiPath(pathname) || !nextHandler) {
+    if (isApiPath(pathname) || !pages) {
       toApiRequest(incoming, outgoing, origin, {
         trustProxy: app.env.TRUST_PROXY,
         bufferLimit: app.env.MAX_BODY_BYTES,
@@ -101,7 +119,7 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
         });
       return;
     }
-    nextHandler(incoming, outgoing).catch((error: unknown) => {
+    pages.handle(incoming, outgoing).catch((error: unknown) => {
       log.error("page request failed", { path: pathname, error });
       if (!outgoing.headersSent) outgoing.writeHead(500);
       outgoing.end();
@@ -117,6 +135,7 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
     app,
     url: origin,
     async close() {
+      pages?.close();
       detachProviderSocket();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -127,14 +146,20 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
 
 const isMain = process.argv[1] !== undefined && import.meta.filename === process.argv[1];
 if (isMain) {
-  const app = await startOrExit(() => createAppContext({ env: loadEnv() }));
-  const gateway = await startOrExit(() => startGatewayServer({ app }));
+  const env = await startOrExit(async () => loadEnv());
+  // The page build is the long pole of a first start: it begins before the database opens,
+  // and a gateway that exits takes its unfinished build with it.
+  const pages = env.POD_PAGES === "on" ? startPageHost(true) : undefined;
+  process.once("exit", () => pages?.close());
+  const app = await startOrExit(() => createAppContext({ env }));
+  const gateway = await startOrExit(() => startGatewayServer({ app, ...(pages ? { pages } : {}) }));
   if (app.env.POD_SIMULATOR)
     log.warn("POD_SIMULATOR is on: replies from provider 'simulator' are simulated, not real inference");
   log.info("pod gateway listening", {
     url: gateway.url,
     database: app.database.kind,
     upstreams: [...app.upstreams.keys()],
+    pages: pages?.status ?? "off",
   });
   const shutdown = () => {
     gateway.close().then(

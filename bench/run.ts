@@ -22,6 +22,7 @@ import {
 import { renderPlot } from "./plot";
 import {
   directSystem,
+  ensureFreshBuild,
   type System,
   scratchPostgres,
   startBareProxy,
@@ -125,7 +126,9 @@ interface Row {
   plain: Sequential;
   streamed: Sequential;
   rounds: ThroughputRound[];
+  /** Resident memory after the throughput rounds, and at the end (after the slow streams). */
   rss: number;
+  rssEnd?: number;
   slow?: SlowStreamResult;
 }
 
@@ -153,7 +156,7 @@ function report(rows: Row[], meta: { started: Date; load: string; busy: number; 
     `Concurrency 1: ${config.sequential} non-streamed and ${Math.floor(config.sequential / 2)} streamed requests per system after ${config.warmup} warm-up rounds, systems interleaved request by request. Throughput: ${config.rounds} rounds of ${config.seconds} s at ${config.connections} connections per system, systems alternated; the median round is shown.`,
     ...meta.notes.map((note) => `- ${note}`),
     "",
-    "| system | req/s, c=50 | p99 ms, c=50 | added p50 ms, c=1 | added p99 ms, c=1 | added TTFB p50 ms | added TTFB p99 ms | CPU ms/request | DB statements/request | DB round trips/request | RSS MiB | failures |",
+    "| system | req/s, c=50 | p99 ms, c=50 | added p50 ms, c=1 | added p99 ms, c=1 | added TTFB p50 ms | added TTFB p99 ms | CPU ms/request | DB statements/request | DB round trips/request | RSS MiB idle / after throughput / at end | failures |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   ];
   for (const row of rows) {
@@ -168,7 +171,7 @@ function report(rows: Row[], meta: { started: Date; load: string; busy: number; 
       .filter(Boolean)
       .join(", ");
     lines.push(
-      `| ${row.system.label} | ${fmt(rps(row), 0)} | ${fmt(median(row.rounds.map((r) => r.p99)), 0)} | ${isDirect ? `(${fmt(percentile(row.plain.totals, 50), 3)} total)` : fmt(added(row, 50), 3)} | ${isDirect ? `(${fmt(percentile(row.plain.totals, 99), 3)} total)` : fmt(added(row, 99), 3)} | ${isDirect ? `(${fmt(percentile(row.streamed.firstBytes, 50), 3)} total)` : fmt(addedFirstByte(row, 50), 3)} | ${isDirect ? `(${fmt(percentile(row.streamed.firstBytes, 99), 3)} total)` : fmt(addedFirstByte(row, 99), 3)} | ${fmt(median(row.rounds.map((r) => r.cpuPerRequest)), 3)} | ${statements.length ? fmt(median(statements as number[]), 2) : ""} | ${roundTrips.length ? fmt(median(roundTrips as number[]), 2) : ""} | ${fmt(row.rss, 0)} | ${failures || "0"} |`,
+      `| ${row.system.label} | ${fmt(rps(row), 0)} | ${fmt(median(row.rounds.map((r) => r.p99)), 0)} | ${isDirect ? `(${fmt(percentile(row.plain.totals, 50), 3)} total)` : fmt(added(row, 50), 3)} | ${isDirect ? `(${fmt(percentile(row.plain.totals, 99), 3)} total)` : fmt(added(row, 99), 3)} | ${isDirect ? `(${fmt(percentile(row.streamed.firstBytes, 50), 3)} total)` : fmt(addedFirstByte(row, 50), 3)} | ${isDirect ? `(${fmt(percentile(row.streamed.firstBytes, 99), 3)} total)` : fmt(addedFirstByte(row, 99), 3)} | ${fmt(median(row.rounds.map((r) => r.cpuPerRequest)), 3)} | ${statements.length ? fmt(median(statements as number[]), 2) : ""} | ${roundTrips.length ? fmt(median(roundTrips as number[]), 2) : ""} | ${row.system.idleRss === undefined ? "" : `${fmt(row.system.idleRss, 0)} / `}${fmt(row.rss, 0)} / ${fmt(row.rssEnd, 0)} | ${failures || "0"} |`,
     );
   }
   lines.push("");
@@ -188,6 +191,25 @@ function report(rows: Row[], meta: { started: Date; load: string; busy: number; 
       const mark = (ok: boolean) => (ok ? "met" : "not met");
       lines.push(
         `| ${row.system.label} | ${fmt(versusPortkey)} (${mark(versusPortkey >= 3)}) | ${fmt(versusBare)} (${mark(versusBare >= 0.3)}) | ${fmt(latency, 3)} (${mark(latency <= 1)}) | ${fmt(firstByte, 3)} (${mark(firstByte <= 1)}) |`,
+      );
+    }
+    lines.push("");
+  }
+  if (gateways.length && portkey) {
+    lines.push(
+      "Memory goals (issue 22): RSS at the end of the run at most 2x Portkey's; idle RSS after start at most 250 MiB on Postgres; throughput at least 3x Portkey's.",
+      "",
+      "| gateway | idle RSS MiB | RSS at end / Portkey's (goal <= 2) | throughput / Portkey (goal >= 3) |",
+      "| --- | ---: | ---: | ---: |",
+    );
+    for (const row of gateways) {
+      const mark = (ok: boolean) => (ok ? "met" : "not met");
+      const memory = (row.rssEnd ?? Number.NaN) / (portkey.rssEnd ?? Number.NaN);
+      const idle = row.system.idleRss ?? Number.NaN;
+      const idleGoal = row.system.key === "gateway-postgres" ? ` (${mark(idle <= 250)})` : "";
+      const throughput = rps(row) / rps(portkey);
+      lines.push(
+        `| ${row.system.label} | ${fmt(idle, 0)}${idleGoal} | ${fmt(memory)} (${mark(memory <= 2)}) | ${fmt(throughput)} (${mark(throughput >= 3)}) |`,
       );
     }
     lines.push("");
@@ -238,7 +260,7 @@ function writeResults(section: string): void {
   const text = [
     "# Benchmark results",
     "",
-    "`npm run bench` (bench/run.ts) measures, side by side in one run, an instant OpenAI-format fake upstream reached directly, a bare node:http + undici proxy (the floor any Node gateway pays), Portkey's open-source gateway from npm, and this gateway with billing on, started the way `npm start` runs it (server.ts with Next) on the embedded PGlite (a fresh file-backed data directory, the production default) and on Postgres (a scratch database). Every system is its own process on 127.0.0.1 and the systems are alternated. Added latency is a system's percentile minus the direct percentile at concurrency 1; CPU per request counts the system's process and, for Postgres, the server processes serving its connections; database statements are counted inside the gateway process (bench/probe.ts). The plot shows the newest run.",
+    "`npm run bench` (bench/run.ts) measures, side by side in one run, an instant OpenAI-format fake upstream reached directly, a bare node:http + undici proxy (the floor any Node gateway pays), Portkey's open-source gateway from npm, and this gateway with billing on, started the way `npm start` runs it (server.ts with pages on, from a fresh build: Next is loaded on the first page request, which the bench does not make) on the embedded PGlite (a fresh file-backed data directory, the production default) and on Postgres (a scratch database). Every system is its own process on 127.0.0.1 and the systems are alternated. Added latency is a system's percentile minus the direct percentile at concurrency 1; CPU per request counts the system's process and, for Postgres, the server processes serving its connections; database statements are counted inside the gateway process (bench/probe.ts). The plot shows the newest run.",
     "",
     "![throughput and added latency per system](results.svg)",
     "",
@@ -305,6 +327,7 @@ async function main() {
   const started = new Date();
   const loadBefore = loadavg();
   const notes: string[] = [];
+  ensureFreshBuild();
   const upstream = await startUpstream();
   const systems: System[] = [directSystem(upstream), await startBareProxy(upstream.origin)];
   const portkey = await startPortkey(upstream.origin);
@@ -365,6 +388,7 @@ async function main() {
       row.slow = await slowStreams(row.system.target, slowBody, config.slowStreams);
     }
   }
+  for (const row of rows) row.rssEnd = rssMiB(row.system.pid);
   const loadAfter = loadavg();
   const section = report(rows, {
     started,

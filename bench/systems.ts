@@ -1,14 +1,15 @@
 // The systems the bench compares, each its own process on 127.0.0.1: the instant fake upstream,
 // a bare node:http + undici proxy, Portkey's open-source gateway, and this gateway as `npm start`
-// runs it (server.ts with Next) on the embedded PGlite and on Postgres.
-import { type ChildProcess, spawn } from "node:child_process";
+// runs it (server.ts, pages on) on the embedded PGlite and on Postgres.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import postgres from "postgres";
-import type { Target } from "./measure";
+import { buildState } from "../lib/pages/build-stamp";
+import { rssMiB, type Target } from "./measure";
 import { portkeyEntry } from "./portkey-setup";
 
 export interface System {
@@ -19,6 +20,8 @@ export interface System {
   pids(): Promise<number[]>;
   /** The process whose resident memory is reported. */
   pid: number;
+  /** Its resident memory once started and idle, before any load (gateways). */
+  idleRss?: number;
   /** Database statements and round trips sent so far, when the system has a database. */
   statements?(): Promise<{ statements: number; roundTrips: number }>;
   note?: string;
@@ -167,7 +170,11 @@ function startScriptFlags(): string[] {
   return flags.split(" ").filter((flag) => flag !== "");
 }
 
-/** This gateway as `npm start` runs it: tsx server.ts, Next included, plus the statement probe. */
+/**
+ * This gateway as `npm start` runs it: tsx server.ts with pages on, plus the statement probe.
+ * The build must be fresh first (ensureFreshBuild), or the gateway would build its pages
+ * beside the measurements.
+ */
 export async function startGateway(options: GatewayOptions): Promise<System> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
@@ -216,12 +223,16 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
   });
   if (!credited.ok) throw new Error(`crediting the bench token failed: ${credited.status}`);
   const pid = child.pid ?? 0;
+  // Idle as an operator first sees it: started, one token registered and funded, a moment to settle.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const idleRss = rssMiB(pid);
   const databasePids = options.databaseUrl ? postgresBackends(options.databaseUrl) : async () => [];
   return {
     key: options.key,
     label: options.label,
     target: { url: `${origin}/proxy/${registered.api_token}/v1/chat/completions`, headers: {} },
     pid,
+    idleRss,
     pids: async () => [pid, ...(await databasePids())],
     statements: () =>
       new Promise((resolve) => {
@@ -229,6 +240,14 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
         child.send("stats");
       }),
   };
+}
+
+/** Builds the pages first when `.next` is missing or stale, as the first `npm start` would in the background. */
+export function ensureFreshBuild(): void {
+  if (buildState(process.cwd()) === "fresh") return;
+  process.stdout.write("building the pages first (npm run build)...\n");
+  const result = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`npm run build failed (${result.status})`);
 }
 
 /** A fresh scratch database for the gateway, dropped at the end; undefined when Postgres is not there. */

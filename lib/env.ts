@@ -31,6 +31,11 @@ const envSchema = z.object({
   POD_DATA_DIR: z.string().default("./.data"),
   /** worker: the embedded PGlite runs in a worker thread (its own core); main: on the request thread. */
   PGLITE_THREAD: z.enum(["worker", "main"]).default("worker"),
+  /**
+   * on: `npm start` serves the docs and dashboard too (built in the background when missing or
+   * stale; Next loaded on the first page request). off: the API only (replicas behind a proxy).
+   */
+  POD_PAGES: z.enum(["on", "off"]).default("on"),
   REDIS_URL: optionalString,
   ADMIN_TOKEN: optionalString,
   /** 32-byte key (hex or base64) that encrypts relay keys at rest. */

@@ -1,45 +1,18 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { buildState } from "../../lib/pages/build-stamp";
 
 /**
- * Builds the app when the build is missing or older than the docs sources, and runs
+ * Builds the app when the build is missing or stale, and runs
  * `next start` on a free loopback port for the page tests.
  */
 
 export const repoRoot = path.resolve(import.meta.dirname, "../..");
 
-/** Sources whose change makes a docs build stale. */
-const docsSources = [
-  "content",
-  "components",
-  "app",
-  // Route files bundle the API code (lib/api and what it imports).
-  "lib",
-  "public",
-  "contentlayer.config.ts",
-  "next.config.ts",
-  "package-lock.json",
-];
-
-function newestMtime(target: string): number {
-  if (!existsSync(target)) return 0;
-  const stats = statSync(target);
-  if (!stats.isDirectory()) return stats.mtimeMs;
-  return readdirSync(target, { withFileTypes: true }).reduce(
-    (newest, entry) => Math.max(newest, newestMtime(path.join(target, entry.name))),
-    stats.mtimeMs,
-  );
-}
-
-/** True when `.next` holds a production build at least as new as every docs source. */
+/** True when `.next` holds a production build of the current sources (the stamp `npm run build` writes). */
 function buildIsFresh(): boolean {
-  const buildId = path.join(repoRoot, ".next", "BUILD_ID");
-  const contentIndex = path.join(repoRoot, ".contentlayer", "generated", "Doc", "_index.json");
-  if (!existsSync(buildId) || !existsSync(contentIndex)) return false;
-  const builtAt = statSync(buildId).mtimeMs;
-  return docsSources.every((source) => newestMtime(path.join(repoRoot, source)) <= builtAt);
+  return buildState(repoRoot) === "fresh";
 }
 
 /**

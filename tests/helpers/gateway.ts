@@ -3,6 +3,7 @@ import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { InMemoryMarketplaceRegistry } from "../../lib/marketplace/in-memory-registry";
+import type { PageHost } from "../../lib/pages/page-host";
 import { type HealthThresholds, HealthTracker } from "../../lib/routing/health-tracker";
 import { findToken } from "../../lib/tokens/find-token";
 import { startGatewayServer } from "../../server";
@@ -38,6 +39,8 @@ export interface TestGatewayOptions {
   env?: Record<string, string>;
   /** Serve Next pages too (needs a build); API-only by default. */
   withNext?: boolean;
+  /** Serve pages from this host instead (tests of the page build and its "building" answer). */
+  pages?: PageHost;
   /**
    * Extra OpenAI-format fakes whose `<NAME>_BASE_URL` is set without a key: not centralized
    * sources, but where key relays of that kind are sent, so relays can fail independently.
@@ -98,6 +101,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     port: 0,
     host: "127.0.0.1",
     withNext: options.withNext ?? false,
+    ...(options.pages ? { pages: options.pages } : {}),
   });
   const baseUrl = gateway.url;
 

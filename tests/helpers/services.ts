@@ -9,12 +9,20 @@ export interface OptionalService {
   skipReason: string | undefined;
 }
 
-function optionalService(variable: string, what: string): OptionalService {
+function optionalService(variable: string, what: string, why = ""): OptionalService {
   const url = process.env[variable];
   if (url) return { url, skipReason: undefined };
-  const skipReason = `${what} tests skipped: set ${variable} to run them (.ci/run does)`;
+  const skipReason = `${what} tests skipped${why}: set ${variable} to run them (.ci/run does)`;
   console.warn(skipReason);
   return { url: undefined, skipReason };
 }
 
 export const testRedis = (): OptionalService => optionalService("TEST_REDIS_URL", "Redis");
+
+/** A Postgres server that several gateway processes share: PGlite lives inside one process. */
+export const testSharedPostgres = (what: string): OptionalService =>
+  optionalService(
+    "TEST_DATABASE_URL",
+    what,
+    " (they need a Postgres server two processes share; PGlite lives inside one)",
+  );

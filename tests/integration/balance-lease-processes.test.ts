@@ -12,6 +12,7 @@ import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
 import { inferenceClient } from "../helpers/inference-client";
+import { testSharedPostgres } from "../helpers/services";
 import { installSettlementPoison, poisonRequest } from "../helpers/settlement-poison";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gateway-process";
@@ -21,431 +22,425 @@ import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gatewa
  * replicas spending one balance. Separate processes need a shared database server: PGlite
  * lives inside one process.
  */
-const postgresUrl = process.env.TEST_DATABASE_URL;
+const postgresUrl = testSharedPostgres("Balance leases across processes").url;
 const adminToken = "lease-admin-token";
 
-describe.skipIf(!postgresUrl)(
-  "balance leases across processes (skipped: set TEST_DATABASE_URL, since PGlite cannot be shared by two processes)",
-  () => {
-    let upstream: FakeUpstream;
-    let database: TestDatabase;
-    let handle: DatabaseHandle;
-    const journals: string[] = [];
+describe.skipIf(!postgresUrl)("balance leases across processes", () => {
+  let upstream: FakeUpstream;
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  const journals: string[] = [];
 
-    beforeAll(async () => {
-      [upstream, database] = await Promise.all([
-        startFakeUpstream("openai", "fake-openai"),
-        createTestDatabase(),
-      ]);
-      handle = await openDatabase({ url: database.url });
-      await handle.migrate(); // once up front, so processes never race on the schema
-    }, 60_000);
+  beforeAll(async () => {
+    [upstream, database] = await Promise.all([
+      startFakeUpstream("openai", "fake-openai"),
+      createTestDatabase(),
+    ]);
+    handle = await openDatabase({ url: database.url });
+    await handle.migrate(); // once up front, so processes never race on the schema
+  }, 60_000);
 
-    afterAll(async () => {
-      await handle?.close();
-      await upstream?.close();
-      await database?.drop();
-      for (const directory of journals) rmSync(directory, { recursive: true, force: true });
+  afterAll(async () => {
+    await handle?.close();
+    await upstream?.close();
+    await database?.drop();
+    for (const directory of journals) rmSync(directory, { recursive: true, force: true });
+  });
+
+  /** `file`: the journal on this process's disk, replayed by the next start there; `database`: shared. */
+  function gatewayEnv(journalKind: "file" | "database" = "file"): Record<string, string> {
+    const journal = mkdtempSync(path.join(tmpdir(), "pod-journal-"));
+    journals.push(journal);
+    return {
+      DATABASE_URL: database.url ?? "",
+      OPENAI_API_KEY: "sk-test-openai",
+      OPENAI_BASE_URL: upstream.baseUrl,
+      ADMIN_TOKEN: adminToken,
+      REGISTER_RATE_LIMIT_PER_MINUTE: "1000",
+      BALANCE_LEASE: "on",
+      BILLING_JOURNAL_DIR: journal,
+      BILLING_JOURNAL: journalKind,
+      DEAD_INSTANCE_CHECK_SECONDS: "1",
+    };
+  }
+
+  async function fundedToken(
+    gateway: GatewayProcess,
+    amount: bigint,
+  ): Promise<{ token: string; accountId: bigint }> {
+    const registered = (await (await fetch(`${gateway.url}/v1/register`, { method: "POST" })).json()) as {
+      api_token: string;
+    };
+    const credited = await fetch(`${gateway.url}/v1/admin/credits`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        api_token: registered.api_token,
+        amount_microunits: amount.toString(),
+        reason: "test",
+      }),
+    });
+    expect(credited.status).toBe(200);
+    const record = await findToken(handle.db, registered.api_token);
+    if (!record) throw new Error("token missing");
+    return { token: registered.api_token, accountId: record.accountId };
+  }
+
+  const ask = (gateway: GatewayProcess, token: string, index: number, stream = false) =>
+    inferenceClient({ baseUrl: gateway.url }, token).chat({
+      maxTokens: 40,
+      stream,
+      content: `request ${index} [fake:tokens=30]`,
     });
 
-    /** `file`: the journal on this process's disk, replayed by the next start there; `database`: shared. */
-    function gatewayEnv(journalKind: "file" | "database" = "file"): Record<string, string> {
-      const journal = mkdtempSync(path.join(tmpdir(), "pod-journal-"));
-      journals.push(journal);
-      return {
-        DATABASE_URL: database.url ?? "",
-        OPENAI_API_KEY: "sk-test-openai",
-        OPENAI_BASE_URL: upstream.baseUrl,
-        ADMIN_TOKEN: adminToken,
-        REGISTER_RATE_LIMIT_PER_MINUTE: "1000",
-        BALANCE_LEASE: "on",
-        BILLING_JOURNAL_DIR: journal,
-        BILLING_JOURNAL: journalKind,
-        DEAD_INSTANCE_CHECK_SECONDS: "1",
-      };
-    }
-
-    async function fundedToken(
-      gateway: GatewayProcess,
-      amount: bigint,
-    ): Promise<{ token: string; accountId: bigint }> {
-      const registered = (await (await fetch(`${gateway.url}/v1/register`, { method: "POST" })).json()) as {
-        api_token: string;
-      };
-      const credited = await fetch(`${gateway.url}/v1/admin/credits`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          api_token: registered.api_token,
-          amount_microunits: amount.toString(),
-          reason: "test",
-        }),
-      });
-      expect(credited.status).toBe(200);
-      const record = await findToken(handle.db, registered.api_token);
-      if (!record) throw new Error("token missing");
-      return { token: registered.api_token, accountId: record.accountId };
-    }
-
-    const ask = (gateway: GatewayProcess, token: string, index: number, stream = false) =>
-      inferenceClient({ baseUrl: gateway.url }, token).chat({
-        maxTokens: 40,
-        stream,
-        content: `request ${index} [fake:tokens=30]`,
-      });
-
-    /**
-     * Holds the usage table so processes can serve but cannot write their batches. Released by
-     * ending every other connection (the dead process's blocked batch included, as on a lost
-     * host): this test's own pool closes first so that only the dead process's are left.
-     */
-    async function blockUsageWrites() {
-      const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
-      const session = await locker.reserve();
-      await session`BEGIN`;
-      await session`LOCK TABLE usage_records IN SHARE ROW EXCLUSIVE MODE`;
-      return {
-        async killEveryConnection() {
-          await handle.close();
-          await session`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+  /**
+   * Holds the usage table so processes can serve but cannot write their batches. Released by
+   * ending every other connection (the dead process's blocked batch included, as on a lost
+   * host): this test's own pool closes first so that only the dead process's are left.
+   */
+  async function blockUsageWrites() {
+    const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
+    const session = await locker.reserve();
+    await session`BEGIN`;
+    await session`LOCK TABLE usage_records IN SHARE ROW EXCLUSIVE MODE`;
+    return {
+      async killEveryConnection() {
+        await handle.close();
+        await session`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                         WHERE datname = current_database() AND pid <> pg_backend_pid()`;
-          handle = await openDatabase({ url: database.url });
-          await session`ROLLBACK`;
-          session.release();
-          await locker.end();
-        },
-      };
+        handle = await openDatabase({ url: database.url });
+        await session`ROLLBACK`;
+        session.release();
+        await locker.end();
+      },
+    };
+  }
+
+  async function usageOf(accountId: bigint): Promise<{ requests: number; charged: bigint }> {
+    const rows = await queryRows<{ requests: string | number; charged: string | null }>(
+      handle.db,
+      sql`SELECT COUNT(*) AS requests, SUM(cost_microunits)::text AS charged FROM usage_records WHERE account_id = ${accountId}`,
+    );
+    return { requests: Number(rows[0]?.requests ?? 0), charged: BigInt(rows[0]?.charged ?? "0") };
+  }
+
+  it("a process killed (kill -9) before writing what it served is billed for all of it at the next start", async () => {
+    const env = gatewayEnv();
+    const crashing = await startGatewayProcess(env);
+    const { token, accountId } = await fundedToken(crashing, 1_000_000n);
+    const blocked = await blockUsageWrites();
+    const costs: bigint[] = [];
+    for (let index = 0; index < 6; index += 1) {
+      const response = await ask(crashing, token, index, index % 3 === 2);
+      expect(response.status).toBe(200);
+      await response.text();
+      if (response.headers.get("x-pod-cost-microunits"))
+        costs.push(BigInt(response.headers.get("x-pod-cost-microunits") ?? "0"));
     }
+    const journalFiles = readdirSync(env.BILLING_JOURNAL_DIR ?? "");
+    expect(journalFiles).toHaveLength(1);
+    const journaled = readFileSync(path.join(env.BILLING_JOURNAL_DIR ?? "", journalFiles[0] ?? ""), "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith('{"settle"'));
+    expect(journaled).toHaveLength(6);
 
-    async function usageOf(accountId: bigint): Promise<{ requests: number; charged: bigint }> {
-      const rows = await queryRows<{ requests: string | number; charged: string | null }>(
-        handle.db,
-        sql`SELECT COUNT(*) AS requests, SUM(cost_microunits)::text AS charged FROM usage_records WHERE account_id = ${accountId}`,
-      );
-      return { requests: Number(rows[0]?.requests ?? 0), charged: BigInt(rows[0]?.charged ?? "0") };
-    }
+    await crashing.kill();
+    await blocked.killEveryConnection();
+    expect(await usageOf(accountId)).toEqual({ requests: 0, charged: 0n });
+    expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // its lease
 
-    it("a process killed (kill -9) before writing what it served is billed for all of it at the next start", async () => {
-      const env = gatewayEnv();
-      const crashing = await startGatewayProcess(env);
-      const { token, accountId } = await fundedToken(crashing, 1_000_000n);
-      const blocked = await blockUsageWrites();
-      const costs: bigint[] = [];
-      for (let index = 0; index < 6; index += 1) {
-        const response = await ask(crashing, token, index, index % 3 === 2);
-        expect(response.status).toBe(200);
-        await response.text();
-        if (response.headers.get("x-pod-cost-microunits"))
-          costs.push(BigInt(response.headers.get("x-pod-cost-microunits") ?? "0"));
-      }
-      const journalFiles = readdirSync(env.BILLING_JOURNAL_DIR ?? "");
-      expect(journalFiles).toHaveLength(1);
-      const journaled = readFileSync(path.join(env.BILLING_JOURNAL_DIR ?? "", journalFiles[0] ?? ""), "utf8")
-        .split("\n")
-        .filter((line) => line.startsWith('{"settle"'));
-      expect(journaled).toHaveLength(6);
-
-      await crashing.kill();
-      await blocked.killEveryConnection();
-      expect(await usageOf(accountId)).toEqual({ requests: 0, charged: 0n });
-      expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // its lease
-
-      const next = await createAppContext({
-        env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
-        sweeper: false,
-      });
-      try {
-        const usage = await usageOf(accountId);
-        expect(usage.requests).toBe(6);
-        // The plain responses reported their cost; the streamed ones are in the total too.
-        expect(usage.charged).toBeGreaterThan(costs.reduce((total, cost) => total + cost, 0n));
-        const balance = await getAccountBalance(handle.db, accountId);
-        expect(balance).toMatchObject({ held: 0n, balance: 1_000_000n - usage.charged });
-        expect(
-          readdirSync(env.BILLING_JOURNAL_DIR ?? "").filter(
-            (name) => !name.startsWith(next.holds.instanceId),
-          ),
-        ).toEqual([]);
-        expect(await verifyLedger(handle.db)).toEqual([]);
-      } finally {
-        await next.close();
-      }
-      // A second start finds nothing left to bill twice.
-      const again = await createAppContext({
-        env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
-        sweeper: false,
-      });
-      await again.close();
-      expect((await usageOf(accountId)).requests).toBe(6);
-    }, 120_000);
-
-    it("a settlement the database refuses: reads and SIGTERM do not hang, a restart bills the rest and quarantines it", async () => {
-      const env = gatewayEnv();
-      await installSettlementPoison(handle.db);
-      const gateway = await startGatewayProcess(env);
-      const { token, accountId } = await fundedToken(gateway, 1_000_000n);
-      // The writer is stuck behind a lock while the process serves, as on a slow or wedged database.
-      const blocked = await blockUsageWrites();
-      const ids: string[] = [];
-      for (let index = 0; index < 6; index += 1) {
-        const response = await ask(gateway, token, index, index % 2 === 1);
-        expect(response.status).toBe(200);
-        await response.text();
-        ids.push(response.headers.get("x-request-id") ?? "");
-      }
-      await poisonRequest(handle.db, ids[2] ?? "");
-      let started = Date.now();
-      const read = await fetch(`${gateway.url}/proxy/${token}/balance`);
-      expect(read.status).toBe(200);
-      expect(Date.now() - started).toBeLessThan(5_000);
-      started = Date.now();
-      await gateway.stop(); // SIGTERM
-      expect(Date.now() - started).toBeLessThan(15_000);
-
-      await blocked.killEveryConnection();
-      expect((await usageOf(accountId)).requests).toBe(0);
-      expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // kept for the replay
-
-      const next = await createAppContext({
-        env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
-        sweeper: false,
-      });
-      try {
-        const usage = await usageOf(accountId);
-        expect(usage.requests).toBe(5);
-        const quarantined = await queryRows<{ request_id: string; charged: string }>(
-          handle.db,
-          sql`SELECT request_id, charged_microunits::text AS charged FROM settlement_quarantine`,
-        );
-        expect(quarantined.map((row) => row.request_id)).toEqual([ids[2]]);
-        const balance = await getAccountBalance(handle.db, accountId);
-        expect(balance).toMatchObject({
-          held: 0n,
-          balance: 1_000_000n - usage.charged - BigInt(quarantined[0]?.charged ?? "0"),
-        });
-        expect(await verifyLedger(handle.db)).toEqual([]);
-      } finally {
-        await next.close();
-      }
-    }, 120_000);
-
-    interface Answer {
-      id: string;
-      status: number;
-      /** The whole body arrived (a stream cut by the crash did not). */
-      complete: boolean;
-      /** Bytes of content delivered before the end or the cut. */
-      received: number;
-      startedAt: number;
-    }
-
-    /** One request, read to its end or to the crash; never throws. */
-    async function answer(
-      gateway: GatewayProcess,
-      token: string,
-      index: number,
-      stream: boolean,
-    ): Promise<Answer> {
-      const startedAt = Date.now();
-      let id = "";
-      let status = 0;
-      let received = 0;
-      try {
-        const response = await inferenceClient({ baseUrl: gateway.url }, token).chat({
-          maxTokens: 60,
-          stream,
-          content: `load ${index} [fake:tokens=${stream ? 40 : 20}]${stream ? " [fake:slow=60]" : ""}`,
-        });
-        id = response.headers.get("x-request-id") ?? "";
-        status = response.status;
-        const reader = response.body?.getReader();
-        for (;;) {
-          const chunk = await reader?.read();
-          if (!chunk || chunk.done) break;
-          received += chunk.value.byteLength;
-        }
-        return { id, status, complete: true, received, startedAt };
-      } catch {
-        return { id, status, complete: false, received, startedAt };
-      }
-    }
-
-    /** Requests to one replica, a few at a time, until `until` resolves. */
-    async function load(gateway: GatewayProcess, token: string, until: Promise<void>, answers: Answer[]) {
-      let stop = false;
-      until.then(
-        () => {
-          stop = true;
-        },
-        () => {
-          stop = true;
-        },
-      );
-      let index = 0;
-      const lanes = Array.from({ length: 4 }, async (_, lane) => {
-        while (!stop && index < 400) {
-          index += 1;
-          answers.push(await answer(gateway, token, index, lane === 0 || index % 3 === 0));
-        }
-      });
-      await Promise.all(lanes);
-    }
-
-    async function heldBy(instanceCount: number): Promise<number> {
-      const rows = await queryRows<{ count: string | number }>(
-        handle.db,
-        sql`SELECT COUNT(*) AS count FROM gateway_instances`,
-      );
-      return Number(rows[0]?.count ?? 0) - instanceCount;
-    }
-
-    async function billedOnce(answers: Answer[], accountId: bigint, funded: bigint) {
-      const rows = await queryRows<{ request_id: string; cost: string; outcome: string }>(
-        handle.db,
-        sql`SELECT request_id, cost_microunits::text AS cost, outcome FROM usage_records WHERE account_id = ${accountId}`,
-      );
-      const billed = new Map(rows.map((row) => [row.request_id, row]));
-      const answered = answers.filter((one) => one.status === 200 && one.complete);
-      expect(answered.length).toBeGreaterThan(3);
-      for (const one of answered)
-        expect(billed.has(one.id), `answered request ${one.id} is billed`).toBe(true);
-      // usage_records' primary key is the request id: nothing is billed twice.
-      const charged = rows.reduce((total, row) => total + BigInt(row.cost), 0n);
+    const next = await createAppContext({
+      env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
+      sweeper: false,
+    });
+    try {
+      const usage = await usageOf(accountId);
+      expect(usage.requests).toBe(6);
+      // The plain responses reported their cost; the streamed ones are in the total too.
+      expect(usage.charged).toBeGreaterThan(costs.reduce((total, cost) => total + cost, 0n));
       const balance = await getAccountBalance(handle.db, accountId);
-      expect(balance).toEqual({ balance: funded - charged, held: 0n, available: funded - charged });
-      const journal = await queryRows<{ count: string | number }>(
-        handle.db,
-        sql`SELECT COUNT(*) AS count FROM settlement_journal`,
-      );
-      expect(Number(journal[0]?.count)).toBe(0);
+      expect(balance).toMatchObject({ held: 0n, balance: 1_000_000n - usage.charged });
+      expect(
+        readdirSync(env.BILLING_JOURNAL_DIR ?? "").filter((name) => !name.startsWith(next.holds.instanceId)),
+      ).toEqual([]);
       expect(await verifyLedger(handle.db)).toEqual([]);
-      return { billed, answered };
+    } finally {
+      await next.close();
     }
+    // A second start finds nothing left to bill twice.
+    const again = await createAppContext({
+      env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
+      sweeper: false,
+    });
+    await again.close();
+    expect((await usageOf(accountId)).requests).toBe(6);
+  }, 120_000);
 
-    it("kill -9 of one of two replicas under load (own journal disks): every answer billed once, cut streams billed, its hold back in seconds", async () => {
-      const envs = [gatewayEnv("database"), gatewayEnv("database")].map((env) => ({
-        ...env,
-        // Settlements wait half a second for company, so the crash always finds some unwritten.
-        BALANCE_LEASE_WRITE_DELAY_MS: "500",
-      }));
-      const [first, second] = [
-        await startGatewayProcess(envs[0] ?? {}),
-        await startGatewayProcess(envs[1] ?? {}),
-      ];
-      const funded = 50_000_000n;
-      const { token, accountId } = await fundedToken(first as GatewayProcess, funded);
-      const answers: Answer[] = [];
-      let crash: () => void = () => {};
-      const crashed = new Promise<void>((resolve) => {
-        crash = resolve;
-      });
-      let finish: () => void = () => {};
-      const finished = new Promise<void>((resolve) => {
-        finish = resolve;
-      });
-      const loads = [
-        load(first as GatewayProcess, token, crashed, answers),
-        load(second as GatewayProcess, token, finished, answers),
-      ];
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
-      const crashedAt = Date.now();
-      await first?.kill();
-      crash();
-      // The survivor finds it dead, bills its journal (running counts included), releases its lease.
-      const deadline = Date.now() + 15_000;
-      while ((await heldBy(1)) > 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      const recoveredInMs = Date.now() - crashedAt;
-      expect(await heldBy(1)).toBe(0);
-      expect(recoveredInMs).toBeLessThan(10_000);
-      finish();
-      await Promise.all(loads);
-      await second?.stop();
-      const { billed } = await billedOnce(answers, accountId, funded);
-      // Streams the crash cut after more than a second of content: billed from their running count.
-      const cut = answers.filter(
-        (one) => one.status === 200 && !one.complete && one.received > 0 && crashedAt - one.startedAt > 1_500,
+  it("a settlement the database refuses: reads and SIGTERM do not hang, a restart bills the rest and quarantines it", async () => {
+    const env = gatewayEnv();
+    await installSettlementPoison(handle.db);
+    const gateway = await startGatewayProcess(env);
+    const { token, accountId } = await fundedToken(gateway, 1_000_000n);
+    // The writer is stuck behind a lock while the process serves, as on a slow or wedged database.
+    const blocked = await blockUsageWrites();
+    const ids: string[] = [];
+    for (let index = 0; index < 6; index += 1) {
+      const response = await ask(gateway, token, index, index % 2 === 1);
+      expect(response.status).toBe(200);
+      await response.text();
+      ids.push(response.headers.get("x-request-id") ?? "");
+    }
+    await poisonRequest(handle.db, ids[2] ?? "");
+    let started = Date.now();
+    const read = await fetch(`${gateway.url}/proxy/${token}/balance`);
+    expect(read.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    started = Date.now();
+    await gateway.stop(); // SIGTERM
+    expect(Date.now() - started).toBeLessThan(15_000);
+
+    await blocked.killEveryConnection();
+    expect((await usageOf(accountId)).requests).toBe(0);
+    expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // kept for the replay
+
+    const next = await createAppContext({
+      env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
+      sweeper: false,
+    });
+    try {
+      const usage = await usageOf(accountId);
+      expect(usage.requests).toBe(5);
+      const quarantined = await queryRows<{ request_id: string; charged: string }>(
+        handle.db,
+        sql`SELECT request_id, charged_microunits::text AS charged FROM settlement_quarantine`,
       );
-      expect(cut.length).toBeGreaterThan(0);
-      for (const one of cut) {
-        expect(billed.get(one.id)?.outcome).toBe("interrupted");
-        expect(BigInt(billed.get(one.id)?.cost ?? "0")).toBeGreaterThan(0n);
-      }
-      // The dead replica comes back on its own disk: nothing is billed twice.
-      const count = billed.size;
-      const back = await startGatewayProcess(envs[0] ?? {});
-      await back.stop();
-      expect((await usageOf(accountId)).requests).toBe(count);
-    }, 120_000);
-
-    it("kill -9 of the only replica: a new process on another disk bills everything it answered", async () => {
-      const env = { ...gatewayEnv("database"), BALANCE_LEASE_WRITE_DELAY_MS: "500" };
-      const only = await startGatewayProcess(env);
-      const funded = 20_000_000n;
-      const { token, accountId } = await fundedToken(only, funded);
-      const answers: Answer[] = [];
-      let crash: () => void = () => {};
-      const crashed = new Promise<void>((resolve) => {
-        crash = resolve;
+      expect(quarantined.map((row) => row.request_id)).toEqual([ids[2]]);
+      const balance = await getAccountBalance(handle.db, accountId);
+      expect(balance).toMatchObject({
+        held: 0n,
+        balance: 1_000_000n - usage.charged - BigInt(quarantined[0]?.charged ?? "0"),
       });
-      const running = load(only, token, crashed, answers);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      await only.kill();
-      crash();
-      await running;
-      expect(await usageOf(accountId)).not.toEqual({ requests: answers.length, charged: 0n });
-      const next = await startGatewayProcess(gatewayEnv("database")); // its own, empty journal directory
-      await next.stop();
-      await billedOnce(answers, accountId, funded);
-    }, 120_000);
+      expect(await verifyLedger(handle.db)).toEqual([]);
+    } finally {
+      await next.close();
+    }
+  }, 120_000);
 
-    it("two replicas spending one small balance never spend more than it", async () => {
-      const replicas = [await startGatewayProcess(gatewayEnv()), await startGatewayProcess(gatewayEnv())];
-      try {
-        const funded = 2_000n;
-        const { token, accountId } = await fundedToken(replicas[0] as GatewayProcess, funded);
-        const served = [0, 0];
-        let refused = 0;
-        await Promise.all(
-          replicas.map(async (replica, side) => {
-            for (let round = 0; round < 10; round += 1) {
-              const statuses = await Promise.all(
-                Array.from({ length: 12 }, async (_, index) => {
-                  const response = await ask(replica, token, round * 12 + index, index % 2 === 0);
-                  await response.text();
-                  return response.status;
-                }),
-              );
-              for (const status of statuses) {
-                expect([200, 402]).toContain(status);
-                if (status === 200) served[side] = (served[side] ?? 0) + 1;
-                else refused += 1;
-              }
-            }
-          }),
-        );
-        expect(served[0]).toBeGreaterThan(0);
-        expect(served[1]).toBeGreaterThan(0);
-        expect(refused).toBeGreaterThan(0);
-        await Promise.all(replicas.map((replica) => replica.stop())); // a clean stop writes all and returns the leases
-        const usage = await usageOf(accountId);
-        expect(usage.requests).toBe((served[0] ?? 0) + (served[1] ?? 0));
-        expect(usage.charged).toBeLessThanOrEqual(funded);
-        const balance = await getAccountBalance(handle.db, accountId);
-        expect(balance).toEqual({
-          balance: funded - usage.charged,
-          held: 0n,
-          available: funded - usage.charged,
-        });
-        const losses = await queryRows<{ count: string | number }>(
-          handle.db,
-          sql`SELECT COUNT(*) AS count FROM ledger_transactions WHERE kind = 'inference' AND (metadata->>'shortfall')::bigint > 0`,
-        );
-        expect(Number(losses[0]?.count)).toBe(0);
-        expect(await verifyLedger(handle.db)).toEqual([]);
-      } finally {
-        await Promise.all(replicas.map((replica) => replica.stop()));
+  interface Answer {
+    id: string;
+    status: number;
+    /** The whole body arrived (a stream cut by the crash did not). */
+    complete: boolean;
+    /** Bytes of content delivered before the end or the cut. */
+    received: number;
+    startedAt: number;
+  }
+
+  /** One request, read to its end or to the crash; never throws. */
+  async function answer(
+    gateway: GatewayProcess,
+    token: string,
+    index: number,
+    stream: boolean,
+  ): Promise<Answer> {
+    const startedAt = Date.now();
+    let id = "";
+    let status = 0;
+    let received = 0;
+    try {
+      const response = await inferenceClient({ baseUrl: gateway.url }, token).chat({
+        maxTokens: 60,
+        stream,
+        content: `load ${index} [fake:tokens=${stream ? 40 : 20}]${stream ? " [fake:slow=60]" : ""}`,
+      });
+      id = response.headers.get("x-request-id") ?? "";
+      status = response.status;
+      const reader = response.body?.getReader();
+      for (;;) {
+        const chunk = await reader?.read();
+        if (!chunk || chunk.done) break;
+        received += chunk.value.byteLength;
       }
-    }, 120_000);
-  },
-);
+      return { id, status, complete: true, received, startedAt };
+    } catch {
+      return { id, status, complete: false, received, startedAt };
+    }
+  }
+
+  /** Requests to one replica, a few at a time, until `until` resolves. */
+  async function load(gateway: GatewayProcess, token: string, until: Promise<void>, answers: Answer[]) {
+    let stop = false;
+    until.then(
+      () => {
+        stop = true;
+      },
+      () => {
+        stop = true;
+      },
+    );
+    let index = 0;
+    const lanes = Array.from({ length: 4 }, async (_, lane) => {
+      while (!stop && index < 400) {
+        index += 1;
+        answers.push(await answer(gateway, token, index, lane === 0 || index % 3 === 0));
+      }
+    });
+    await Promise.all(lanes);
+  }
+
+  async function heldBy(instanceCount: number): Promise<number> {
+    const rows = await queryRows<{ count: string | number }>(
+      handle.db,
+      sql`SELECT COUNT(*) AS count FROM gateway_instances`,
+    );
+    return Number(rows[0]?.count ?? 0) - instanceCount;
+  }
+
+  async function billedOnce(answers: Answer[], accountId: bigint, funded: bigint) {
+    const rows = await queryRows<{ request_id: string; cost: string; outcome: string }>(
+      handle.db,
+      sql`SELECT request_id, cost_microunits::text AS cost, outcome FROM usage_records WHERE account_id = ${accountId}`,
+    );
+    const billed = new Map(rows.map((row) => [row.request_id, row]));
+    const answered = answers.filter((one) => one.status === 200 && one.complete);
+    expect(answered.length).toBeGreaterThan(3);
+    for (const one of answered) expect(billed.has(one.id), `answered request ${one.id} is billed`).toBe(true);
+    // usage_records' primary key is the request id: nothing is billed twice.
+    const charged = rows.reduce((total, row) => total + BigInt(row.cost), 0n);
+    const balance = await getAccountBalance(handle.db, accountId);
+    expect(balance).toEqual({ balance: funded - charged, held: 0n, available: funded - charged });
+    const journal = await queryRows<{ count: string | number }>(
+      handle.db,
+      sql`SELECT COUNT(*) AS count FROM settlement_journal`,
+    );
+    expect(Number(journal[0]?.count)).toBe(0);
+    expect(await verifyLedger(handle.db)).toEqual([]);
+    return { billed, answered };
+  }
+
+  it("kill -9 of one of two replicas under load (own journal disks): every answer billed once, cut streams billed, its hold back in seconds", async () => {
+    const envs = [gatewayEnv("database"), gatewayEnv("database")].map((env) => ({
+      ...env,
+      // Settlements wait half a second for company, so the crash always finds some unwritten.
+      BALANCE_LEASE_WRITE_DELAY_MS: "500",
+    }));
+    const [first, second] = [
+      await startGatewayProcess(envs[0] ?? {}),
+      await startGatewayProcess(envs[1] ?? {}),
+    ];
+    const funded = 50_000_000n;
+    const { token, accountId } = await fundedToken(first as GatewayProcess, funded);
+    const answers: Answer[] = [];
+    let crash: () => void = () => {};
+    const crashed = new Promise<void>((resolve) => {
+      crash = resolve;
+    });
+    let finish: () => void = () => {};
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const loads = [
+      load(first as GatewayProcess, token, crashed, answers),
+      load(second as GatewayProcess, token, finished, answers),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const crashedAt = Date.now();
+    await first?.kill();
+    crash();
+    // The survivor finds it dead, bills its journal (running counts included), releases its lease.
+    const deadline = Date.now() + 15_000;
+    while ((await heldBy(1)) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const recoveredInMs = Date.now() - crashedAt;
+    expect(await heldBy(1)).toBe(0);
+    expect(recoveredInMs).toBeLessThan(10_000);
+    finish();
+    await Promise.all(loads);
+    await second?.stop();
+    const { billed } = await billedOnce(answers, accountId, funded);
+    // Streams the crash cut after more than a second of content: billed from their running count.
+    const cut = answers.filter(
+      (one) => one.status === 200 && !one.complete && one.received > 0 && crashedAt - one.startedAt > 1_500,
+    );
+    expect(cut.length).toBeGreaterThan(0);
+    for (const one of cut) {
+      expect(billed.get(one.id)?.outcome).toBe("interrupted");
+      expect(BigInt(billed.get(one.id)?.cost ?? "0")).toBeGreaterThan(0n);
+    }
+    // The dead replica comes back on its own disk: nothing is billed twice.
+    const count = billed.size;
+    const back = await startGatewayProcess(envs[0] ?? {});
+    await back.stop();
+    expect((await usageOf(accountId)).requests).toBe(count);
+  }, 120_000);
+
+  it("kill -9 of the only replica: a new process on another disk bills everything it answered", async () => {
+    const env = { ...gatewayEnv("database"), BALANCE_LEASE_WRITE_DELAY_MS: "500" };
+    const only = await startGatewayProcess(env);
+    const funded = 20_000_000n;
+    const { token, accountId } = await fundedToken(only, funded);
+    const answers: Answer[] = [];
+    let crash: () => void = () => {};
+    const crashed = new Promise<void>((resolve) => {
+      crash = resolve;
+    });
+    const running = load(only, token, crashed, answers);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await only.kill();
+    crash();
+    await running;
+    expect(await usageOf(accountId)).not.toEqual({ requests: answers.length, charged: 0n });
+    const next = await startGatewayProcess(gatewayEnv("database")); // its own, empty journal directory
+    await next.stop();
+    await billedOnce(answers, accountId, funded);
+  }, 120_000);
+
+  it("two replicas spending one small balance never spend more than it", async () => {
+    const replicas = [await startGatewayProcess(gatewayEnv()), await startGatewayProcess(gatewayEnv())];
+    try {
+      const funded = 2_000n;
+      const { token, accountId } = await fundedToken(replicas[0] as GatewayProcess, funded);
+      const served = [0, 0];
+      let refused = 0;
+      await Promise.all(
+        replicas.map(async (replica, side) => {
+          for (let round = 0; round < 10; round += 1) {
+            const statuses = await Promise.all(
+              Array.from({ length: 12 }, async (_, index) => {
+                const response = await ask(replica, token, round * 12 + index, index % 2 === 0);
+                await response.text();
+                return response.status;
+              }),
+            );
+            for (const status of statuses) {
+              expect([200, 402]).toContain(status);
+              if (status === 200) served[side] = (served[side] ?? 0) + 1;
+              else refused += 1;
+            }
+          }
+        }),
+      );
+      expect(served[0]).toBeGreaterThan(0);
+      expect(served[1]).toBeGreaterThan(0);
+      expect(refused).toBeGreaterThan(0);
+      await Promise.all(replicas.map((replica) => replica.stop())); // a clean stop writes all and returns the leases
+      const usage = await usageOf(accountId);
+      expect(usage.requests).toBe((served[0] ?? 0) + (served[1] ?? 0));
+      expect(usage.charged).toBeLessThanOrEqual(funded);
+      const balance = await getAccountBalance(handle.db, accountId);
+      expect(balance).toEqual({
+        balance: funded - usage.charged,
+        held: 0n,
+        available: funded - usage.charged,
+      });
+      const losses = await queryRows<{ count: string | number }>(
+        handle.db,
+        sql`SELECT COUNT(*) AS count FROM ledger_transactions WHERE kind = 'inference' AND (metadata->>'shortfall')::bigint > 0`,
+      );
+      expect(Number(losses[0]?.count)).toBe(0);
+      expect(await verifyLedger(handle.db)).toEqual([]);
+    } finally {
+      await Promise.all(replicas.map((replica) => replica.stop()));
+    }
+  }, 120_000);
+});

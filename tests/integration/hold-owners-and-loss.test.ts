@@ -13,7 +13,10 @@ import { settleRequest } from "../../lib/proxy/settle-request";
 import type { Candidate } from "../../lib/routing/candidate";
 import { startTestGateway, testAdminToken } from "../helpers/gateway";
 import { accountBalance } from "../helpers/ledger-accounts";
+import { testSharedPostgres } from "../helpers/services";
 import { createTestDatabase } from "../helpers/test-database";
+
+const sharedPostgres = testSharedPostgres("Holds released by the next process on shared Postgres").url;
 
 const price = {
   inputPer1m: 1_000_000n,
@@ -83,7 +86,7 @@ describe("holds of a crashed process", () => {
     }
   });
 
-  it.skipIf(!process.env.TEST_DATABASE_URL)(
+  it.skipIf(!sharedPostgres)(
     "are released by the next process on shared Postgres, while a live process keeps its own",
     async () => {
       const database = await createTestDatabase();

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectRedisCounter, type RedisCounterConnection } from "../../lib/rate-limit/redis-counter";
 import { createRedisRateLimiter } from "../../lib/rate-limit/redis-window";
-import { testRedis } from "../helpers/services";
+import { testRedis, testSharedPostgres } from "../helpers/services";
 
 const redis = testRedis();
 let connection: RedisCounterConnection;
@@ -57,7 +57,7 @@ describe.skipIf(redis.url === undefined)("register limit shared through REDIS_UR
   });
 });
 
-const sharedDatabase = process.env.TEST_DATABASE_URL;
+const sharedDatabase = testSharedPostgres("The count_tokens limit across replicas").url;
 
 // Two replicas must know the same token, so this needs a shared Postgres as well as Redis.
 describe.skipIf(redis.url === undefined || sharedDatabase === undefined)(

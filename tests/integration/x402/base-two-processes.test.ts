@@ -5,6 +5,7 @@ import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { officialBaseHeader } from "../../helpers/evm/base-payer";
 import { anvilUnavailable, type LocalEvm, startLocalEvm } from "../../helpers/evm/local-evm";
 import { type FakeUpstream, startFakeUpstream } from "../../helpers/fake-upstream";
+import { testSharedPostgres } from "../../helpers/services";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-database";
 import { chatBody } from "../../helpers/x402-gateway";
 import { type GatewayProcess, startGatewayProcess } from "../../helpers/x402-gateway-process";
@@ -14,7 +15,7 @@ import { type GatewayProcess, startGatewayProcess } from "../../helpers/x402-gat
  * on one Postgres database and one local anvil chain receive the same Base payment at once.
  * PGlite cannot be shared by two processes, so this needs a Postgres server.
  */
-const postgres = process.env.TEST_DATABASE_URL;
+const postgres = testSharedPostgres("x402 on Base with two gateway processes").url;
 const unavailable = await anvilUnavailable();
 if (unavailable) console.warn(`skipping the two-process Base test: anvil cannot start here (${unavailable})`);
 
