@@ -8,6 +8,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { pgliteOptions } from "./pglite-options";
 import { PGliteThreadClient } from "./pglite-thread-client";
 import * as schema from "./schema";
 
@@ -103,7 +104,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 async function startPGlite(location: string, thread: "worker" | "main"): Promise<PGlite> {
   const workerEntry = import.meta.dirname && resolve(import.meta.dirname, "pglite-thread-worker.ts");
   if (thread === "main" || !workerEntry) {
-    const client = new PGlite(location);
+    const client = new PGlite(location, pgliteOptions());
     await client.waitReady;
     return client;
   }

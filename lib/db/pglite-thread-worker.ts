@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
+import { pgliteOptions } from "./pglite-options";
 import {
   errorToFields,
   type ThreadQueryOptions,
@@ -97,7 +98,7 @@ async function handle(client: PGlite, request: ThreadRequest): Promise<unknown> 
 }
 
 try {
-  const client = new PGlite(location);
+  const client = new PGlite(location, pgliteOptions());
   await client.waitReady;
   port.on("message", (request: ThreadRequest) => {
     handle(client, request).then(
