@@ -39,7 +39,7 @@ function listFiles(root: string, relative: string, into: string[]): void {
 }
 
 /** sha256 over the build inputs' paths and contents (about 1,000 files: tens of milliseconds). */
-export function buildInputsHash(root: string): string {
+function buildInputsHash(root: string): string {
   const files: string[] = [];
   for (const input of buildInputs) {
     const absolute = path.join(root, input);
@@ -58,7 +58,7 @@ export function buildInputsHash(root: string): string {
   return hash.digest("hex");
 }
 
-export type BuildState = "fresh" | "stale" | "missing";
+type BuildState = "fresh" | "stale" | "missing";
 
 /** Whether `.next` holds a finished build of the current inputs. */
 export function buildState(root: string): BuildState {

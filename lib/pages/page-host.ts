@@ -8,7 +8,7 @@ import { sendPagesUnavailable } from "./pages-unavailable";
 /** Serves one page request (Next's request handler, or a test double). */
 export type PageHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
-export interface PageHostOptions {
+interface PageHostOptions {
   /** The repository root: where `.next` and the build inputs are. */
   root: string;
   /**

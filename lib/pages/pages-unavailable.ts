@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-export type PagesUnavailable =
+type PagesUnavailable =
   | { kind: "building"; seconds: number; stale: boolean }
   | { kind: "failed"; reason: string }
   | { kind: "unbuilt" };
