@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import { isApiPath, serveApiRequest } from "./lib/api/pipeline";
 import { type AppContext, createAppContext, setAppContext } from "./lib/app-context";
+import { collectStartupGarbage } from "./lib/collect-startup-garbage";
 import { renderErrorBody } from "./lib/dialects/render-error";
 import { loadEnv } from "./lib/env";
 import type { GatewayError } from "./lib/errors/gateway-error";
@@ -155,6 +156,8 @@ if (isMain) {
   const gateway = await startOrExit(() => startGatewayServer({ app, ...(pages ? { pages } : {}) }));
   if (app.env.POD_SIMULATOR)
     log.warn("POD_SIMULATOR is on: replies from provider 'simulator' are simulated, not real inference");
+  // The API is up: what start-up allocated and dropped is collected now, not when load comes.
+  collectStartupGarbage();
   log.info("pod gateway listening", {
     url: gateway.url,
     database: app.database.kind,

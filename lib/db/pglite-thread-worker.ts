@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
+import { collectStartupGarbage } from "../collect-startup-garbage";
 import { pgliteOptions } from "./pglite-options";
 import {
   errorToFields,
@@ -100,7 +101,14 @@ async function handle(client: PGlite, request: ThreadRequest): Promise<unknown> 
 try {
   const client = new PGlite(location, pgliteOptions());
   await client.waitReady;
+  // initdb and the migrations leave garbage this thread is too idle to ever collect: it is
+  // collected once, the first time the worker has had no statement for 5 s.
+  let startupCollection: NodeJS.Timeout | undefined = setTimeout(() => {
+    startupCollection = undefined;
+    collectStartupGarbage();
+  }, 5_000).unref();
   port.on("message", (request: ThreadRequest) => {
+    startupCollection?.refresh();
     handle(client, request).then(
       (value) => reply({ id: request.id, ok: true, value }),
       (error: unknown) => reply({ id: request.id, ok: false, error: errorToFields(error) }),
