@@ -11,7 +11,7 @@ const retryAfterSeconds = 10;
 function message(state: PagesUnavailable): string {
   switch (state.kind) {
     case "building":
-      return `The pages (docs, dashboard) are being ${state.stale ? "rebuilt" : "built"} (for ${state.seconds} s so far; a first build takes about two minutes). The API is already up: /health, /v1 and /proxy answer now.`;
+      return `The pages (docs, dashboard) are being ${state.stale ? "rebuilt" : "built"} (for ${state.seconds} s so far; a first build takes a few minutes). The API is already up: /health, /v1 and /proxy answer now.`;
     case "failed":
       return `The pages (docs, dashboard) are not available: ${state.reason}. The API is up; the server log has the build's last lines, and \`npm run build\` shows all of them.`;
     case "unbuilt":
