@@ -98,9 +98,16 @@ export async function applyCatalogEntries(
       }
       if (!modelId || !prices.has(modelId)) {
         const id = modelId ?? canonicalModelId(entry.upstreamModelId);
-        const aliases = [...new Set([entry.upstreamModelId, ...(entry.aliases ?? [])])].filter(
-          (alias) => key(alias) !== key(id),
-        );
+        // `claude-opus-4.1` is also asked for as `claude-opus-4-1` (Anthropic's own spelling);
+        // requests are only respelled the other way, so the dashed one is kept as an alias.
+        const dashed = id.replace(/(\d)\.(\d)/g, "$1-$2");
+        const aliases = [
+          ...new Set([
+            entry.upstreamModelId,
+            ...(owner.has(key(dashed)) ? [] : [dashed]),
+            ...(entry.aliases ?? []),
+          ]),
+        ].filter((alias) => key(alias) !== key(id));
         newModels.push({
           id,
           ownedBy: entry.ownedBy,

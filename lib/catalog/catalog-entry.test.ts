@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalModelId, decimalToMicrounits } from "./catalog-entry";
 import { datasetEntries, entriesFromModelsDevProvider } from "./dataset-entries";
+import { modelFamily, modelSlug, traitsIndex } from "./model-traits";
 
 describe("prices from outside, read exactly", () => {
   it.each([
@@ -34,20 +35,81 @@ describe("canonical ids", () => {
 });
 
 describe("the shipped dataset", () => {
-  it("gives priced rows for each of our providers and skips free ones", () => {
-    const entries = datasetEntries(["openai", "anthropic", "openrouter", "together", "groq", "venice"]);
-    expect(entries.length).toBeGreaterThan(100);
+  it("gives priced rows for each of our providers, skips free and unservable ones", async () => {
+    const entries = await datasetEntries(["openai", "anthropic", "openrouter", "together", "groq", "venice"]);
+    expect(entries.length).toBeGreaterThan(500);
     expect(entries.every((entry) => entry.inputPer1m + entry.outputPer1m > 0n)).toBe(true);
     expect(entries.some((entry) => entry.upstreamModelId.endsWith(":free"))).toBe(false);
-    const sonnet = entries.find((entry) => entry.upstreamModelId === "claude-sonnet-4-20250514");
+    // OpenRouter's moving `~vendor/…-latest` pointers and image or realtime models are not sold.
+    expect(entries.some((entry) => /^~|image|realtime/.test(entry.upstreamModelId))).toBe(false);
+    const sonnet = entries.find((entry) => entry.upstreamModelId === "claude-sonnet-4-5-20250929");
     expect(sonnet).toMatchObject({
       provider: "anthropic",
+      kind: "chat",
       inputPer1m: 3_000_000n,
       outputPer1m: 15_000_000n,
       cacheReadPer1m: 300_000n,
       cacheWritePer1m: 3_750_000n,
       capabilities: { tools: true, vision: true, reasoning: true },
     });
+    // A model newer than the capabilities snapshot takes its family's traits, bounded by its context.
+    const newer = entries.find((entry) => entry.upstreamModelId === "claude-opus-5");
+    expect(newer).toMatchObject({ capabilities: { tools: true, vision: true }, maxOutputTokens: 32_000 });
+    expect(entries.find((entry) => entry.upstreamModelId === "text-embedding-ada-002")).toMatchObject({
+      kind: "embedding",
+      maxOutputTokens: 0,
+      capabilities: { tools: false },
+    });
+    for (const entry of entries) expect(entry.maxOutputTokens).toBeLessThanOrEqual(entry.contextWindow);
+  });
+
+  it("matches traits by id, then slug, then family, else assumes text and tools only", () => {
+    const traitsOf = traitsIndex([
+      {
+        id: "anthropic",
+        models: {
+          "claude-sonnet-4-5-20250929": {
+            tool_call: true,
+            reasoning: true,
+            release_date: "2025-09-29",
+            modalities: { input: ["text", "image"], output: ["text"] },
+            limit: { context: 200_000, output: 64_000 },
+          },
+          "claude-sonnet-3-7": { tool_call: false, release_date: "2025-02-19", limit: { output: 8_000 } },
+        },
+      },
+      { id: "groq", models: { "openai/gpt-oss-20b": { tool_call: true, limit: { output: 65_536 } } } },
+    ]);
+    expect(traitsOf("anthropic", "claude-sonnet-4-5-20250929")).toMatchObject({ matched: "id", tools: true });
+    expect(traitsOf("openrouter", "anthropic/claude-sonnet-4.5")).toMatchObject({
+      matched: "id",
+      inputModalities: ["text", "image"],
+    });
+    // The newest of the family, not the first one seen.
+    expect(traitsOf("anthropic", "claude-sonnet-4-7")).toMatchObject({
+      matched: "family",
+      maxOutputTokens: 64_000,
+    });
+    expect(traitsOf("venice", "openai-gpt-oss-120b")).toMatchObject({
+      matched: "family",
+      maxOutputTokens: 65_536,
+    });
+    expect(traitsOf("together", "acme/rocket-9")).toMatchObject({
+      matched: "none",
+      tools: true,
+      inputModalities: ["text"],
+      maxOutputTokens: undefined,
+    });
+  });
+
+  it.each([
+    ["anthropic/claude-sonnet-4.5-20250929:thinking", "claude-sonnet-4-5", "claude-sonnet"],
+    ["qwen/qwen3.7-max", "qwen3-7-max", "qwen-max"],
+    ["gpt-4o-mini-2024-07-18", "gpt-4o-mini", "gpt-mini"],
+    ["deepseek-ai/DeepSeek-V4-Flash-0731", "deepseek-v4-flash", "deepseek-v-flash"],
+  ])("%s has slug %s and family %s", (id, slug, family) => {
+    expect(modelSlug(id)).toBe(slug);
+    expect(modelFamily(modelSlug(id))).toBe(family);
   });
 
   it("a hostile row (negative, absurd or missing price, huge limits) is skipped or bounded", () => {

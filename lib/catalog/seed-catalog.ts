@@ -50,10 +50,14 @@ export async function seedCatalog(
     return;
   }
   if (pending.length === 0) return;
-  await applyCatalogEntries(database, [...additionEntries(new Set(pending)), ...datasetEntries(pending)], {
-    actor: `seed:${datasetName}`,
-    updatePrices: false,
-  });
+  await applyCatalogEntries(
+    database,
+    [...additionEntries(new Set(pending)), ...(await datasetEntries(pending))],
+    {
+      actor: `seed:${datasetName}`,
+      updatePrices: false,
+    },
+  );
   const providers = [...new Set([...seeded, ...pending])];
   await database
     .insert(catalogState)

@@ -32,8 +32,8 @@ interface ListedModel {
   provider_count: number;
 }
 
-async function listModels(token: string): Promise<ListedModel[]> {
-  const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/models`);
+async function listModels(token: string, baseUrl = gateway.baseUrl): Promise<ListedModel[]> {
+  const response = await fetch(`${baseUrl}/proxy/${token}/v1/models`);
   return ((await response.json()) as { data: ListedModel[] }).data;
 }
 
@@ -56,14 +56,17 @@ describe("catalog seeded offline from the shipped dataset", () => {
     const token = await gateway.createFundedToken(1_000n);
     const models = await listModels(token);
     // openai, anthropic and openrouter are configured: the dataset's paid rows for them.
-    expect(models.length).toBeGreaterThan(60);
+    expect(models.length).toBeGreaterThan(300);
     const ids = models.map((model) => model.id);
-    for (const id of ["gpt-5", "o3", "claude-opus-4-1", "claude-sonnet-4", "gemini-2.5-pro", "kimi-k2"])
+    for (const id of ["gpt-5", "o3", "claude-opus-4.1", "claude-sonnet-4-5", "gemini-2.5-pro", "kimi-k2"])
       expect(ids).toContain(id);
     // Together and Groq have no key here, so nothing only they sell is listed.
-    const sonnet = models.find((model) => model.id === "claude-sonnet-4");
+    expect(ids).not.toContain("deepseek-v3-1");
+    const sonnet = models.find((model) => model.id === "claude-sonnet-4-6");
     expect(sonnet).toMatchObject({
       kind: "chat",
+      // OpenRouter prices it higher past 200k tokens (models.dev's context_over_200k): it is sold
+      // up to the context its one stored price covers, from either provider.
       context_length: 200_000,
       capabilities: { tools: true, vision: true, reasoning: true },
       pricing: { input_per_1m: 3_000_000, output_per_1m: 15_000_000 },
@@ -75,10 +78,65 @@ describe("catalog seeded offline from the shipped dataset", () => {
     expect(market.models.map((model) => model.model_id).sort()).toEqual([...ids].sort());
   });
 
-  it("resolves vendor prefixes and dated snapshots of dataset models", async () => {
+  it("resolves vendor prefixes, dated snapshots and dashed versions of dataset models", async () => {
     const { catalog } = gateway.app;
-    expect(catalog.resolve("claude-sonnet-4-20250514")?.id).toBe("claude-sonnet-4");
-    expect(catalog.resolve("anthropic/claude-sonnet-4")?.id).toBe("claude-sonnet-4");
+    expect(catalog.resolve("claude-sonnet-4-5-20250929")?.id).toBe("claude-sonnet-4-5");
+    expect(catalog.resolve("anthropic/claude-sonnet-4.5")?.id).toBe("claude-sonnet-4-5");
+    expect(catalog.resolve("claude-opus-4-1")?.id).toBe("claude-opus-4.1");
+  });
+});
+
+/** The lowest of some prices, as a listing shows it (a JSON number). */
+function lowest(values: bigint[]): number {
+  let low = values[0] ?? 0n;
+  for (const value of values) if (value < low) low = value;
+  return Number(low);
+}
+
+describe("a fresh start offline with OpenRouter, Together, OpenAI and Anthropic", () => {
+  it("lists several hundred models with context, pricing and capabilities, capped at the cheapest price", async () => {
+    const fresh = await startTestGateway({
+      extraUpstreams: ["together"],
+      env: { TOGETHER_API_KEY: "sk-test-together" },
+    });
+    try {
+      const token = await fresh.createFundedToken(1_000n);
+      const models = await listModels(token, fresh.baseUrl);
+      expect(models.length).toBeGreaterThan(300);
+      // Nothing was fetched to build it: no upstream was asked for its model list.
+      for (const upstream of [fresh.openai, fresh.openrouter, fresh.anthropic, fresh.extraUpstreams.together])
+        expect(upstream?.requests.filter((request) => request.path.endsWith("/models"))).toEqual([]);
+      for (const model of models) {
+        expect(model.context_length, model.id).toBeGreaterThan(0);
+        expect(model.pricing.input_per_1m, model.id).not.toBeNull();
+        expect(typeof model.capabilities.tools, model.id).toBe("boolean");
+      }
+      const byId = new Map(models.map((model) => [model.id, model]));
+      // Sold by Together and OpenRouter at different prices: listed at the cheaper one (Together's).
+      const { catalog } = fresh.app;
+      const qwen = catalog.resolve("Qwen/Qwen3.7-Max");
+      if (!qwen) throw new Error("Qwen3.7-Max is not in the catalog");
+      const prices = catalog.pricesFor(qwen);
+      expect(prices.map((price) => price.provider).sort()).toEqual(["openrouter", "together"]);
+      expect(byId.get(qwen.id)).toMatchObject({
+        provider_count: 2,
+        pricing: {
+          input_per_1m: lowest(prices.map((price) => price.inputPer1m)),
+          output_per_1m: lowest(prices.map((price) => price.outputPer1m)),
+        },
+      });
+      expect(byId.get(qwen.id)?.pricing.input_per_1m).toBe(1_250_000);
+      // Every model is listed at its cheapest centralized price on each axis.
+      for (const model of catalog.models) {
+        const listed = byId.get(model.id);
+        const rates = catalog.pricesFor(model);
+        if (!listed || rates.length === 0) continue;
+        expect(listed.pricing.input_per_1m, model.id).toBe(lowest(rates.map((price) => price.inputPer1m)));
+        expect(listed.pricing.output_per_1m, model.id).toBe(lowest(rates.map((price) => price.outputPer1m)));
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 });
 
