@@ -15,6 +15,7 @@ import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { NodeBodyResponse } from "../providers/node-body-response";
 import type { Candidate } from "../routing/candidate";
 import { recordFindings } from "../trust/record-findings";
+import { countPromptTokens } from "../usage/count-prompt";
 import { estimateRunningUsage, type MeterInput, meterUsage, tokenizerFamilyOf } from "../usage/meter-usage";
 import type { RelayedContent } from "../usage/relayed-content";
 import type { StreamUsageTap } from "../usage/stream-usage-tap";
@@ -128,6 +129,15 @@ function forwardedHeaders(headers: Headers): Record<string, string> {
   return forward;
 }
 
+/** An Anthropic caller streamed from another format: its message_start carries the gateway's prompt count. */
+function countsPromptForCaller(reserved: ReservedRequest, candidate: Candidate): boolean {
+  return (
+    reserved.inference.stream &&
+    reserved.inference.dialect === "anthropic" &&
+    candidate.dialect !== "anthropic"
+  );
+}
+
 function proxyHeaders(
   request: ReservedRequest,
   candidate: Candidate,
@@ -171,8 +181,14 @@ export async function serveReserved(
   const forwardHeaders = forwardedHeaders(request.headers);
   const { health } = app.routing;
   let agentTokens: Record<string, number> | undefined;
-  // A marketplace job is metered with the tokenizer: start loading it while the job runs.
-  if (reserved.candidates.some((candidate) => candidate.route === "marketplace")) loadedTokenizer();
+  // A marketplace job is metered with the tokenizer, and a translated Anthropic stream opens
+  // with the prompt's count: start loading it while the upstream works.
+  if (
+    reserved.candidates.some(
+      (candidate) => candidate.route === "marketplace" || countsPromptForCaller(reserved, candidate),
+    )
+  )
+    loadedTokenizer();
   const success = await dispatchWithFailover(reserved.candidates, {
     onAgentTokens: (tokens) => {
       agentTokens = tokens;
@@ -236,6 +252,9 @@ export async function serveReserved(
             model: inference.model,
             includeUsage: inference.includeUsage,
             callerRequest: inference.body,
+            ...(countsPromptForCaller(reserved, candidate)
+              ? { inputTokens: await countPromptTokens(success.body) }
+              : {}),
           });
     // A crash mid-stream bills the last running count journaled, not nothing.
     const journalRunningCount = runningCountJournal(app, settlement);

@@ -18,6 +18,11 @@ export interface StreamTranslatorOptions {
   includeUsage: boolean;
   /** The caller's request body: the Responses API echoes it (instructions, tools, …). */
   callerRequest?: Record<string, unknown>;
+  /**
+   * Anthropic callers only: the prompt's tokens as the gateway counted them, for message_start
+   * (an OpenAI-format upstream reports its count only at the end; clients read it at the start).
+   */
+  inputTokens?: number;
 }
 
 /**

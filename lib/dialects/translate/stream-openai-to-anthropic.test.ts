@@ -55,6 +55,21 @@ describe("openai upstream → anthropic caller", () => {
     });
   });
 
+  it("opens with the prompt's count when the gateway gives one (OpenAI reports usage only at the end)", async () => {
+    const opening = async (extra: { inputTokens?: number }) =>
+      parseSseJson(
+        await translateBytes("openai", "anthropic", [readFixture("openai-text-usage.sse")], {
+          ...options,
+          ...extra,
+        }),
+      )[0];
+    expect(await opening({ inputTokens: 1_530 })).toMatchObject({
+      type: "message_start",
+      message: { usage: { input_tokens: 1_530, output_tokens: 0 } },
+    });
+    expect(await opening({})).toMatchObject({ message: { usage: { input_tokens: 0 } } });
+  });
+
   it("replays parallel tool calls as one tool_use block each", async () => {
     const events = parseSseJson(
       await translateBytes("openai", "anthropic", [readFixture("openai-parallel-tool-calls.sse")], options),

@@ -14,11 +14,16 @@ function frame(data: { type: string } & Record<string, unknown>): Uint8Array {
 /**
  * IR → Anthropic Messages SSE: message_start, one content block at a time (start, deltas,
  * stop), message_delta with stop_reason and the full usage, message_stop.
- * Usage is unknown when message_start goes out (OpenAI reports it last), so message_start
- * carries zeros and message_delta the real totals, which the SDK copies over.
+ * The upstream's usage is unknown when message_start goes out (OpenAI reports it last), so
+ * message_start carries the gateway's own count of the prompt it forwarded (`inputTokens`: the
+ * o200k tokenizer's; clients such as LangChain read input tokens only here) and zero output;
+ * message_delta carries the upstream's totals, which the SDK copies over and billing uses.
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types
  */
-export function createAnthropicStreamEncoder(options: { model: string }): StreamEncoder {
+export function createAnthropicStreamEncoder(options: {
+  model: string;
+  inputTokens?: number;
+}): StreamEncoder {
   const id = newVendorId("message");
   let started = false;
   let nextBlockIndex = 0;
@@ -106,7 +111,7 @@ export function createAnthropicStreamEncoder(options: { model: string }): Stream
           stop_reason: null,
           stop_sequence: null,
           usage: {
-            input_tokens: 0,
+            input_tokens: options.inputTokens ?? 0,
             output_tokens: 0,
             cache_read_input_tokens: 0,
             cache_creation_input_tokens: 0,
