@@ -13,6 +13,11 @@ export interface SettleInferenceInput {
    * False keeps the charge within the hold (x402: the quoted cap is a promise to the payer).
    */
   chargeBeyondHold: boolean;
+  /**
+   * The most the account may pay, whatever else covers: a lease settlement replayed after its
+   * lease is gone pays what its hold covered when it settled, never its whole cost.
+   */
+  chargeLimit?: bigint;
   treasuryAccountId: bigint;
   /** Absorbs what the account could not cover (an external account, so it may go negative). */
   lossAccountId: bigint;
@@ -45,7 +50,7 @@ export interface SettleInferenceResult {
  * round trip on the hot path. The provider share rounds down; the treasury gets the rest.
  *
  * The charge is the cost, up to what the account can cover (the hold, plus its free balance
- * when `chargeBeyondHold`). Any remainder is never dropped: the same transaction debits it
+ * when `chargeBeyondHold` or when the hold is gone) and never past `chargeLimit`. Any remainder is never dropped: the same transaction debits it
  * to the loss account and credits the treasury, which owes the upstream the full cost.
  * Providers are paid their share of what was charged, not of a cost the payer never covered.
  */
@@ -70,7 +75,7 @@ export async function settleInference(
           SET held = a.held - COALESCE((SELECT amount FROM released), 0),
               balance = a.balance - c.charged
           FROM (
-            SELECT LEAST(${input.cost}::bigint,
+            SELECT LEAST(${input.cost}::bigint, ${input.chargeLimit ?? input.cost}::bigint,
                          COALESCE((SELECT amount FROM released), 0)
                          + CASE WHEN ${input.chargeBeyondHold} OR NOT EXISTS (SELECT 1 FROM released)
                                 THEN GREATEST((SELECT balance - held FROM accounts WHERE id = ${input.accountId}), 0)

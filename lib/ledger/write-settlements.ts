@@ -43,15 +43,18 @@ const reasonOf = (error: unknown) =>
 
 /**
  * A settlement its lease can no longer cover (the lease was released under it, say after a
- * crash): charged to the free balance like a settlement without a hold, any rest to the loss
- * account.
+ * crash): charged to the free balance like a settlement without a hold, but only what its hold
+ * covered when it settled (`charged`, never its whole cost: the hold was the promise, and a
+ * replay must not turn a shortfall into a charge); any rest to the loss account.
  */
 async function settleWithoutLease(database: Database, settlement: LeaseSettlement): Promise<void> {
   await settleInference(database, {
+    // No hold has this id: the free balance pays, up to `chargeLimit`.
     holdId: `${settlement.leaseId}:gone`,
     accountId: settlement.accountId,
     cost: settlement.cost,
-    chargeBeyondHold: true,
+    chargeBeyondHold: false,
+    chargeLimit: settlement.charged,
     treasuryAccountId: settlement.treasuryAccountId,
     lossAccountId: settlement.lossAccountId,
     ...(settlement.providerAccountId === undefined

@@ -7,6 +7,7 @@ import type { ApiRequest } from "../http/api-request";
 import { getAccountBalance } from "../ledger/accounts";
 import { log } from "../log";
 import { serveReserved } from "../proxy/serve-reserved";
+import { scheduleCanary } from "../trust/run-canary";
 import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./core/receipt";
 import type { Settlement } from "./core/settlement";
 import { candidatesWithinCap, type PricedRequest, unservableReason } from "./price-request";
@@ -45,6 +46,9 @@ export async function servePaid(
         maxOutputTokens: priced.maxOutputTokens,
       },
       maxInputTokens: priced.inputTokens,
+      // A paid job is real traffic like a token's: it is followed by canaries at the same share,
+      // so a host cannot cheat x402 callers only.
+      onServed: (candidate) => scheduleCanary(app, candidate, priced.model),
     });
   } catch (error) {
     await app.holds.release(settlement.holdId);
