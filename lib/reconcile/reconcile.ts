@@ -1,9 +1,11 @@
 import type { AppContext } from "../app-context";
+import { evmChainOf } from "../chains/evm/evm-chain";
 import { defaultSolanaRpcUrl, usdcMintForNetwork } from "../chains/solana/constants";
 import { rpcDepositReader } from "../deposits/deposit-watcher";
 import { cardSettings } from "../funding/card-settings";
 import { verifyLedger } from "../ledger/verify-ledger";
 import type { Difference } from "./difference";
+import { reconcileBase } from "./reconcile-base";
 import { reconcileSolana } from "./reconcile-solana";
 import { reconcileStripe } from "./reconcile-stripe";
 
@@ -17,7 +19,8 @@ export interface ReconcileReport {
 /**
  * Matches the ledger against its sources: the books themselves (every transaction balanced,
  * every balance and `held` equal to its entries and holds), Stripe (card credits, refunds and
- * disputes per session) and Solana (deposit, payout and x402 payment receipts). Every
+ * disputes per session), Solana (deposit, payout and x402 payment receipts) and Base (deposit
+ * and x402 payment receipts). Every
  * unexplained difference is reported to the microunit; an empty list means the books agree.
  */
 export async function reconcile(app: AppContext): Promise<ReconcileReport> {
@@ -50,7 +53,18 @@ export async function reconcile(app: AppContext): Promise<ReconcileReport> {
     );
     report.checked.push("solana");
   } else report.skipped.push("solana: no Solana rail is configured");
-  report.skipped.push("base: chain receipts on Base are not reconciled yet");
+  if (env.X402_BASE_PAY_TO || env.BASE_DEPOSIT_ADDRESS) {
+    const chain = evmChainOf(env);
+    report.differences.push(
+      ...(await reconcileBase(db, {
+        client: chain.publicClient,
+        usdc: chain.tokenAddress,
+        payTo: env.X402_BASE_PAY_TO,
+        depositAddress: env.BASE_DEPOSIT_ADDRESS,
+      })),
+    );
+    report.checked.push("base");
+  } else report.skipped.push("base: no Base rail is configured");
   return report;
 }
 
