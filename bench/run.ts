@@ -3,9 +3,11 @@
 // undici proxy, Portkey's open-source gateway, and this gateway as `npm start` runs it on the
 // embedded PGlite and on Postgres. Prints the issue's ratios and writes bench/results.md and
 // bench/results.svg. Options: --soak (10 minutes at 50 connections per gateway, RSS over time),
-// --quick (a shorter run for development).
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+// --quick (a shorter run for development), --journals (this gateway on Postgres with the settlement
+// journal shared in the database against the local file journal, to price the hot path's insert).
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   closeAgents,
   cpuMs,
@@ -35,6 +37,7 @@ import {
 const args = new Set(process.argv.slice(2));
 const quick = args.has("--quick");
 const soak = args.has("--soak");
+const journals = args.has("--journals");
 const config = {
   sequential: Number(process.env.BENCH_COUNT ?? (quick ? 300 : 1000)),
   warmup: quick ? 100 : 300,
@@ -323,7 +326,72 @@ async function soakRun(gateways: System[]): Promise<string> {
   return lines.join("\n");
 }
 
+/**
+ * BILLING_JOURNAL=database (the shared journal: each settlement's row is committed before its
+ * client is answered) against BILLING_JOURNAL=file on the same Postgres, with the direct and
+ * bare-proxy baselines; no slow streams.
+ */
+async function journalsRun(): Promise<void> {
+  const started = new Date();
+  const loadBefore = loadavg();
+  const upstream = await startUpstream();
+  const systems: System[] = [directSystem(upstream), await startBareProxy(upstream.origin)];
+  const directories: string[] = [];
+  for (const journal of ["database", "file"] as const) {
+    const databaseUrl = await scratchPostgres(postgresBase, `pod_bench_journal_${journal}`);
+    if (!databaseUrl) throw new Error(`Postgres at ${postgresBase} did not answer`);
+    const directory = mkdtempSync(join(tmpdir(), "pod-bench-journal-"));
+    directories.push(directory);
+    systems.push(
+      await startGateway({
+        key: `gateway-journal-${journal}`,
+        label: `this gateway, Postgres, BILLING_JOURNAL=${journal}`,
+        upstreamOrigin: upstream.origin,
+        databaseUrl,
+        env: { BILLING_JOURNAL: journal, BILLING_JOURNAL_DIR: directory },
+      }),
+    );
+  }
+  process.stdout.write("concurrency 1...\n");
+  const plain = await sequential(systems, body, config.sequential, config.warmup);
+  const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);
+  process.stdout.write("throughput...\n");
+  const rounds = new Map<string, ThroughputRound[]>(systems.map((system) => [system.key, []]));
+  const busyAll = machineBusy();
+  for (let round = 0; round < config.rounds; round += 1)
+    for (let offset = 0; offset < systems.length; offset += 1) {
+      const system = systems[(round + offset) % systems.length] as System;
+      rounds.get(system.key)?.push(await throughputRound(system));
+    }
+  const rows: Row[] = systems.map((system) => ({
+    system,
+    plain: plain.get(system.key) as Sequential,
+    streamed: streamed.get(system.key) as Sequential,
+    rounds: rounds.get(system.key) as ThroughputRound[],
+    rss: rssMiB(system.pid),
+  }));
+  const loadAfter = loadavg();
+  const table = report(rows, {
+    started,
+    load: `${loadBefore[0]?.toFixed(1)} before, ${loadAfter[0]?.toFixed(1)} after`,
+    busy: busyAll(),
+    notes: [],
+  });
+  const { added, rps } = summarize(rows);
+  const shared = rows.find((row) => row.system.key === "gateway-journal-database") as Row;
+  const file = rows.find((row) => row.system.key === "gateway-journal-file") as Row;
+  const section = [
+    table.replace(/^### Run (\S+)/, "### Run $1: settlement journal, shared (database) vs file"),
+    `The shared journal against the file journal: throughput ${fmt(rps(shared) / rps(file))}x, added p50 ${fmt(added(shared, 50) - added(file, 50), 3)} ms, added p99 ${fmt(added(shared, 99) - added(file, 99), 3)} ms (positive: the shared journal costs that much more).`,
+    "",
+  ].join("\n");
+  process.stdout.write(`${section}\n`);
+  if (!quick || process.env.BENCH_WRITE === "1") writeResults(section);
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+}
+
 async function main() {
+  if (journals) return journalsRun();
   const started = new Date();
   const loadBefore = loadavg();
   const notes: string[] = [];

@@ -155,6 +155,8 @@ export interface GatewayOptions {
   upstreamOrigin: string;
   /** Postgres URL; without it a fresh file-backed PGlite, the `npm start` default. */
   databaseUrl?: string;
+  /** Extra environment for this gateway (e.g. BILLING_JOURNAL). */
+  env?: Record<string, string>;
 }
 
 function nodeArgs(): string[] {
@@ -189,6 +191,7 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
   };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
+  Object.assign(env, options.env);
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else {
     const dataDir = mkdtempSync(join(tmpdir(), "pod-bench-"));
