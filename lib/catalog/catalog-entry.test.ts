@@ -61,7 +61,8 @@ describe("the shipped dataset", () => {
       capabilities: { tools: false },
     });
     for (const entry of entries) expect(entry.maxOutputTokens).toBeLessThanOrEqual(entry.contextWindow);
-  });
+    // Loading both packages takes about a second alone, several on a busy machine.
+  }, 60_000);
 
   it("matches traits by id, then slug, then family, else assumes text and tools only", () => {
     const traitsOf = traitsIndex([

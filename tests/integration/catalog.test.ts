@@ -137,7 +137,8 @@ describe("a fresh start offline with OpenRouter, Together, OpenAI and Anthropic"
     } finally {
       await fresh.close();
     }
-  });
+    // A gateway of its own starts inside this test.
+  }, 180_000);
 });
 
 describe("operator edits", () => {

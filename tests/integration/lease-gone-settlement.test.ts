@@ -22,7 +22,7 @@ beforeAll(async () => {
   testDatabase = await createTestDatabase();
   handle = await openDatabase({ url: testDatabase.url, dataDir: testDatabase.dataDir, pgliteThread: "main" });
   await handle.migrate();
-}, 60_000);
+});
 afterAll(async () => {
   await handle?.close();
   await testDatabase?.drop();

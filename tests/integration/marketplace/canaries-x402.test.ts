@@ -17,7 +17,7 @@ let market: MarketplaceFixture;
 beforeAll(async () => {
   x402 = await startX402TestGateway({ env: { CANARY_SHARE: "1", CANARY_MAX_DELAY_MS: "0" } });
   market = createMarketplaceFixture(x402.gateway);
-}, 60_000);
+});
 afterAll(async () => {
   await market?.cleanup();
   if (x402) expect(await verifyLedger(x402.gateway.app.database.db)).toEqual([]);
