@@ -1,31 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-
-const backendKinds = ["vllm", "llamacpp", "lmstudio", "ollama", "openai", "gguf"] as const;
-export type BackendKind = (typeof backendKinds)[number];
-
-export interface BackendConfig {
-  kind: BackendKind;
-  /** Server root, e.g. http://127.0.0.1:8080 (a trailing /v1 is accepted); not for `gguf`. */
-  url?: string;
-  /** Name of an environment variable holding the backend's API key, if it needs one. */
-  api_key_env?: string;
-  /** Allow-list: only these model ids are sold (all discovered models when absent). */
-  models?: string[];
-  /** The wire format the server speaks (OpenAI unless it is an Anthropic-format server). */
-  format?: "openai" | "anthropic";
-  /** gguf: the model file, served in-process through node-llama-cpp. */
-  model_path?: string;
-  /** gguf: the catalog id it is sold as (GET /v1/models); default the file name without `.gguf`. */
-  model_id?: string;
-  /** gguf: context size in tokens (default 4096, at most what the model was trained for). */
-  context_size?: number;
-  /** gguf: CPU threads for evaluation (default 1). */
-  threads?: number;
-  /** gguf: "auto" (default) uses an installed GPU build of llama.cpp; false keeps to the CPU. */
-  gpu?: "auto" | false;
-}
+import type { BackendConfig } from "./backends/backend";
+import { backendKindNames, createBackend, isBackendKind } from "./backends/backend-kinds";
 
 interface ModelPrice {
   input_per_1m: number;
@@ -107,22 +84,11 @@ export function configProblems(config: AgentConfig): string[] {
   if (!/^https?:\/\//.test(config.gateway))
     problems.push(`gateway must be an http(s) URL, got ${config.gateway}`);
   for (const backend of config.backends) {
-    if (!backendKinds.includes(backend.kind)) {
-      problems.push(`backend kind ${backend.kind} is not one of ${backendKinds.join(", ")}`);
+    if (!isBackendKind(backend.kind)) {
+      problems.push(`backend kind ${backend.kind} is not one of ${backendKindNames.join(", ")}`);
+      continue;
     }
-    if (backend.kind === "gguf") {
-      if (!backend.model_path) problems.push("a gguf backend needs model_path (the .gguf file)");
-      if (backend.format === "anthropic") problems.push("a gguf backend speaks the OpenAI format only");
-      for (const [name, value] of [
-        ["context_size", backend.context_size],
-        ["threads", backend.threads],
-      ] as const) {
-        if (value !== undefined && (!Number.isSafeInteger(value) || value < 1))
-          problems.push(`gguf ${name} must be a whole number of at least 1, got ${value}`);
-      }
-    } else if (!/^https?:\/\//.test(backend.url ?? "")) {
-      problems.push(`backend url must be http(s): ${backend.url}`);
-    }
+    problems.push(...createBackend(backend).problems());
   }
   for (const [model, price] of Object.entries(config.pricing.models ?? {})) {
     for (const value of [price.input_per_1m, price.output_per_1m]) {

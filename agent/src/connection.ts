@@ -1,9 +1,9 @@
 import { type AgentMessage, parseGatewayFrame } from "@pod-gateway/contracts/agent-protocol";
 import WebSocket from "ws";
-import type { ServedModel } from "./backends";
 import { type AgentIdentity, signNonce } from "./identity";
-import { RunningJob } from "./jobs";
+import { type JobReport, RunningJob } from "./jobs";
 import type { AgentMetrics } from "./metrics";
+import type { ServedModel } from "./models";
 
 export const agentVersion = "0.1.0";
 
@@ -17,6 +17,23 @@ export interface ConnectionOptions {
   log(line: string): void;
   /** Called once the gateway has bound this key to a provider id. */
   onAuthenticated(providerId: string): void;
+}
+
+/** The per-job log line: what the backend did with one job, and how fast. */
+export function jobLine(jobId: string, modelId: string, report: JobReport): string {
+  const parts = [
+    `job ${jobId} ${modelId}: ${report.outcome}${report.status === undefined ? "" : ` ${report.status}`}`,
+    `in ${(report.durationMs / 1000).toFixed(2)} s`,
+    `${report.bytes} bytes`,
+  ];
+  if (report.outputTokens !== undefined) {
+    const perSecond = report.durationMs > 0 ? report.outputTokens / (report.durationMs / 1000) : 0;
+    parts.push(`${report.outputTokens} output tokens (${perSecond.toFixed(1)} tokens/s)`);
+  }
+  if (report.lowered)
+    parts.push(`output limit ${report.lowered.from} lowered to ${report.lowered.to} to fit the context`);
+  if (report.error) parts.push(report.error);
+  return parts.join(", ");
 }
 
 /** Close codes after which reconnecting cannot help. */
@@ -73,6 +90,12 @@ function connectOnce(
     const jobs = new Map<string, RunningJob>();
     let authenticated = false;
     let heartbeat: NodeJS.Timeout | undefined;
+    const beat = () =>
+      send({
+        type: "heartbeat",
+        queue_depth: jobs.size,
+        tokens_per_sec_p50: metrics.tokensPerSecP50(),
+      });
     const send = (message: AgentMessage) => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
     };
@@ -111,13 +134,13 @@ function connectOnce(
               input_per_1m: model.inputPer1m,
               output_per_1m: model.outputPer1m,
               max_concurrent: model.maxConcurrent,
-              backend: model.backend.kind,
-              format: model.backend.format ?? "openai",
+              backend: model.backend.config.kind,
+              ...(model.contextWindow === undefined ? {} : { context_window: model.contextWindow }),
+              format: model.backend.config.format ?? "openai",
             })),
             limits: { max_concurrent_total: options.maxConcurrentTotal },
             metadata: { agent_version: agentVersion },
           });
-          const beat = () => send({ type: "heartbeat", queue_depth: jobs.size, tokens_per_sec_p50: 0 });
           beat();
           heartbeat = setInterval(beat, 15_000);
           return;
@@ -151,10 +174,16 @@ function connectOnce(
           const started = Date.now();
           running
             .run(job, model, send)
-            .then((outcome) => {
-              if (outcome === "done") metrics.jobsTotal += 1;
-              else if (outcome === "failed") metrics.jobsFailed += 1;
-              metrics.backendOk = outcome !== "failed";
+            .then((report) => {
+              if (report.outcome === "done") metrics.jobsTotal += 1;
+              else if (report.outcome === "failed") metrics.jobsFailed += 1;
+              metrics.backendOk = report.outcome !== "failed";
+              if (report.outputTokens !== undefined) {
+                metrics.recordThroughput(report.outputTokens, report.durationMs);
+                // The new throughput reaches the gateway (and the operator's page) now, not at the next beat.
+                beat();
+              }
+              options.log(jobLine(job.job_id, job.model_id, report));
             })
             .catch((error: unknown) => {
               metrics.jobsFailed += 1;

@@ -8,6 +8,10 @@ export interface AgentIdentity {
   /** Raw 32-byte public key, base64: what the gateway binds to the host. */
   pubkey: string;
   providerId: string | undefined;
+  /** The enrolment this key belongs to, kept beside the key so a config edit cannot lose it. */
+  enrollmentCode?: string | undefined;
+  /** The host token from enrolment (the provider page's sign-in), kept the same way. */
+  hostToken?: string | undefined;
 }
 
 const header = "-----BEGIN POD AGENT KEY-----";
@@ -31,13 +35,19 @@ export function readIdentity(path: string): AgentIdentity {
   const text = readFileSync(path, "utf8");
   const body = text.slice(text.indexOf(header) + header.length, text.indexOf(footer));
   const lines = body.split("\n").map((line) => line.trim());
-  const providerLine = lines.find((line) => line.startsWith("provider_id:"));
+  const field = (name: string) =>
+    lines
+      .find((line) => line.startsWith(`${name}:`))
+      ?.slice(name.length + 1)
+      .trim() || undefined;
   const der = lines.filter((line) => line !== "" && !line.includes(":")).join("");
   const privateKey = createPrivateKey({ key: Buffer.from(der, "base64"), format: "der", type: "pkcs8" });
   return {
     privateKey,
     pubkey: pubkeyOf(privateKey),
-    providerId: providerLine?.slice("provider_id:".length).trim() || undefined,
+    providerId: field("provider_id"),
+    enrollmentCode: field("enrollment_code"),
+    hostToken: field("host_token"),
   };
 }
 
@@ -48,6 +58,8 @@ export function writeIdentity(path: string, identity: AgentIdentity): void {
   const lines = [
     header,
     ...(identity.providerId ? [`provider_id: ${identity.providerId}`] : []),
+    ...(identity.enrollmentCode ? [`enrollment_code: ${identity.enrollmentCode}`] : []),
+    ...(identity.hostToken ? [`host_token: ${identity.hostToken}`] : []),
     der,
     footer,
   ];

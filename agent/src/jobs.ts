@@ -1,8 +1,37 @@
 import type { AgentMessage, JobMessage } from "@pod-gateway/contracts/agent-protocol";
-import { backendHeaders, type ServedModel, serverRoot } from "./backends";
+import type { ServedModel } from "./models";
+import { fitOutputLimit } from "./output-limit";
 
 /** Sends one frame to the gateway: typed by the protocol module the gateway parses with. */
 export type Send = (message: AgentMessage) => void;
+
+/** How a job went, for the per-job log line and the throughput the heartbeat reports. */
+export interface JobReport {
+  outcome: "done" | "failed" | "cancelled";
+  /** The backend's HTTP status, when it answered. */
+  status: number | undefined;
+  bytes: number;
+  durationMs: number;
+  /** Output tokens as the backend's own usage said (never billed: the gateway counts). */
+  outputTokens: number | undefined;
+  /** The output limit, when it was lowered to fit the model's context. */
+  lowered: { from: number; to: number } | undefined;
+  /** Why it failed, in a few words. */
+  error: string | undefined;
+}
+
+/** How much of the end of a response is kept to read the backend's usage from. */
+const usageTailBytes = 4096;
+
+/**
+ * The output tokens a backend's usage names at the end of its answer (OpenAI's
+ * `completion_tokens`, Anthropic's `output_tokens`; a stream's last figure), or undefined.
+ */
+function outputTokensIn(tail: string): number | undefined {
+  const matches = [...tail.matchAll(/"(?:completion_tokens|output_tokens)"\s*:\s*(\d{1,9})/g)];
+  const last = matches.at(-1)?.[1];
+  return last === undefined ? undefined : Number(last);
+}
 
 /** One job at the backend: bytes go back unchanged as they arrive, paused while the gateway asks. */
 export class RunningJob {
@@ -39,35 +68,38 @@ export class RunningJob {
   }
 
   /** Runs the job against the model's backend; resolves when it is finished, failed or cancelled. */
-  async run(job: JobMessage, model: ServedModel, send: Send): Promise<"done" | "failed" | "cancelled"> {
+  async run(job: JobMessage, model: ServedModel, send: Send): Promise<JobReport> {
     const signal = AbortSignal.any([this.#controller.signal, AbortSignal.timeout(job.deadline_ms)]);
-    const path = job.format === "anthropic" ? "/v1/messages" : "/v1/chat/completions";
     const started = Date.now();
+    const fitted = fitOutputLimit({ body: job.request, format: job.format }, model.contextWindow);
+    const report = (
+      outcome: JobReport["outcome"],
+      extra: Partial<Omit<JobReport, "outcome">> = {},
+    ): JobReport => ({
+      outcome,
+      status: undefined,
+      bytes: 0,
+      durationMs: Date.now() - started,
+      outputTokens: undefined,
+      lowered: fitted.lowered,
+      error: undefined,
+      ...extra,
+    });
     let response: Response;
     try {
-      response = model.engine
-        ? await model.engine.respond({ ...job.request, model: model.modelId }, signal)
-        : await fetch(`${serverRoot(model.backend.url)}${path}`, {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              ...(job.format === "anthropic" ? { "anthropic-version": "2023-06-01" } : {}),
-              ...backendHeaders(model.backend),
-            },
-            body: JSON.stringify({ ...job.request, model: model.modelId }),
-            signal,
-          });
+      response = await model.backend.respond(model.modelId, fitted.request, signal);
     } catch (error) {
-      if (this.#controller.signal.aborted) return "cancelled";
+      if (this.#controller.signal.aborted) return report("cancelled");
       const timeout = error instanceof Error && error.name === "TimeoutError";
+      const message = (error instanceof Error ? error.message : "backend unreachable").slice(0, 2000);
       send({
         type: "job_error",
         job_id: job.job_id,
-        error_code: timeout ? "backend_timeout" : model.engine ? "internal" : "backend_unreachable",
-        message: (error instanceof Error ? error.message : "backend unreachable").slice(0, 2000),
+        error_code: timeout ? "backend_timeout" : "backend_unreachable",
+        message,
         tokens_emitted: 0,
       });
-      return "failed";
+      return report("failed", { error: message });
     }
     if (
       response.status === 401 ||
@@ -88,9 +120,12 @@ export class RunningJob {
         message: `backend answered ${response.status}`,
         tokens_emitted: 0,
       });
-      return "failed";
+      return report("failed", { status: response.status, error: `backend answered ${response.status}` });
     }
     let first = true;
+    let bytes = 0;
+    let tail = "";
+    const decoder = new TextDecoder();
     const reader = response.body?.getReader();
     try {
       for (;;) {
@@ -98,6 +133,8 @@ export class RunningJob {
         if (!reader) break;
         const { done, value } = await reader.read();
         if (done) break;
+        bytes += value.byteLength;
+        tail = (tail + decoder.decode(value, { stream: true })).slice(-usageTailBytes);
         send({
           type: "job_chunk",
           job_id: job.job_id,
@@ -112,21 +149,17 @@ export class RunningJob {
         first = false;
       }
     } catch (error) {
-      if (this.#controller.signal.aborted) return "cancelled";
-      send({
-        type: "job_error",
-        job_id: job.job_id,
-        error_code: "backend_timeout",
-        message: (error instanceof Error ? error.message : "backend stream failed").slice(0, 2000),
-      });
-      return "failed";
+      if (this.#controller.signal.aborted) return report("cancelled", { status: response.status, bytes });
+      const message = (error instanceof Error ? error.message : "backend stream failed").slice(0, 2000);
+      send({ type: "job_error", job_id: job.job_id, error_code: "backend_timeout", message });
+      return report("failed", { status: response.status, bytes, error: message });
     }
     if (first) {
       send({ type: "job_chunk", job_id: job.job_id, data: "", status: response.status });
     }
     // Counts are the gateway's to make from the bytes; the agent reports timing only.
     send({ type: "job_done", job_id: job.job_id, duration_ms: Date.now() - started });
-    return "done";
+    return report("done", { status: response.status, bytes, outputTokens: outputTokensIn(tail) });
   }
 }
 

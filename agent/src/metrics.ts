@@ -13,6 +13,22 @@ export class AgentMetrics {
   jobSecondsTotal = 0;
   reconnects = 0;
   backendOk = false;
+  /** Output tokens per second of the last jobs whose backend reported usage, newest last. */
+  readonly #throughput: number[] = [];
+
+  /** Notes one finished job's throughput (from the backend's own usage figure). */
+  recordThroughput(outputTokens: number, durationMs: number): void {
+    if (durationMs <= 0 || outputTokens <= 0) return;
+    this.#throughput.push(outputTokens / (durationMs / 1000));
+    if (this.#throughput.length > 20) this.#throughput.shift();
+  }
+
+  /** The median of the recent jobs' tokens per second (0 before any): what heartbeats report. */
+  tokensPerSecP50(): number {
+    const sorted = [...this.#throughput].sort((a, b) => a - b);
+    const middle = sorted[Math.floor(sorted.length / 2)];
+    return middle === undefined ? 0 : Math.round(middle * 10) / 10;
+  }
 
   statusLine(): string {
     return [

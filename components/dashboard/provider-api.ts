@@ -2,6 +2,8 @@
  * The host API as the provider page calls it: the host token goes in the Authorization header
  * of same-origin requests, never in a URL. The token is kept in this tab's sessionStorage only.
  */
+import type { SolanaOptions } from "./funding-options";
+
 export const hostTokenKey = "pod-provider-host-token";
 
 interface HostProfile {
@@ -16,6 +18,8 @@ interface HostProfile {
     destination: string | null;
     memo: string;
     held_microunits: number;
+    /** What a wallet needs to post the bond (the deposit options with the bond code as memo). */
+    solana: SolanaOptions | { enabled: false; reason: string };
   };
   reputation: HostReputation;
 }
@@ -44,7 +48,17 @@ export interface HostPayout {
   destination: string;
   status: string;
   signature: string | null;
+  explorer_url: string | null;
+  created_at: string;
+  confirmed_at: string | null;
   error: string | null;
+}
+
+export interface WithdrawalLimits {
+  minimum_microunits: number;
+  daily_cap_microunits: number;
+  review_above_microunits: number;
+  maturity_seconds: number;
 }
 
 interface HostBalance {
@@ -52,6 +66,9 @@ interface HostBalance {
   maturing_usdc_balance: number;
   withdrawable_usdc_balance: number;
   pending_withdrawals_usdc: number;
+  frozen: boolean;
+  limits: WithdrawalLimits;
+  payouts: HostPayout[];
 }
 
 export interface HostTransaction {
@@ -59,13 +76,35 @@ export interface HostTransaction {
   kind: string;
   amount_microunits: number;
   created_at: string;
+  request_id: string | null;
+  model: string | null;
+  payout_id: string | null;
+}
+
+/** The host's connected agent as routing sees it (GET /v1/host/agent). */
+export interface HostAgent {
+  connected: boolean;
+  agent_version: string | null;
+  connected_at: string | null;
+  tokens_per_second: number;
+  models: {
+    model: string;
+    format: string;
+    input_per_1m: number;
+    output_per_1m: number;
+    max_concurrent: number;
+    free_slots: number;
+  }[];
 }
 
 export interface ProviderData {
   profile: HostProfile;
   listings: HostListing[];
   balance: HostBalance;
+  agent: HostAgent;
   transactions: HostTransaction[];
+  /** The cursor for the page of transactions older than these, or null at the first one. */
+  nextBefore: string | null;
 }
 
 class HostApiError extends Error {
@@ -88,14 +127,77 @@ async function call<T>(token: string, path: string, init: RequestInit = {}): Pro
   return body;
 }
 
+interface TransactionPage {
+  data: HostTransaction[];
+  next_before: string | null;
+}
+
+/** One page of the host's ledger lines, newest first, older than `before` when given. */
+export function loadTransactions(token: string, before?: string, limit = 100): Promise<TransactionPage> {
+  const query = new URLSearchParams({ limit: String(limit), ...(before ? { before } : {}) });
+  return call<TransactionPage>(token, `/v1/host/transactions?${query}`);
+}
+
 export async function loadProvider(token: string): Promise<ProviderData> {
-  const [profile, listings, balance, transactions] = await Promise.all([
+  const [profile, listings, balance, agent, transactions] = await Promise.all([
     call<HostProfile>(token, "/v1/host/profile"),
     call<{ listings: HostListing[] }>(token, "/v1/host/listings"),
     call<HostBalance>(token, "/v1/host/balance"),
-    call<{ data: HostTransaction[] }>(token, "/v1/host/transactions?limit=100"),
+    call<HostAgent>(token, "/v1/host/agent"),
+    loadTransactions(token),
   ]);
-  return { profile, listings: listings.listings, balance, transactions: transactions.data };
+  return {
+    profile,
+    listings: listings.listings,
+    balance,
+    agent,
+    transactions: transactions.data,
+    nextBefore: transactions.next_before,
+  };
+}
+
+/** Just the profile: what the bond's progress polls until the host is active. */
+export function loadProfile(token: string): Promise<HostProfile> {
+  return call<HostProfile>(token, "/v1/host/profile");
+}
+
+/** Every ledger line (up to `maxPages` pages of 200), for the CSV export. */
+export async function loadAllTransactions(token: string, maxPages = 50): Promise<HostTransaction[]> {
+  const all: HostTransaction[] = [];
+  let before: string | undefined;
+  for (let page = 0; page < maxPages; page += 1) {
+    const next = await loadTransactions(token, before, 200);
+    all.push(...next.data);
+    if (next.next_before === null) break;
+    before = next.next_before;
+  }
+  return all;
+}
+
+/** The ledger lines as CSV (amounts as exact USDC decimals), for a spreadsheet or the accountant. */
+export function transactionsCsv(rows: HostTransaction[]): string {
+  const quote = (value: string) => (/[",\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+  const usdc = (microunits: number) => {
+    const sign = microunits < 0 ? "-" : "";
+    const absolute = Math.abs(microunits);
+    return `${sign}${Math.floor(absolute / 1_000_000)}.${String(absolute % 1_000_000).padStart(6, "0")}`;
+  };
+  const lines = [
+    "created_at,kind,model,request_id,payout_id,amount_usdc",
+    ...rows.map((row) =>
+      [
+        row.created_at,
+        row.kind,
+        row.model ?? "",
+        row.request_id ?? "",
+        row.payout_id ?? "",
+        usdc(row.amount_microunits),
+      ]
+        .map(quote)
+        .join(","),
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
 }
 
 /** Queues a payout; the idempotency key makes a retried click pay once. */

@@ -1,26 +1,29 @@
 "use client";
 
 import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { AgentCard } from "./agent-card";
+import { BondCard } from "./bond-card";
+import { EarningsTable } from "./earnings-table";
 import { formatUsd } from "./format";
-import {
-  earningsPerDay,
-  type HostPayout,
-  hostTokenKey,
-  loadProvider,
-  type ProviderData,
-  requestWithdrawal,
-} from "./provider-api";
+import { PayoutsTable } from "./payouts-table";
+import { earningsPerDay, hostTokenKey, loadProvider, type ProviderData } from "./provider-api";
 import { TrustCard } from "./trust-card";
+import { WithdrawCard } from "./withdraw-card";
+
+/** How often the open page re-reads the host: the agent's slots and the bond's arrival. */
+const refreshEveryMs = 5_000;
 
 /**
- * The provider page: sign in with the host token from `pod-agent enroll` (kept in this tab
- * only), then bond status, listings, earnings per day and a withdrawal form.
+ * The provider page, the operator's cockpit: sign in with the host token that `pod-agent
+ * enroll` printed (kept in this tab only), then the bond (posted from a wallet here), the
+ * connected agent, the host's standing, earnings per request, withdrawals and payouts.
  */
 export function ProviderPanel() {
   const [token, setToken] = useState<string | undefined>(undefined);
   const [data, setData] = useState<ProviderData | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [pasted, setPasted] = useState("");
+  const [now, setNow] = useState(() => Date.now());
 
   const refresh = useCallback(async (hostToken: string) => {
     try {
@@ -39,6 +42,17 @@ export function ProviderPanel() {
     setToken(kept);
     void refresh(kept);
   }, [refresh]);
+
+  // Re-read while the page is open and visible: the agent's free slots change with every job.
+  useEffect(() => {
+    if (token === undefined) return;
+    const timer = window.setInterval(() => {
+      if (document.visibilityState !== "visible") return;
+      setNow(Date.now());
+      void refresh(token);
+    }, refreshEveryMs);
+    return () => window.clearInterval(timer);
+  }, [token, refresh]);
 
   async function signIn(event: FormEvent) {
     event.preventDefault();
@@ -92,36 +106,49 @@ export function ProviderPanel() {
 
   return (
     <div className="dash-provider">
-      <p className="dash-muted">
+      <p className="dash-muted dash-provider__who">
         {data.profile.display_name} · provider <code>{data.profile.provider_id}</code>{" "}
+        <button type="button" className="dash-button dash-button--quiet" onClick={() => void refresh(token)}>
+          Refresh
+        </button>
         <button type="button" className="dash-button dash-button--quiet" onClick={signOut}>
           Sign out
         </button>
       </p>
       <ProviderStats data={data} />
-      <BondCard data={data} />
+      <BondCard token={token} data={data} onChange={() => void refresh(token)} />
+      <AgentCard agent={data.agent} status={data.profile.status} now={now} />
       <TrustCard reputation={data.profile.reputation} />
-      <ListingsCard data={data} />
+      {data.listings.length === 0 ? null : <ListingsCard data={data} />}
       <EarningsChart data={data} />
+      <EarningsTable
+        token={token}
+        first={data.transactions}
+        firstNextBefore={data.nextBefore}
+        maturitySeconds={data.balance.limits.maturity_seconds}
+        now={now}
+      />
       <WithdrawCard token={token} data={data} onDone={() => void refresh(token)} />
+      <PayoutsTable payouts={data.balance.payouts} />
     </div>
   );
 }
 
 function ProviderStats({ data }: { data: ProviderData }) {
+  const money = (microunits: number) => formatUsd(microunits, { precise: true });
   const cards = [
     { id: "status", label: "Status", value: data.profile.status },
-    { id: "balance", label: "Earnings balance", value: formatUsd(data.balance.usdc_balance) },
-    { id: "maturing", label: "Maturing", value: formatUsd(data.balance.maturing_usdc_balance) },
+    { id: "balance", label: "Earnings balance", value: money(data.balance.usdc_balance) },
+    { id: "maturing", label: "Maturing", value: money(data.balance.maturing_usdc_balance) },
     {
       id: "withdrawable",
       label: "Withdrawable now",
-      value: formatUsd(data.balance.withdrawable_usdc_balance),
+      value: money(data.balance.withdrawable_usdc_balance),
     },
     {
       id: "pending",
       label: "Withdrawals in progress",
-      value: formatUsd(data.balance.pending_withdrawals_usdc),
+      value: money(data.balance.pending_withdrawals_usdc),
     },
   ];
   return (
@@ -138,66 +165,34 @@ function ProviderStats({ data }: { data: ProviderData }) {
   );
 }
 
-function BondCard({ data }: { data: ProviderData }) {
-  const { bond, status } = data.profile;
-  const missing = Math.max(0, bond.amount_microunits - bond.held_microunits);
-  return (
-    <section className="dash-card" aria-labelledby="bond-title">
-      <h2 id="bond-title">Bond</h2>
-      <p data-testid="bond-summary">
-        {formatUsd(bond.held_microunits)} of {formatUsd(bond.amount_microunits)} received.{" "}
-        {status === "active" ? "The host is active and can be routed to." : `Status: ${status}.`}
-      </p>
-      {status !== "pending" || missing === 0 ? null : bond.destination === null ? (
-        <p className="dash-muted">
-          This gateway takes no on-chain bonds: its operator activates hosts (bond code{" "}
-          <code>{bond.deposit_code}</code>).
-        </p>
-      ) : (
-        <p className="dash-muted">
-          Send {formatUsd(missing).replace("$", "")} USDC on Solana to <code>{bond.destination}</code> with
-          the memo <code>{bond.memo}</code>; the host activates when 50 USDC has arrived.
-        </p>
-      )}
-    </section>
-  );
-}
-
 function ListingsCard({ data }: { data: ProviderData }) {
   return (
     <section className="dash-card" aria-labelledby="listings-title">
-      <h2 id="listings-title">Models and prices</h2>
-      {data.listings.length === 0 ? (
-        <p className="dash-muted">
-          No relay listings. Models your agent serves are listed while it is connected (see{" "}
-          <a href="/docs/providers/agent">the agent</a>).
-        </p>
-      ) : (
-        <div className="dash-table-wrap">
-          <table className="dash-table">
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Upstream</th>
-                <th scope="col">Input / 1M</th>
-                <th scope="col">Output / 1M</th>
-                <th scope="col">Enabled</th>
+      <h2 id="listings-title">Relay listings</h2>
+      <div className="dash-table-wrap">
+        <table className="dash-table">
+          <thead>
+            <tr>
+              <th scope="col">Model</th>
+              <th scope="col">Upstream</th>
+              <th scope="col">Input / 1M</th>
+              <th scope="col">Output / 1M</th>
+              <th scope="col">Enabled</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.listings.map((listing) => (
+              <tr key={listing.model}>
+                <td>{listing.model}</td>
+                <td>{listing.upstream}</td>
+                <td>{formatUsd(listing.input_per_1m, { precise: true })}</td>
+                <td>{formatUsd(listing.output_per_1m, { precise: true })}</td>
+                <td>{listing.enabled ? "yes" : "no"}</td>
               </tr>
-            </thead>
-            <tbody>
-              {data.listings.map((listing) => (
-                <tr key={listing.model}>
-                  <td>{listing.model}</td>
-                  <td>{listing.upstream}</td>
-                  <td>{formatUsd(listing.input_per_1m, { precise: true })}</td>
-                  <td>{formatUsd(listing.output_per_1m, { precise: true })}</td>
-                  <td>{listing.enabled ? "yes" : "no"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }
@@ -210,92 +205,15 @@ function EarningsChart({ data }: { data: ProviderData }) {
       <h2 id="earnings-title">Earnings, last 14 days</h2>
       <ol className="dash-provider-bars">
         {days.map((entry) => (
-          <li key={entry.day} title={`${entry.day}: ${formatUsd(entry.microunits)}`}>
+          <li key={entry.day} title={`${entry.day}: ${formatUsd(entry.microunits, { precise: true })}`}>
             <span
               className="dash-provider-bars__bar"
               style={{ height: `${(entry.microunits / top) * 100}%` }}
             />
-            <span className="dash-provider-bars__label">{entry.day.slice(5)}</span>
+            <span className="dash-provider-bars__label">{entry.day.slice(8)}</span>
           </li>
         ))}
       </ol>
-    </section>
-  );
-}
-
-function WithdrawCard({ token, data, onDone }: { token: string; data: ProviderData; onDone: () => void }) {
-  const [amount, setAmount] = useState("");
-  const [destination, setDestination] = useState(data.profile.wallet);
-  const [payout, setPayout] = useState<HostPayout | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setPayout(undefined);
-    try {
-      setPayout(
-        await requestWithdrawal(token, {
-          amountUsdc: amount.trim(),
-          destination: destination.trim(),
-          idempotencyKey: crypto.randomUUID(),
-        }),
-      );
-      onDone();
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "the withdrawal failed");
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  return (
-    <section className="dash-card" aria-labelledby="withdraw-title">
-      <h2 id="withdraw-title">Withdraw</h2>
-      <p className="dash-muted">
-        Paid in USDC on Solana by the gateway's payout worker. Withdrawable now:{" "}
-        {formatUsd(data.balance.withdrawable_usdc_balance)}.
-      </p>
-      <form className="dash-form" onSubmit={(event) => void submit(event)}>
-        <label htmlFor="withdraw-amount" className="dash-label">
-          Amount (USDC)
-        </label>
-        <input
-          id="withdraw-amount"
-          className="dash-input"
-          inputMode="decimal"
-          value={amount}
-          onChange={(event) => setAmount(event.target.value)}
-        />
-        <label htmlFor="withdraw-destination" className="dash-label">
-          Solana wallet
-        </label>
-        <input
-          id="withdraw-destination"
-          className="dash-input dash-input--mono"
-          value={destination}
-          onChange={(event) => setDestination(event.target.value)}
-        />
-        <button
-          type="submit"
-          className="dash-button dash-button--primary"
-          disabled={busy || amount.trim() === ""}
-        >
-          Request withdrawal
-        </button>
-      </form>
-      {payout === undefined ? null : (
-        <p className="dash-alert dash-alert--ok" role="status" data-testid="payout-status">
-          Withdrawal of {formatUsd(payout.amount_microunits)} {payout.status}.
-        </p>
-      )}
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
     </section>
   );
 }

@@ -21,6 +21,7 @@ import { listFundingHistory } from "./funding/list-funding-history";
 import { addRelayKey } from "./hosts/add-relay-key";
 import { deleteListing } from "./hosts/delete-listing";
 import { enrollHost } from "./hosts/enroll-host";
+import { getHostAgent } from "./hosts/get-host-agent";
 import { getHostBalance } from "./hosts/get-host-balance";
 import { getHostProfile } from "./hosts/get-host-profile";
 import { listHostTransactions } from "./hosts/list-host-transactions";
@@ -290,6 +291,14 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: getHostProfile,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/host/agent",
+    auth: "host",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getHostAgent,
   }),
   defineRoute({
     method: "GET",

@@ -5,6 +5,7 @@ export type { AgentConnectionHandle, AgentConnectionInput } from "./registry";
 
 interface Connection {
   input: AgentConnectionInput;
+  connectedAt: number;
   lastSeen: number;
   tokensPerSecond: number;
   inFlightTotal: number;
@@ -33,6 +34,7 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
   connect(input: AgentConnectionInput): AgentConnectionHandle {
     const connection: Connection = {
       input,
+      connectedAt: this.#now(),
       lastSeen: this.#now(),
       tokensPerSecond: input.tokensPerSecond ?? 0,
       inFlightTotal: 0,
@@ -80,6 +82,10 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
           providerId: connection.input.providerId,
           freeSlots: Math.max(0, Math.min(modelFree, totalFree)),
           tokensPerSecond: connection.tokensPerSecond,
+          ...(connection.input.agentVersion === undefined
+            ? {}
+            : { agentVersion: connection.input.agentVersion }),
+          connectedAt: connection.connectedAt,
         });
       }
     }

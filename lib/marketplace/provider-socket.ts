@@ -58,6 +58,7 @@ function runAgentSession(app: AppContext, ws: WebSocket): void {
   const nonce = newAuthNonce();
   const { registry } = app.routing;
   let providerId: string | undefined;
+  let agentVersion: string | undefined;
   let authenticating = false;
   let handle: AgentConnectionHandle | undefined;
   let replaced = false;
@@ -110,6 +111,7 @@ function runAgentSession(app: AppContext, ws: WebSocket): void {
     }
     clearTimeout(authTimer);
     providerId = binding.providerId;
+    agentVersion = message.agent_version;
     send(ws, { type: "auth_ok", provider_id: binding.providerId, status: binding.status });
     log.info("provider agent connected", { provider: providerId, agent_version: message.agent_version });
   };
@@ -141,6 +143,7 @@ function runAgentSession(app: AppContext, ws: WebSocket): void {
         reannouncing = handle !== undefined;
         handle = registry.connect({
           providerId,
+          ...(agentVersion === undefined ? {} : { agentVersion }),
           offers: verdict.offers,
           ...(verdict.maxConcurrentTotal === undefined
             ? {}

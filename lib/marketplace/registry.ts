@@ -22,6 +22,10 @@ export interface LiveOffer extends MarketplaceOffer {
   freeSlots: number;
   /** Throughput the agent last reported (heartbeat), for the public catalogue. */
   tokensPerSecond: number;
+  /** The agent software's version as it announced it, for its operator's page. */
+  agentVersion?: string;
+  /** When this connection registered (ms since the epoch): the agent's uptime on its operator's page. */
+  connectedAt?: number;
 }
 
 export interface AgentConnectionInput {
@@ -30,6 +34,8 @@ export interface AgentConnectionInput {
   /** Jobs in flight across all models of this agent; unbounded when absent. */
   maxConcurrentTotal?: number;
   tokensPerSecond?: number;
+  /** The agent's version (auth_response), shown to its operator. */
+  agentVersion?: string;
   transport: AgentTransport;
   /** Called when a newer connection of the same provider replaces this one. */
   onReplaced?(): void;

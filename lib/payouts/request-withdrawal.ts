@@ -4,8 +4,19 @@ import { accounts, type Host, type HostPayout, hostPayouts, hosts } from "../db/
 import type { Env } from "../env";
 import { GatewayError } from "../errors/gateway-error";
 import { postTransaction } from "../ledger/post-transaction";
+import { formatUsdc } from "../relays/usdc-amount";
 import { immatureEarnings } from "./immature-earnings";
 import { payoutAccountIds } from "./payout-accounts";
+
+/** An amount as a person reads it in an error: "5 USDC". */
+const usdc = (microunits: bigint) => `${formatUsdc(microunits)} USDC`;
+
+/** A maturity period as a person reads it: "7 days", "12 hours", "90 seconds". */
+function period(seconds: number): string {
+  if (seconds % 86_400 === 0 && seconds > 0) return `${seconds / 86_400} day${seconds === 86_400 ? "" : "s"}`;
+  if (seconds % 3_600 === 0 && seconds > 0) return `${seconds / 3_600} hour${seconds === 3_600 ? "" : "s"}`;
+  return `${seconds} second${seconds === 1 ? "" : "s"}`;
+}
 
 function suspended(): GatewayError {
   return new GatewayError(
@@ -39,7 +50,7 @@ export async function requestWithdrawal(
   if (input.amount < env.HOST_WITHDRAW_MIN_MICROUNITS) {
     throw new GatewayError(
       "bad_request",
-      `bad request: the minimum withdrawal is ${env.HOST_WITHDRAW_MIN_MICROUNITS} microunits`,
+      `the minimum withdrawal is ${usdc(env.HOST_WITHDRAW_MIN_MICROUNITS)}; ${usdc(input.amount)} was asked`,
       { param: "amount_usdc" },
     );
   }
@@ -67,7 +78,7 @@ export async function requestWithdrawal(
       if (first.amount !== input.amount || first.destination !== input.destination)
         throw new GatewayError(
           "conflict",
-          `Idempotency-Key ${JSON.stringify(input.idempotencyKey)} was already used for a withdrawal of ${first.amount} microunits to ${first.destination}; use a new key for a different withdrawal`,
+          `Idempotency-Key ${JSON.stringify(input.idempotencyKey)} was already used for a withdrawal of ${usdc(first.amount)} to ${first.destination}; use a new key for a different withdrawal`,
         );
       return { payout: first, replayed: true };
     }
@@ -77,9 +88,9 @@ export async function requestWithdrawal(
     if (input.amount > matured) {
       throw new GatewayError(
         "insufficient_balance",
-        `insufficient balance: ${matured} microunits can be withdrawn, ${input.amount} were asked` +
+        `${usdc(matured)} can be withdrawn now and ${usdc(input.amount)} was asked` +
           (matured < balance
-            ? ` (${balance - matured} more are maturing: earnings become withdrawable ${env.HOST_EARNINGS_MATURITY_SECONDS} seconds after they were earned)`
+            ? ` (${usdc(balance - matured)} more is maturing: earnings become withdrawable ${period(env.HOST_EARNINGS_MATURITY_SECONDS)} after they were earned)`
             : ""),
       );
     }
@@ -99,7 +110,7 @@ export async function requestWithdrawal(
     if (used + input.amount > env.HOST_WITHDRAW_DAILY_CAP_MICROUNITS) {
       throw new GatewayError(
         "rate_limited",
-        `daily withdrawal cap reached: ${env.HOST_WITHDRAW_DAILY_CAP_MICROUNITS - used} microunits left in the last 24 hours`,
+        `the daily withdrawal cap is ${usdc(env.HOST_WITHDRAW_DAILY_CAP_MICROUNITS)}: ${usdc(env.HOST_WITHDRAW_DAILY_CAP_MICROUNITS - used)} is left for the next 24 hours and ${usdc(input.amount)} was asked`,
       );
     }
     const young = Date.now() - host.enrolledAt.getTime() < reviewWindowMs;

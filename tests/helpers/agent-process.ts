@@ -16,6 +16,19 @@ export async function podAgent(args: string[], env: Record<string, string> = {})
   return stdout;
 }
 
+/** Runs one `pod-agent` command that may fail, as an operator would: its exit code and output. */
+export async function podAgentExit(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
+  try {
+    return { code: 0, output: await podAgent(args, env) };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, output: `${failed.stdout ?? ""}${failed.stderr ?? ""}` };
+  }
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

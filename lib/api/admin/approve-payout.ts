@@ -16,5 +16,5 @@ export async function approvePayout({ app, params }: ApiCall<"admin">): Promise<
     .where(and(eq(hostPayouts.id, payoutId), eq(hostPayouts.status, "awaiting_approval")))
     .returning();
   if (!payout) throw new GatewayError("not_found", "no payout awaiting approval with that id");
-  return jsonResponse(payoutView(payout));
+  return jsonResponse(payoutView(app.env, payout));
 }

@@ -24,7 +24,7 @@ export async function getHostBalance({ app, principal: host }: ApiCall<"host">):
         review_above_microunits: Number(app.env.HOST_WITHDRAW_REVIEW_MICROUNITS),
         maturity_seconds: app.env.HOST_EARNINGS_MATURITY_SECONDS,
       },
-      payouts: payouts.map(payoutView),
+      payouts: payouts.map((payout) => payoutView(app.env, payout)),
     },
     200,
     { "cache-control": "no-store" },

@@ -1,3 +1,4 @@
+import { depositInstructions, solanaDepositSettings } from "../../deposits/deposit-config";
 import { bondHeld, bondView } from "../../hosts/bond";
 import { jsonResponse } from "../../http/responses";
 import { hostReputationView } from "../../trust/trust-view";
@@ -5,6 +6,7 @@ import type { ApiCall } from "../route-definition";
 
 /** GET /v1/host/profile – the calling host's status, bond instructions and enrolment code. */
 export async function getHostProfile({ app, principal: host }: ApiCall<"host">): Promise<Response> {
+  const chain = solanaDepositSettings(app.env);
   return jsonResponse(
     {
       provider_id: host.id,
@@ -17,6 +19,11 @@ export async function getHostProfile({ app, principal: host }: ApiCall<"host">):
       bond: {
         ...bondView(app.env, host.bondDepositCode),
         held_microunits: Number(await bondHeld(app.database.db, host.id)),
+        // What a wallet (the provider page, `pod-agent bond`) needs to post it: the same
+        // TransferChecked + Memo a token deposit is, with the bond code as the memo.
+        solana: chain.enabled
+          ? { ...(await depositInstructions(chain, host.bondDepositCode)), reason: null }
+          : { enabled: false, reason: chain.reason },
       },
       // How the gateway's checks see this host, and what routing does about it.
       reputation: await hostReputationView(app.database.db, host.id),

@@ -36,5 +36,5 @@ export async function withdrawEarnings({
     destination,
     idempotencyKey,
   });
-  return jsonResponse(payoutView(payout), replayed ? 200 : 202, { "cache-control": "no-store" });
+  return jsonResponse(payoutView(app.env, payout), replayed ? 200 : 202, { "cache-control": "no-store" });
 }

@@ -29,6 +29,7 @@ let backend: FakeUpstream;
 let agent: RunningAgent | undefined;
 let configPath: string;
 let providerId: string;
+let hostToken: string;
 let metricsPort: number;
 
 const price = { input_per_1m: 100_000, output_per_1m: 400_000 };
@@ -80,7 +81,7 @@ beforeAll(async () => {
   );
   providerId = /provider_id: (\S+)/.exec(output)?.[1] ?? "";
   expect(output).toMatch(/enrollment_code: POD-ENROLL-/);
-  const bond = /bond: send 50 USDC with code (POD-BOND-\S+) to (\S+)/.exec(output);
+  const bond = /bond: post 50 USDC with the memo (POD-BOND-\S+) to (\S+)/.exec(output);
   expect(bond?.[2]).toBe(depositWallet);
   expect(statSync(join(dir, "identity.key")).mode & 0o777).toBe(0o600);
   metricsPort = await freePort();
@@ -91,7 +92,7 @@ beforeAll(async () => {
     config.metrics_addr = `127.0.0.1:${metricsPort}`;
   });
   // Activated by its bond on chain: the code the agent printed, in a memo beside 50 USDC.
-  const hostToken = String(JSON.parse(readFileSync(configPath, "utf8")).host_token);
+  hostToken = /host_token: (pod_host_\S+)/.exec(output)?.[1] ?? "";
   const profile = async () =>
     (
       (await (
@@ -220,8 +221,7 @@ describe("pod-agent against a running gateway", () => {
         { headers: marketOnly },
       );
     }
-    // The host token `enroll` wrote into the agent's config is the operator's credential.
-    const hostToken = String(JSON.parse(readFileSync(configPath, "utf8")).host_token);
+    // The host token `enroll` printed (and kept beside the agent's key) is the operator's credential.
     const host = (path: string, init: RequestInit = {}) =>
       fetch(`${gateway.baseUrl}${path}`, {
         ...init,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
 import type { ChatHistoryItem, LlamaChat, LlamaContextSequence, LlamaModel } from "node-llama-cpp";
-import type { BackendConfig } from "./config";
+import type { BackendConfig } from "./backend";
 
 /**
  * The built-in backend: a local GGUF file served in-process through node-llama-cpp, so an
@@ -15,7 +15,7 @@ import type { BackendConfig } from "./config";
  * for the model, and a job that arrives while another runs waits its turn.
  */
 
-const defaultGgufContextSize = 4096;
+export const defaultGgufContextSize = 4096;
 /** One evaluation thread: on small CPUs more threads spend more time syncing than computing. */
 const defaultGgufThreads = 1;
 

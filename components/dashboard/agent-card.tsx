@@ -1,0 +1,73 @@
+import { formatUsd } from "./format";
+import type { HostAgent } from "./provider-api";
+
+/** "3 h 12 min", "45 s": how long the agent has been connected. */
+function uptime(since: string, now: number): string {
+  const seconds = Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days`;
+}
+
+/**
+ * The host's connected agent as routing sees it: version, uptime, throughput, and per model the
+ * price and the slots free right now. Read from the gateway's marketplace registry, so it is
+ * what callers are routed to, not what the agent believes.
+ */
+export function AgentCard({ agent, status, now }: { agent: HostAgent; status: string; now: number }) {
+  return (
+    <section className="dash-card" aria-labelledby="agent-title">
+      <h2 id="agent-title">Agent</h2>
+      {!agent.connected ? (
+        <p className="dash-muted" data-testid="agent-summary">
+          No agent connected. Start it on the host with <code>pod-agent run</code>; it appears here within a
+          few seconds of announcing its models (see <a href="/docs/providers/agent">the agent</a>).
+        </p>
+      ) : (
+        <>
+          <p data-testid="agent-summary">
+            Connected: pod-agent {agent.agent_version ?? "(version not sent)"}
+            {agent.connected_at ? `, up ${uptime(agent.connected_at, now)}` : ""},{" "}
+            {agent.tokens_per_second > 0
+              ? `${agent.tokens_per_second} tokens/s`
+              : "no throughput measured yet"}
+            .{status === "active" ? "" : ` Jobs are routed to it once the host is active (now ${status}).`}
+          </p>
+          <div className="dash-table-wrap">
+            <table className="dash-table" data-testid="agent-models">
+              <thead>
+                <tr>
+                  <th scope="col">Model</th>
+                  <th scope="col" className="dash-table__num">
+                    Input / 1M
+                  </th>
+                  <th scope="col" className="dash-table__num">
+                    Output / 1M
+                  </th>
+                  <th scope="col" className="dash-table__num">
+                    Free slots
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {agent.models.map((model) => (
+                  <tr key={model.model}>
+                    <td>{model.model}</td>
+                    <td className="dash-table__num">{formatUsd(model.input_per_1m, { precise: true })}</td>
+                    <td className="dash-table__num">{formatUsd(model.output_per_1m, { precise: true })}</td>
+                    <td className="dash-table__num">
+                      {model.free_slots} of {model.max_concurrent}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,67 @@
+import { formatUsd } from "./format";
+import type { HostPayout } from "./provider-api";
+
+/** Payout states as the operator reads them. */
+const statusText: Record<string, string> = {
+  awaiting_approval: "Held for the operator's review",
+  requested: "Queued",
+  broadcast: "Sent, confirming",
+  confirmed: "Paid",
+  failed: "Failed, returned to the balance",
+};
+
+/** The host's payouts (withdrawals and a returned bond), newest first, with their transactions. */
+export function PayoutsTable({ payouts }: { payouts: HostPayout[] }) {
+  return (
+    <section className="dash-card" aria-labelledby="payouts-title">
+      <h2 id="payouts-title">Payouts</h2>
+      {payouts.length === 0 ? (
+        <p className="dash-muted">No payouts yet.</p>
+      ) : (
+        <div className="dash-table-wrap">
+          <table className="dash-table" data-testid="payouts-table">
+            <thead>
+              <tr>
+                <th scope="col">Requested</th>
+                <th scope="col" className="dash-table__num">
+                  Amount
+                </th>
+                <th scope="col">State</th>
+                <th scope="col">To</th>
+                <th scope="col">Transaction</th>
+              </tr>
+            </thead>
+            <tbody>
+              {payouts.map((payout) => (
+                <tr key={payout.id} data-status={payout.status}>
+                  <td className="dash-table__time">{new Date(payout.created_at).toLocaleString()}</td>
+                  <td className="dash-table__num">
+                    {formatUsd(payout.amount_microunits, { precise: true })}
+                  </td>
+                  <td>
+                    {statusText[payout.status] ?? payout.status}
+                    {payout.error ? `: ${payout.error}` : ""}
+                  </td>
+                  <td>
+                    <code title={payout.destination}>
+                      {payout.destination.slice(0, 4)}…{payout.destination.slice(-4)}
+                    </code>
+                  </td>
+                  <td>
+                    {payout.explorer_url && payout.signature ? (
+                      <a href={payout.explorer_url} target="_blank" rel="noreferrer">
+                        {payout.signature.slice(0, 8)}…
+                      </a>
+                    ) : (
+                      "not sent yet"
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
