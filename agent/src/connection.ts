@@ -20,7 +20,7 @@ export interface ConnectionOptions {
 }
 
 /** The per-job log line: what the backend did with one job, and how fast. */
-export function jobLine(jobId: string, modelId: string, report: JobReport): string {
+function jobLine(jobId: string, modelId: string, report: JobReport): string {
   const parts = [
     `job ${jobId} ${modelId}: ${report.outcome}${report.status === undefined ? "" : ` ${report.status}`}`,
     `in ${(report.durationMs / 1000).toFixed(2)} s`,

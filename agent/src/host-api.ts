@@ -2,7 +2,7 @@
  * The gateway's host API as the agent calls it with the host token (GET /v1/host/profile):
  * the host's status and its bond, with what a wallet needs to post it on Solana.
  */
-export interface BondChain {
+interface BondChain {
   enabled: boolean;
   reason: string | null;
   deposit_address?: string;

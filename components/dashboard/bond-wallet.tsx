@@ -140,9 +140,11 @@ function BondForm({
 
   const busy = step === "signing" || step === "sent" || step === "confirmed";
   const short = usdcBalance !== undefined && usdcBalance < missing;
+  // The bond arrived: only this tab's record of posting it is left to show, if it posted it.
+  if (missing === 0n && step === "idle") return null;
   return (
     <div className="dash-bond">
-      {!connected ? (
+      {missing === 0n ? null : !connected ? (
         installed.length === 0 ? (
           <p className="dash-alert dash-alert--info">
             No Solana wallet in this browser. Install one (any Wallet Standard wallet), post it from the host

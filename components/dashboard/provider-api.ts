@@ -54,7 +54,7 @@ export interface HostPayout {
   error: string | null;
 }
 
-export interface WithdrawalLimits {
+interface WithdrawalLimits {
   minimum_microunits: number;
   daily_cap_microunits: number;
   review_above_microunits: number;

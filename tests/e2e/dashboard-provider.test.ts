@@ -32,12 +32,20 @@ if (!hasChromium)
 
 const price = { input_per_1m: 100_000, output_per_1m: 400_000 };
 
-/** Whether the page is wider than its viewport (something would scroll sideways). */
-async function overflows(page: Page): Promise<{ scroll: number; viewport: number }> {
-  return page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    viewport: window.innerWidth,
-  }));
+/** How wide the page is against its viewport, and the elements that stick out (to name the culprit). */
+async function overflows(page: Page): Promise<{ scroll: number; viewport: number; outside: string[] }> {
+  return page.evaluate(() => {
+    const viewport = window.innerWidth;
+    const outside = [...document.querySelectorAll("body *")]
+      .filter((element) => element.getBoundingClientRect().right > viewport + 0.5)
+      .filter((element) => !element.closest(".dash-table-wrap"))
+      .slice(0, 5)
+      .map(
+        (element) =>
+          `${element.tagName.toLowerCase()}.${element.className} (${Math.round(element.getBoundingClientRect().right)} px)`,
+      );
+    return { scroll: document.documentElement.scrollWidth, viewport, outside };
+  });
 }
 
 async function signIn(page: Page, baseUrl: string, hostToken: string): Promise<void> {
@@ -294,11 +302,15 @@ describe.skipIf(!hasChromium)("dashboard: a new operator's first hour on the pro
       await page.goto(`${gateway.baseUrl}/dashboard/provider`);
       await page.getByLabel("Host token").waitFor();
       const signInPage = await overflows(page);
-      expect(signInPage.scroll, "sign-in page").toBeLessThanOrEqual(signInPage.viewport);
+      expect(signInPage.scroll, `sign-in page: ${signInPage.outside.join(", ")}`).toBeLessThanOrEqual(
+        signInPage.viewport,
+      );
       await signIn(page, gateway.baseUrl, firstHostToken);
       await page.getByTestId("payouts-table").waitFor();
       const cockpit = await overflows(page);
-      expect(cockpit.scroll, "signed-in page").toBeLessThanOrEqual(cockpit.viewport);
+      expect(cockpit.scroll, `signed-in page: ${cockpit.outside.join(", ")}`).toBeLessThanOrEqual(
+        cockpit.viewport,
+      );
       await shoot(page, `dashboard-provider-360-${dark ? "dark" : "light"}`);
       expect(watched.errors).toEqual([]);
       await watched.context.close();

@@ -99,7 +99,7 @@ describe("maturity", () => {
     });
     const refused = await withdraw(host, "0.0032", "too-early");
     expect(refused.status).toBe(402);
-    expect(await refused.text()).toMatch(/3200 more are maturing/);
+    expect(await refused.text()).toMatch(/0.0032 USDC more is maturing/);
 
     await new Promise((resolve) => setTimeout(resolve, maturitySeconds * 1000 + 300));
     const later = (await (await host.call("GET", "/v1/host/balance")).json()) as Record<string, number>;
