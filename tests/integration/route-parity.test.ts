@@ -304,6 +304,7 @@ const cases: Case[] = [
   },
   { name: "host profile", method: "GET", path: () => "/v1/host/profile", headers: asHost },
   { name: "host profile, no token", method: "GET", path: () => "/v1/host/profile" },
+  { name: "host agent", method: "GET", path: () => "/v1/host/agent", headers: asHost },
   {
     name: "add relay key",
     method: "POST",

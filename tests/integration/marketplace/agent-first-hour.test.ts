@@ -7,7 +7,8 @@ import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOLANA_DEVNET_CAIP2 } from "../../../lib/chains/solana/constants";
-import { chainDeposits, hosts } from "../../../lib/db/schema";
+import { chainDeposits, depositCursors, hosts } from "../../../lib/db/schema";
+import { scanDeposits } from "../../../lib/deposits/deposit-watcher";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
 import {
   editConfig,
@@ -245,6 +246,52 @@ describe("a new operator's first hour with pod-agent", () => {
     expect(await accountBalance("bond", providerId)).toBe(50_000_000n);
     expect(await accountBalance("suspense", systemAccounts.depositSuspense.ref)).toBe(50_000_000n);
   }, 90_000);
+
+  it("a bond posted twice is held whole and each transfer is booked once, even when the watcher reads the chain again", async () => {
+    const enrolled = (await (
+      await fetch(`${gateway.baseUrl}/v1/host/enroll`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ display_name: "double bond", wallet: depositWallet }),
+      })
+    ).json()) as { provider_id: string; host_token: string; bond: { deposit_code: string } };
+    const payer = await generateKeyPairSigner();
+    await solana.airdrop(payer.address, 100_000_000n);
+    await solana.mintUsdc(payer.address, 100_000_000n);
+    const status = async () =>
+      (
+        await gateway.app.database.db
+          .select({ status: hosts.status })
+          .from(hosts)
+          .where(eq(hosts.id, enrolled.provider_id))
+      )[0]?.status;
+    const post = () =>
+      sendUsdcWithMemo(solana, {
+        payer,
+        owner: depositWallet,
+        amount: 50_000_000n,
+        memo: enrolled.bond.deposit_code,
+      });
+    const [first, second] = [await post(), await post()];
+    expect(first).not.toBe(second);
+    await expect
+      .poll(() => accountBalance("bond", enrolled.provider_id), { timeout: 20_000 })
+      .toBe(100_000_000n);
+    expect(await status()).toBe("active");
+    const suspense = await accountBalance("suspense", systemAccounts.depositSuspense.ref);
+
+    // The watcher loses its place and reads every deposit again: nothing is booked twice.
+    await gateway.app.database.db.delete(depositCursors);
+    const rescan = await scanDeposits(gateway.app);
+    expect(rescan).toMatchObject({ credited: 0, bonded: 0, unmatched: 0 });
+    expect(await accountBalance("bond", enrolled.provider_id)).toBe(100_000_000n);
+    expect(await accountBalance("suspense", systemAccounts.depositSuspense.ref)).toBe(suspense);
+    const booked = await gateway.app.database.db
+      .select({ signature: chainDeposits.signature })
+      .from(chainDeposits)
+      .where(eq(chainDeposits.hostId, enrolled.provider_id));
+    expect(booked.map((row) => row.signature).sort()).toEqual([first, second].sort());
+  }, 60_000);
 
   it("serves a job whose output limit is lowered to fit the backend's context, logs it, and the host's page data shows the agent", async () => {
     const token = await gateway.createFundedToken(10_000_000n);
