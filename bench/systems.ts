@@ -155,8 +155,10 @@ export interface GatewayOptions {
   upstreamOrigin: string;
   /** Postgres URL; without it a fresh file-backed PGlite, the `npm start` default. */
   databaseUrl?: string;
-  /** Extra environment for this gateway (e.g. BILLING_JOURNAL). */
+  /** Extra environment for this gateway (e.g. BILLING_JOURNAL; a replica's REDIS_URL, REDIS_NAMESPACE, REPLICA_ID). */
   env?: Record<string, string>;
+  /** Requests carry these headers (the marketplace rows route marketplace-only). */
+  headers?: Record<string, string>;
 }
 
 function nodeArgs(): string[] {
@@ -233,7 +235,10 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
   return {
     key: options.key,
     label: options.label,
-    target: { url: `${origin}/proxy/${registered.api_token}/v1/chat/completions`, headers: {} },
+    target: {
+      url: `${origin}/proxy/${registered.api_token}/v1/chat/completions`,
+      headers: options.headers ?? {},
+    },
     pid,
     idleRss,
     pids: async () => [pid, ...(await databasePids())],
@@ -282,4 +287,76 @@ function postgresBackends(databaseUrl: string): () => Promise<number[]> {
       SELECT pid FROM pg_stat_activity WHERE datname = ${name} AND pid <> pg_backend_pid()`;
     return rows.map((row) => row.pid);
   };
+}
+
+/**
+ * The cross-replica rows: two replicas of this gateway on one Postgres database and one Redis,
+ * and an agent that answers at once (bench/instant-agent.ts) connected to the first. The same
+ * marketplace request is sent to the agent's own replica and to the second one, which hands it
+ * over through Redis: the difference is what a second replica adds.
+ */
+export async function startReplicaPair(options: {
+  upstreamOrigin: string;
+  databaseUrl: string;
+  redisUrl: string;
+}): Promise<System[]> {
+  const shared = {
+    REDIS_URL: options.redisUrl,
+    REDIS_NAMESPACE: `bench-${process.pid}-${Date.now()}`,
+  };
+  const marketOnly = { "x-pod-routing-mode": "marketplace-only" };
+  const home = await startGateway({
+    key: "market-own",
+    label: "marketplace, agent on the same replica",
+    upstreamOrigin: options.upstreamOrigin,
+    databaseUrl: options.databaseUrl,
+    env: { ...shared, REPLICA_ID: "bench-home" },
+    headers: marketOnly,
+  });
+  const other = await startGateway({
+    key: "market-other",
+    label: "marketplace, agent on another replica (Redis)",
+    upstreamOrigin: options.upstreamOrigin,
+    databaseUrl: options.databaseUrl,
+    env: { ...shared, REPLICA_ID: "bench-other" },
+    headers: marketOnly,
+  });
+  const origin = new URL(home.target.url).origin;
+  const enrolled = (await (
+    await fetch(`${origin}/v1/host/enroll`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        display_name: "bench host",
+        wallet: "GXfqVnZENHzvim8rNN8TPwqxWXQe8EBbxhcEMYE8Z7BS",
+      }),
+    })
+  ).json()) as { provider_id: string; host_token: string };
+  const activated = await fetch(`${origin}/v1/admin/hosts/${enrolled.provider_id}/activate`, {
+    method: "POST",
+    headers: { authorization: "Bearer bench-admin" },
+  });
+  if (!activated.ok) throw new Error(`activating the bench host failed: ${activated.status}`);
+  const profile = (await (
+    await fetch(`${origin}/v1/host/profile`, { headers: { authorization: `Bearer ${enrolled.host_token}` } })
+  ).json()) as { metadata: { enrollment_code: string } };
+  // It prints one line once its offer is accepted.
+  await spawnListening("instant agent", [
+    "--import",
+    "tsx",
+    "bench/instant-agent.ts",
+    origin,
+    profile.metadata.enrollment_code,
+  ]);
+  const otherOrigin = new URL(other.target.url).origin;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const health = (await (await fetch(`${otherOrigin}/health`)).json()) as {
+      components: { marketplace: { agents_seen: number } };
+    };
+    if (health.components.marketplace.agents_seen === 1) break;
+    if (Date.now() > deadline) throw new Error("the second replica never saw the bench agent");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return [home, other];
 }

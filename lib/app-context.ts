@@ -80,7 +80,8 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     return opened;
   });
   const upstreams = configuredUpstreams(env);
-  await seedCatalog(database.db, [...upstreams.keys()]);
+  // Seeding is once-only work: replicas starting together take turns, and the later ones find it done.
+  await database.exclusively("start-up", () => seedCatalog(database.db, [...upstreams.keys()]));
   const holds = new HoldKeeper(database, env.HOLD_TTL_SECONDS, env.DEAD_INSTANCE_CHECK_SECONDS * 1000);
   const journalDirectory = env.BILLING_JOURNAL_DIR ?? path.join(env.POD_DATA_DIR, "journal");
   // Settlements a dead process served but never wrote are billed before its leases go back.
@@ -114,7 +115,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     catalog,
     catalogStore,
     upstreams,
-    routing: createRoutingState(env),
+    routing: createRoutingState(env, holds.instanceId),
     registerLimiter: limiters.perMinute(env.REGISTER_RATE_LIMIT_PER_MINUTE, "register"),
     x402PaymentLimiter: limiters.perMinute(env.X402_PAYMENT_RATE_LIMIT_PER_MINUTE, "x402-payment"),
     x402QuoteLimiter: limiters.perMinute(env.X402_QUOTE_RATE_LIMIT_PER_MINUTE, "x402-quote"),
@@ -125,6 +126,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     async close() {
       stopMaintenance?.();
       catalogStore.stop();
+      await app.routing.registry.close();
       await limiters.close();
       await leases?.stop();
       await holds.stop((leases?.unwritten ?? 0) > 0);

@@ -36,7 +36,23 @@ const envSchema = z.object({
    * stale; Next loaded on the first page request). off: the API only (replicas behind a proxy).
    */
   POD_PAGES: z.enum(["on", "off"]).default("on"),
+  /**
+   * Shared by every replica: rate limits, and the marketplace (every replica routes to every
+   * replica's agents, provider health is shared). Unset: one process, its own agents only.
+   */
   REDIS_URL: optionalString,
+  /** Prefix of the marketplace's Redis keys and channels: the same on every replica of one gateway, different per gateway. */
+  REDIS_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .default("pod"),
+  /** This replica's name in /health and logs (per replica; the host name and process id by default). */
+  REPLICA_ID: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,64}$/, "1 to 64 printable characters, no spaces")
+    .optional(),
+  /** A replica not heard from for this long is dead: its agents leave routing, jobs through it end. */
+  REPLICA_TIMEOUT_MS: z.coerce.number().int().min(300).max(60_000).default(3_000),
   ADMIN_TOKEN: optionalString,
   /** 32-byte key (hex or base64) that encrypts relay keys at rest. */
   POD_ENCRYPTION_KEY: optionalString,

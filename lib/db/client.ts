@@ -29,8 +29,20 @@ export interface DatabaseHandle {
   kind: "pglite" | "postgres";
   /** Postgres only: a dedicated connection (PGlite is one process, so it needs none). */
   session?: () => Promise<SessionConnection>;
+  /** Applies `drizzle/`; on Postgres under the start-up lock, so replicas started together migrate one at a time. */
   migrate(): Promise<void>;
+  /**
+   * Runs `work` while holding the lock `name` across every process on this database (a Postgres
+   * session advisory lock on a connection of its own, gone with the process if it dies). PGlite
+   * lives in one process, so there it just runs.
+   */
+  exclusively<T>(name: string, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** Advisory lock names are namespaced so they never meet another use of hashtextextended (instance locks). */
+function lockName(name: string): string {
+  return `pod-gateway:lock:${name}`;
 }
 
 /** Next bundles this module without `import.meta.dirname`; the app always runs from the repo root then. */
@@ -66,20 +78,40 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     preparedRunners.set(db, (_name, text, params) =>
       client.unsafe(text, params as never[], { prepare: true }),
     );
+    const session = async (): Promise<SessionConnection> => {
+      const reserved = await client.reserve();
+      return {
+        query: async (text, params) =>
+          (await reserved.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as unknown as Array<
+            Record<string, unknown>
+          >,
+        release: () => reserved.release(),
+      };
+    };
+    const exclusively = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      const connection = await session();
+      try {
+        await connection.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [lockName(name)]);
+        try {
+          return await work();
+        } finally {
+          await connection.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockName(name)]);
+        }
+      } finally {
+        connection.release();
+      }
+    };
     return {
       db,
       kind: "postgres",
-      async session() {
-        const reserved = await client.reserve();
-        return {
-          query: async (text, params) =>
-            (await reserved.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as unknown as Array<
-              Record<string, unknown>
-            >,
-          release: () => reserved.release(),
-        };
-      },
-      migrate: () => migratePostgres(drizzlePostgres(client), { migrationsFolder: migrationsFolder() }),
+      session,
+      // Replicas started at the same moment on a fresh database would otherwise each create the
+      // same schema and types, and all but one exit on a duplicate key (pg_type_typname_nsp_index).
+      migrate: () =>
+        exclusively("start-up", () =>
+          migratePostgres(drizzlePostgres(client), { migrationsFolder: migrationsFolder() }),
+        ),
+      exclusively,
       close: () => client.end({ timeout: 5 }),
     };
   }
@@ -97,6 +129,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     db,
     kind: "pglite",
     migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: migrationsFolder() }),
+    exclusively: (_name, work) => work(),
     close: () => client.close(),
   };
 }

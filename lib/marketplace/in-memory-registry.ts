@@ -1,5 +1,12 @@
 import type { DispatchOptions } from "../routing/candidate";
-import type { AgentConnectionHandle, AgentConnectionInput, LiveOffer, MarketplaceRegistry } from "./registry";
+import type {
+  AgentConnectionHandle,
+  AgentConnectionInput,
+  ConnectedAgent,
+  LiveOffer,
+  MarketplaceRegistry,
+  RegistryStatus,
+} from "./registry";
 
 export type { AgentConnectionHandle, AgentConnectionInput } from "./registry";
 
@@ -24,10 +31,19 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
   readonly #connections = new Map<string, Connection>();
   readonly #now: () => number;
   readonly #heartbeatTimeoutMs: number;
+  readonly #onLoadChange: ((providerId: string) => void) | undefined;
 
-  constructor(options: { now?: () => number; heartbeatTimeoutMs?: number } = {}) {
+  constructor(
+    options: {
+      now?: () => number;
+      heartbeatTimeoutMs?: number;
+      /** A job of this provider took or freed a slot (the shared registry tells the other replicas). */
+      onLoadChange?(providerId: string): void;
+    } = {},
+  ) {
     this.#now = options.now ?? Date.now;
     this.#heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? defaultHeartbeatTimeoutMs;
+    this.#onLoadChange = options.onLoadChange;
   }
 
   /** Registers an agent (replacing an earlier connection of the same provider, as a reconnect does). */
@@ -66,30 +82,60 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
     connection?.input.onRemoved?.();
   }
 
+  agents(): ConnectedAgent[] {
+    const horizon = this.#now() - this.#heartbeatTimeoutMs;
+    const agents: ConnectedAgent[] = [];
+    for (const connection of this.#connections.values()) {
+      if (!connection.open || connection.lastSeen < horizon) continue;
+      const { providerId } = connection.input;
+      agents.push({
+        providerId,
+        replica: "local",
+        connectedAt: new Date(connection.connectedAt),
+        lastSeenAt: new Date(connection.lastSeen),
+        inFlight: connection.inFlightTotal,
+        ...(connection.input.maxConcurrentTotal === undefined
+          ? {}
+          : { maxConcurrentTotal: connection.input.maxConcurrentTotal }),
+        offers: this.#offersOf(connection),
+      });
+    }
+    return agents;
+  }
+
+  status(): RegistryStatus {
+    const held = this.agents().length;
+    return { redis: "off", agentsHeld: held, agentsSeen: held, peers: 0 };
+  }
+
+  async close(): Promise<void> {}
+
   liveOffers(): LiveOffer[] {
     const horizon = this.#now() - this.#heartbeatTimeoutMs;
     const offers: LiveOffer[] = [];
     for (const connection of this.#connections.values()) {
       if (!connection.open || connection.lastSeen < horizon) continue;
-      const totalFree =
-        connection.input.maxConcurrentTotal === undefined
-          ? Number.POSITIVE_INFINITY
-          : connection.input.maxConcurrentTotal - connection.inFlightTotal;
-      for (const offer of connection.input.offers) {
-        const modelFree = offer.maxConcurrent - (connection.inFlight.get(offer.modelId) ?? 0);
-        offers.push({
-          ...offer,
-          providerId: connection.input.providerId,
-          freeSlots: Math.max(0, Math.min(modelFree, totalFree)),
-          tokensPerSecond: connection.tokensPerSecond,
-          ...(connection.input.agentVersion === undefined
-            ? {}
-            : { agentVersion: connection.input.agentVersion }),
-          connectedAt: connection.connectedAt,
-        });
-      }
+      offers.push(...this.#offersOf(connection));
     }
     return offers;
+  }
+
+  #offersOf(connection: Connection): LiveOffer[] {
+    const totalFree =
+      connection.input.maxConcurrentTotal === undefined
+        ? Number.POSITIVE_INFINITY
+        : connection.input.maxConcurrentTotal - connection.inFlightTotal;
+    return connection.input.offers.map((offer) => ({
+      ...offer,
+      providerId: connection.input.providerId,
+      freeSlots: Math.max(
+        0,
+        Math.min(offer.maxConcurrent - (connection.inFlight.get(offer.modelId) ?? 0), totalFree),
+      ),
+      tokensPerSecond: connection.tokensPerSecond,
+      ...(connection.input.agentVersion === undefined ? {} : { agentVersion: connection.input.agentVersion }),
+      connectedAt: connection.connectedAt,
+    }));
   }
 
   async dispatch(offer: LiveOffer, body: string, options: DispatchOptions): Promise<Response> {
@@ -115,12 +161,14 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
   #acquire(connection: Connection, modelId: string): () => void {
     connection.inFlightTotal += 1;
     connection.inFlight.set(modelId, (connection.inFlight.get(modelId) ?? 0) + 1);
+    this.#onLoadChange?.(connection.input.providerId);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       connection.inFlightTotal -= 1;
       connection.inFlight.set(modelId, (connection.inFlight.get(modelId) ?? 1) - 1);
+      this.#onLoadChange?.(connection.input.providerId);
     };
   }
 

@@ -49,6 +49,32 @@ export interface AgentConnectionHandle {
   disconnect(): void;
 }
 
+/** One connected agent, wherever it is connected (the provider page and /health read these). */
+export interface ConnectedAgent {
+  providerId: string;
+  /** The replica holding its WebSocket: "local" for this one, else that replica's name. */
+  replica: string;
+  connectedAt: Date;
+  /** Its last heartbeat. */
+  lastSeenAt: Date;
+  /** Jobs in flight on it, from every replica. */
+  inFlight: number;
+  maxConcurrentTotal?: number;
+  offers: LiveOffer[];
+}
+
+/** What the registry can say about itself for /health and metrics. */
+export interface RegistryStatus {
+  /** `off`: no REDIS_URL (one process); `up`: shared through Redis; `down`: Redis unreachable, local agents only. */
+  redis: "off" | "up" | "down";
+  /** Agents whose WebSocket this replica holds. */
+  agentsHeld: number;
+  /** Agents routable from this replica (its own and, when shared, every other replica's). */
+  agentsSeen: number;
+  /** Other live replicas this one hears (0 without Redis). */
+  peers: number;
+}
+
 /**
  * The routing layer's view of marketplace supply, filled from agent WebSockets
  * (capabilities and heartbeats) by lib/marketplace/provider-socket.ts, or with doubles in tests.
@@ -62,6 +88,11 @@ export interface MarketplaceRegistry {
   disconnect(providerId: string): void;
   /** Offers of providers with a live connection (a recent heartbeat), with or without free capacity. */
   liveOffers(): LiveOffer[];
+  /** The live connected agents, one entry per provider. */
+  agents(): ConnectedAgent[];
+  status(): RegistryStatus;
+  /** Stops sharing (the shared registry leaves the bus); the in-memory one has nothing to stop. */
+  close(): Promise<void>;
   /**
    * Carries a request to the provider and its bytes back: the Response is what the agent's
    * backend answered, in the offer's dialect. A slot is held until the body ends or is cancelled.

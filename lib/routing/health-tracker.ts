@@ -1,6 +1,7 @@
 /**
- * Per-process health of each provider, fed by every dispatch attempt before its first
- * byte. A provider whose recent failure rate or mean time to headers is out of band is
+ * Health of each provider, fed by every dispatch attempt before its first byte (with Redis,
+ * every replica's attempts: see `share`, so a provider demoted on one replica is demoted on all
+ * and recovers on all, as the same attempts age out everywhere). A provider whose recent failure rate or mean time to headers is out of band is
  * demoted (tried after every healthy candidate), never excluded: it still serves when
  * nothing else can. Old attempts age out, so a demoted provider recovers on its own.
  */
@@ -28,7 +29,7 @@ const defaultHealthThresholds: HealthThresholds = {
   maxMeanTimeToHeadersMs: 10_000,
 };
 
-interface Attempt {
+export interface Attempt {
   at: number;
   ok: boolean;
   timeToHeadersMs: number;
@@ -45,6 +46,7 @@ export class HealthTracker {
   readonly thresholds: HealthThresholds;
   readonly #attempts = new Map<string, Attempt[]>();
   readonly #now: () => number;
+  #publish: ((providerId: string, attempt: Attempt) => void) | undefined;
 
   constructor(thresholds: Partial<HealthThresholds> = {}, now: () => number = Date.now) {
     this.thresholds = { ...defaultHealthThresholds, ...thresholds };
@@ -52,11 +54,26 @@ export class HealthTracker {
   }
 
   recordSuccess(providerId: string, timeToHeadersMs: number): void {
-    this.#record(providerId, { at: this.#now(), ok: true, timeToHeadersMs });
+    this.#recordOwn(providerId, { at: this.#now(), ok: true, timeToHeadersMs });
   }
 
   recordFailure(providerId: string, elapsedMs: number): void {
-    this.#record(providerId, { at: this.#now(), ok: false, timeToHeadersMs: elapsedMs });
+    this.#recordOwn(providerId, { at: this.#now(), ok: false, timeToHeadersMs: elapsedMs });
+  }
+
+  /** From now on every attempt this process records is also handed to `publish` (the other replicas). */
+  share(publish: (providerId: string, attempt: Attempt) => void): void {
+    this.#publish = publish;
+  }
+
+  /** An attempt another replica recorded (not published again). */
+  recordShared(providerId: string, attempt: Attempt): void {
+    this.#record(providerId, attempt);
+  }
+
+  #recordOwn(providerId: string, attempt: Attempt): void {
+    this.#record(providerId, attempt);
+    this.#publish?.(providerId, attempt);
   }
 
   health(providerId: string): ProviderHealth {

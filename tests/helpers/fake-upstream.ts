@@ -25,6 +25,9 @@ export interface FakeUpstream {
   requests: RecordedRequest[];
   /** Requests whose connection the client closed before the response ended. */
   abortedRequests: number;
+  /** Generation requests being answered right now, and the most there ever were at once. */
+  activeRequests: number;
+  peakActiveRequests: number;
   /** What `GET /v1/models` answers from now on (an upstream's own list, e.g. OpenRouter's with prices). */
   setModelList(body: unknown): void;
   close(): Promise<void>;
@@ -190,7 +193,7 @@ export async function startFakeUpstream(
   options: FakeUpstreamOptions = {},
 ): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
-  const state: { abortedRequests: number; modelList: unknown } = { abortedRequests: 0, modelList: undefined };
+  const state = { abortedRequests: 0, active: 0, peak: 0, modelList: undefined as unknown };
   const server: Server = createServer((request, response) => {
     // What llama.cpp server, vLLM and LM Studio answer, so provider agents can discover models.
     if (request.method === "GET" && request.url === "/v1/models") {
@@ -205,7 +208,10 @@ export async function startFakeUpstream(
     readJson(request)
       .then(async (body) => {
         requests.push({ path: request.url ?? "", headers: request.headers, body });
+        state.active += 1;
+        state.peak = Math.max(state.peak, state.active);
         response.once("close", () => {
+          state.active -= 1;
           if (!response.writableFinished) state.abortedRequests += 1;
         });
         if (dialect === "anthropic" && request.url === "/v1/messages/count_tokens") {
@@ -259,6 +265,12 @@ export async function startFakeUpstream(
     requests,
     get abortedRequests() {
       return state.abortedRequests;
+    },
+    get activeRequests() {
+      return state.active;
+    },
+    get peakActiveRequests() {
+      return state.peak;
     },
     setModelList(body) {
       state.modelList = body;

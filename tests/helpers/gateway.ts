@@ -95,6 +95,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const marketplace = new InMemoryMarketplaceRegistry({
     heartbeatTimeoutMs: env.PROVIDER_HEARTBEAT_TIMEOUT_MS,
   });
+  // Tests connect agent doubles to an in-memory registry; a shared one (REDIS_URL) leaves the bus first.
+  await app.routing.registry.close();
   app.routing = { ...app.routing, registry: marketplace, health: new HealthTracker(options.health) };
   const gateway = await startGatewayServer({
     app,

@@ -12,7 +12,11 @@ export interface GatewayProcess {
 
 const entry = resolve(import.meta.dirname, "x402-gateway-entry.ts");
 
-export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  env: Record<string, string>,
+  options: { startTimeoutMs?: number } = {},
+): Promise<GatewayProcess> {
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: resolve(import.meta.dirname, "../.."),
     env: {
@@ -30,7 +34,10 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
   if (!stdout) throw new Error("gateway process has no stdout");
   const url = await new Promise<string>((resolveUrl, reject) => {
     const lines = createInterface({ input: stdout });
-    const timer = setTimeout(() => reject(new Error("gateway process did not start in 60 s")), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`gateway process did not start in ${startTimeoutMs / 1000} s`)),
+      startTimeoutMs,
+    );
     child.once("exit", (code) => reject(new Error(`gateway process exited with ${code}`)));
     lines.on("line", (line) => {
       try {

@@ -1,8 +1,14 @@
 import { sql } from "drizzle-orm";
 import { jsonResponse } from "../../http/responses";
+import { replicaName } from "../../routing/routing-state";
 import type { ApiCall } from "../route-definition";
 
-/** GET /health – database reachability and which upstreams are configured (never their keys). */
+/**
+ * GET /health – which replica answered, database reachability, whether the marketplace is
+ * shared through Redis, the agents this replica holds and sees, and which upstreams are
+ * configured (never their keys). Redis down is `degraded` but still 200: the replica serves
+ * its own agents and every centralized upstream, so a load balancer should keep it.
+ */
 export async function getHealth({ app }: ApiCall<"none">): Promise<Response> {
   let database: "ok" | "error" = "ok";
   try {
@@ -18,14 +24,25 @@ export async function getHealth({ app }: ApiCall<"none">): Promise<Response> {
       ]),
     );
   if (app.env.POD_SIMULATOR) upstreams.simulator = { configured: true, dialect: "openai", simulated: true };
-  const status = database === "ok" ? "ok" : "degraded";
+  const marketplace = app.routing.registry.status();
+  const status = database === "ok" && marketplace.redis !== "down" ? "ok" : "degraded";
   return jsonResponse(
     {
       status,
       version: "0.1.0",
-      components: { database: { status: database, kind: app.database.kind }, upstreams },
+      replica: { id: replicaName(app.env), instance: app.holds.instanceId },
+      components: {
+        database: { status: database, kind: app.database.kind },
+        redis: { status: marketplace.redis },
+        marketplace: {
+          agents_held: marketplace.agentsHeld,
+          agents_seen: marketplace.agentsSeen,
+          peers: marketplace.peers,
+        },
+        upstreams,
+      },
     },
-    status === "ok" ? 200 : 503,
+    database === "ok" ? 200 : 503,
     { "cache-control": "no-store" },
   );
 }

@@ -18,7 +18,28 @@ export async function getMetrics({ app }: ApiCall<"admin">): Promise<Response> {
     app.database.db,
     sql`SELECT balance FROM accounts WHERE kind = ${systemAccounts.inferenceLoss.kind} AND ref = ${systemAccounts.inferenceLoss.ref}`,
   );
+  const marketplace = app.routing.registry.status();
   const body = renderMetrics(Object.values(gatewayMetrics), [
+    {
+      name: "pod_redis_up",
+      help: "1 while the marketplace is shared through Redis, 0 while Redis is unreachable (-1: no REDIS_URL).",
+      value: marketplace.redis === "up" ? 1 : marketplace.redis === "down" ? 0 : -1,
+    },
+    {
+      name: "pod_marketplace_agents_held",
+      help: "Provider agents connected to this replica.",
+      value: marketplace.agentsHeld,
+    },
+    {
+      name: "pod_marketplace_agents_seen",
+      help: "Provider agents this replica can route to (its own and, through Redis, every other replica's).",
+      value: marketplace.agentsSeen,
+    },
+    {
+      name: "pod_replica_peers",
+      help: "Other live replicas this one hears through Redis.",
+      value: marketplace.peers,
+    },
     {
       name: "pod_holds_open",
       help: "Open holds in the database (all processes).",

@@ -1,0 +1,151 @@
+import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
+import { AgentJobError } from "./agent-jobs";
+
+type JobMessage = Extract<DirectMessage, { type: "job" }>;
+
+/** Runs a job on an agent this replica holds: what the local registry's dispatch does. */
+export type RunLocal = (
+  job: JobMessage,
+  options: { signal: AbortSignal; onAgentTokens(tokens: Record<string, number>): void },
+) => Promise<Response>;
+
+interface HostedJob {
+  id: string;
+  caller: string;
+  abort: AbortController;
+  window: number;
+  sent: number;
+  acked: number;
+  tokens: Record<string, number> | undefined;
+  /** Wakes the pump waiting for the caller's ack. */
+  wake: (() => void) | undefined;
+}
+
+/** Chunks are read from the agent's stream in pieces no bigger than this before they are published. */
+const maxChunkBytes = 256 * 1024;
+
+/**
+ * Jobs other replicas sent to the agents this replica holds (the home's side). Each runs through
+ * the local registry (its capacity check is the one reservation: a job for a full agent is refused
+ * at once, and the caller's replica fails over), and its bytes are published back to the caller's
+ * replica at most a window ahead of the caller's acks: past that the pump stops reading, the
+ * agent's job stream fills, and the agent is asked to pause. A cancel, or the caller's replica
+ * dying, aborts the job, which cancels it at the agent's backend and frees its slot.
+ */
+export class HostedJobs {
+  readonly #jobs = new Map<string, HostedJob>();
+  readonly #send: (replica: string, message: DirectMessage) => Promise<boolean>;
+  readonly #run: RunLocal;
+
+  constructor(send: (replica: string, message: DirectMessage) => Promise<boolean>, run: RunLocal) {
+    this.#send = send;
+    this.#run = run;
+  }
+
+  get size(): number {
+    return this.#jobs.size;
+  }
+
+  start(message: JobMessage): void {
+    if (this.#jobs.has(message.job)) return;
+    const job: HostedJob = {
+      id: message.job,
+      caller: message.from,
+      abort: new AbortController(),
+      window: message.window,
+      sent: 0,
+      acked: 0,
+      tokens: undefined,
+      wake: undefined,
+    };
+    this.#jobs.set(job.id, job);
+    this.#pump(job, message).catch(() => undefined);
+  }
+
+  cancel(jobId: string): void {
+    this.#jobs.get(jobId)?.abort.abort(new AgentJobError("cancelled", "the caller went away"));
+    this.#end(jobId);
+  }
+
+  ack(jobId: string, bytes: number): void {
+    const job = this.#jobs.get(jobId);
+    if (!job || bytes <= job.acked) return;
+    job.acked = bytes;
+    job.wake?.();
+  }
+
+  /** Jobs whose caller's replica is no longer live are cancelled: nobody will read their bytes. */
+  abortUnless(isLive: (replica: string) => boolean): void {
+    for (const job of [...this.#jobs.values()]) if (!isLive(job.caller)) this.cancel(job.id);
+  }
+
+  abortAll(): void {
+    for (const id of [...this.#jobs.keys()]) this.cancel(id);
+  }
+
+  async #pump(job: HostedJob, message: JobMessage): Promise<void> {
+    const reply = (payload: DirectMessage) => {
+      if (this.#jobs.has(job.id)) this.#send(job.caller, payload).catch(() => undefined);
+    };
+    let response: Response;
+    try {
+      response = await this.#run(message, {
+        signal: job.abort.signal,
+        onAgentTokens: (tokens) => {
+          job.tokens = tokens;
+        },
+      });
+    } catch (error) {
+      const code = error instanceof AgentJobError ? error.code : "unavailable";
+      reply({ type: "fail", job: job.id, code, message: errorMessage(error) });
+      this.#end(job.id);
+      return;
+    }
+    const contentType = response.headers.get("content-type") ?? "application/json";
+    const reader = response.body?.getReader();
+    let started = false;
+    try {
+      for (;;) {
+        if (!started && reader === undefined) break;
+        const next = reader ? await reader.read() : { done: true as const, value: undefined };
+        if (!this.#jobs.has(job.id)) {
+          await reader?.cancel().catch(() => undefined);
+          return;
+        }
+        if (next.done) break;
+        for (let offset = 0; offset < next.value.byteLength; offset += maxChunkBytes) {
+          const piece = next.value.subarray(offset, offset + maxChunkBytes);
+          const data = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString("base64");
+          if (!started) {
+            started = true;
+            reply({ type: "start", job: job.id, status: response.status, contentType, data });
+          } else reply({ type: "chunk", job: job.id, data });
+          job.sent += piece.byteLength;
+        }
+        while (job.sent - job.acked >= job.window && this.#jobs.has(job.id))
+          await new Promise<void>((resolve) => {
+            job.wake = resolve;
+            job.abort.signal.addEventListener("abort", () => resolve(), { once: true });
+          });
+      }
+      if (!started) reply({ type: "start", job: job.id, status: response.status, contentType, data: "" });
+      reply({ type: "end", job: job.id, ...(job.tokens ? { tokens: job.tokens } : {}) });
+    } catch (error) {
+      const code = error instanceof AgentJobError ? error.code : "disconnected";
+      reply({ type: "fail", job: job.id, code, message: errorMessage(error) });
+    } finally {
+      this.#end(job.id);
+    }
+  }
+
+  #end(jobId: string): void {
+    const job = this.#jobs.get(jobId);
+    if (!job) return;
+    this.#jobs.delete(jobId);
+    job.wake?.();
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+}

@@ -1,0 +1,248 @@
+import {
+  type DirectMessage,
+  parseDirectMessage,
+  parseSharedMessage,
+  type SharedMessage,
+} from "@pod-gateway/contracts/replica-protocol";
+import { createClient } from "@redis/client";
+import { log } from "../log";
+
+/** `up`: messages flow between replicas; `down`: Redis is unreachable, each replica is on its own. */
+export type BusState = "up" | "down";
+
+export interface ReplicaBusOptions {
+  url: string;
+  /** Prefix of every key and channel (REDIS_NAMESPACE): one per deployment sharing a Redis. */
+  namespace: string;
+  /** This process's address on the bus (its instance id: a restart is a new replica). */
+  replicaId: string;
+  /** The operator's name for this replica (REPLICA_ID), shown in /health. */
+  name: string;
+  /** A replica whose beat has not been heard for this long is dead. */
+  replicaTimeoutMs: number;
+  onShared(message: SharedMessage): void;
+  onDirect(message: DirectMessage): void;
+  onStateChange(state: BusState): void;
+  /** Every beat (a third of the timeout): time for the owner's own liveness checks. */
+  onTick(): void;
+}
+
+/** Commands wait at most this for Redis: a replica never hangs on an unreachable one. */
+const commandTimeoutMs = 1_000;
+
+type Client = ReturnType<typeof createClient>;
+
+/**
+ * The replicas' shared line through Redis pub/sub: one channel every replica listens to, and one
+ * per replica. It beats (a presence key with a time to live, and a beat message) so each replica
+ * knows which others are alive, and says when Redis is unreachable, so the marketplace can fall
+ * back to the agents this replica holds. Commands fail fast while Redis is away (no offline queue,
+ * a timeout on every command): nothing waits on it.
+ */
+export class ReplicaBus {
+  readonly replicaId: string;
+  readonly #options: ReplicaBusOptions;
+  readonly #publisher: Client;
+  readonly #subscriber: Client;
+  /** The publisher with a timeout on every command. */
+  readonly #commands: Client;
+  readonly #beats = new Map<string, number>();
+  readonly #names = new Map<string, string>();
+  #state: BusState = "down";
+  #beatOk = false;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+  readonly #sharedChannel: string;
+  readonly #prefix: string;
+
+  constructor(options: ReplicaBusOptions) {
+    this.#options = options;
+    this.replicaId = options.replicaId;
+    this.#prefix = `${options.namespace}:mkt`;
+    this.#sharedChannel = `${this.#prefix}:shared`;
+    const clientOptions = {
+      url: options.url,
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: commandTimeoutMs,
+        reconnectStrategy: (retries: number) => Math.min(100 + retries * 200, 2_000),
+      },
+    };
+    this.#publisher = createClient(clientOptions);
+    this.#subscriber = createClient(clientOptions);
+    this.#commands = this.#publisher.withCommandOptions({ timeout: commandTimeoutMs }) as unknown as Client;
+    for (const client of [this.#publisher, this.#subscriber]) {
+      client.on("error", () => this.#update());
+      client.on("end", () => this.#update());
+      client.on("reconnecting", () => this.#update());
+      client.on("ready", () => this.#update());
+    }
+  }
+
+  get state(): BusState {
+    return this.#state;
+  }
+
+  /** Connects in the background (a replica starts, and serves its own agents, while Redis is away). */
+  start(): void {
+    const connect = async () => {
+      await Promise.all([this.#publisher.connect(), this.#subscriber.connect()]);
+      await this.#subscriber.subscribe(this.#sharedChannel, (text) => this.#shared(text));
+      await this.#subscriber.subscribe(this.#directChannel(this.replicaId), (text) => this.#direct(text));
+      await this.#beat();
+    };
+    connect().catch((error: unknown) => {
+      log.warn("marketplace bus: Redis unreachable at start; serving this replica's agents only", { error });
+    });
+    const interval = Math.max(100, Math.floor(this.#options.replicaTimeoutMs / 3));
+    this.#timer = setInterval(() => {
+      this.#beat().catch(() => undefined);
+      // After the loop's poll phase: beats that arrived while this process was busy are read
+      // first, so a late timer does not take live replicas for dead ones.
+      setImmediate(() => this.#options.onTick());
+    }, interval);
+    this.#timer.unref();
+  }
+
+  /** Whether `replicaId` beat recently (this replica always is). */
+  isLive(replicaId: string): boolean {
+    if (replicaId === this.replicaId) return true;
+    const last = this.#beats.get(replicaId);
+    return last !== undefined && Date.now() - last < this.#options.replicaTimeoutMs;
+  }
+
+  /** Other replicas heard beating recently. */
+  liveReplicas(): string[] {
+    return [...this.#beats.keys()].filter((id) => this.isLive(id));
+  }
+
+  /** A replica's operator-given name, from its beats (its id until one is heard). */
+  nameOf(replicaId: string): string {
+    return replicaId === this.replicaId ? this.#options.name : (this.#names.get(replicaId) ?? replicaId);
+  }
+
+  /** Sends to one replica; false when it is not listening (dead) or Redis is away. */
+  async send(replicaId: string, message: DirectMessage): Promise<boolean> {
+    if (this.#state !== "up") return false;
+    try {
+      const receivers = await this.#command().publish(
+        this.#directChannel(replicaId),
+        JSON.stringify(message),
+      );
+      return receivers > 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Tells every replica (itself included); lost when Redis is away, which the periodic sync repairs. */
+  broadcast(message: SharedMessage): void {
+    if (this.#state !== "up") return;
+    this.#command()
+      .publish(this.#sharedChannel, JSON.stringify(message))
+      .catch(() => undefined);
+  }
+
+  /** The bounded-time command client, for the owner's own keys. */
+  commands(): Client {
+    return this.#command();
+  }
+
+  /** Marks replicas whose presence key is still there as alive (a replica that just started heard no beat yet). */
+  async learnPresence(replicaIds: string[]): Promise<void> {
+    const unknown = replicaIds.filter((id) => !this.#beats.has(id) && id !== this.replicaId);
+    if (unknown.length === 0) return;
+    const present = await this.#command().mGet(unknown.map((id) => this.#presenceKey(id)));
+    const now = Date.now();
+    unknown.forEach((id, index) => {
+      if (present[index] !== null) this.#beats.set(id, now);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    if (this.#state === "up") {
+      await this.#command()
+        .publish(this.#sharedChannel, JSON.stringify({ type: "leaving", replica: this.replicaId }))
+        .catch(() => undefined);
+      await this.#command()
+        .del(this.#presenceKey(this.replicaId))
+        .catch(() => undefined);
+    }
+    for (const client of [this.#publisher, this.#subscriber])
+      if (client.isOpen) await client.close().catch(() => client.destroy());
+  }
+
+  /** A replica said it is leaving, or its beats stopped: forget it at once. */
+  forget(replicaId: string): void {
+    this.#beats.delete(replicaId);
+  }
+
+  #directChannel(replicaId: string): string {
+    return `${this.#prefix}:r:${replicaId}`;
+  }
+
+  #presenceKey(replicaId: string): string {
+    return `${this.#prefix}:replica:${replicaId}`;
+  }
+
+  #command(): Client {
+    return this.#commands;
+  }
+
+  async #beat(): Promise<void> {
+    if (this.#closed) return;
+    if (!this.#publisher.isReady) {
+      this.#beatOk = false;
+      this.#update();
+      return;
+    }
+    try {
+      const beat = JSON.stringify({ type: "beat", replica: this.replicaId, name: this.#options.name });
+      await this.#command()
+        .multi()
+        .set(this.#presenceKey(this.replicaId), this.#options.name, { PX: this.#options.replicaTimeoutMs })
+        .publish(this.#sharedChannel, beat)
+        .exec();
+      this.#beatOk = true;
+    } catch {
+      this.#beatOk = false;
+    }
+    this.#update();
+  }
+
+  #update(): void {
+    const up = !this.#closed && this.#beatOk && this.#publisher.isReady && this.#subscriber.isReady;
+    const state: BusState = up ? "up" : "down";
+    if (state === this.#state) return;
+    this.#state = state;
+    if (state === "down") {
+      this.#beatOk = false;
+      this.#beats.clear();
+      if (!this.#closed)
+        log.warn("marketplace bus down: Redis unreachable; serving this replica's agents only");
+    } else {
+      log.info("marketplace bus up: agents of every replica are routable", { replica: this.#options.name });
+    }
+    this.#options.onStateChange(state);
+  }
+
+  #shared(text: string): void {
+    const message = parseSharedMessage(text);
+    if (!message) return;
+    if (message.type === "beat") {
+      if (message.replica === this.replicaId) return;
+      this.#beats.set(message.replica, Date.now());
+      this.#names.set(message.replica, message.name);
+      return;
+    }
+    if (message.type === "leaving") this.#beats.delete(message.replica);
+    this.#options.onShared(message);
+  }
+
+  #direct(text: string): void {
+    const message = parseDirectMessage(text);
+    if (message) this.#options.onDirect(message);
+  }
+}

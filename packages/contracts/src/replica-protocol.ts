@@ -1,0 +1,164 @@
+import { z } from "zod";
+import {
+  headerValueSchema,
+  httpStatusSchema,
+  metricSchema,
+  pricePer1mSchema,
+  shortIdSchema,
+  tokenCountSchema,
+} from "./bounded-values";
+
+/**
+ * What gateway replicas tell each other through Redis pub/sub (JSON messages) so that every
+ * replica sees every connected agent and a request on one replica can be served by an agent
+ * connected to another. Two kinds of channel:
+ *
+ * - the shared channel: every replica's liveness beat, the state of the agents it holds
+ *   (offers and free slots), a provider to take out of routing, and provider health;
+ * - one channel per replica: jobs sent to the agents it holds, and the bytes of jobs it asked
+ *   another replica to run, with their flow control (acks) and cancellation.
+ *
+ * Messages come from other processes, so each is parsed into these bounded types before it is
+ * acted on; a message that does not parse is dropped.
+ */
+
+const replicaIdSchema = shortIdSchema;
+const wireFormatSchema = z.enum(["openai", "anthropic"]);
+/** Base64 of backend bytes: one chunk of a job (a agent frame carries at most 4 MiB). */
+const chunkDataSchema = z.string().max(6 * 1024 * 1024);
+const countSchema = z.number().int().min(0).max(1_000_000);
+
+const agentOfferSchema = z.object({
+  modelId: z.string().min(1).max(200),
+  dialect: wireFormatSchema,
+  inputPer1m: pricePer1mSchema,
+  outputPer1m: pricePer1mSchema,
+  maxConcurrent: countSchema,
+  /** Jobs its home replica would accept now for this model. */
+  freeSlots: countSchema,
+});
+
+/** One connected agent as the replica holding its WebSocket (its home) describes it. */
+export const agentEntrySchema = z.object({
+  providerId: shortIdSchema,
+  /** The home replica's instance id: where jobs for this agent are sent. */
+  replica: replicaIdSchema,
+  /** This connection's id: a reconnect (to any replica) makes a new one. */
+  connection: shortIdSchema,
+  offers: z.array(agentOfferSchema).max(256),
+  maxConcurrentTotal: countSchema.optional(),
+  inFlight: countSchema,
+  tokensPerSecond: metricSchema,
+  /** The agent software's version as it announced it. */
+  agentVersion: z.string().max(50).optional(),
+  /** Milliseconds since the epoch: when it connected, and its last heartbeat. */
+  connectedAt: z.number().int().min(0),
+  seenAt: z.number().int().min(0),
+  /** Increases with every change its home publishes: a reader keeps the newest it has seen. */
+  revision: z.number().int().min(0),
+});
+export type AgentEntry = z.infer<typeof agentEntrySchema>;
+
+const healthAttemptSchema = z.object({
+  provider: z.string().min(1).max(200),
+  ok: z.boolean(),
+  ms: z.number().min(0).max(86_400_000),
+  at: z.number().int().min(0),
+});
+export type HealthAttempt = z.infer<typeof healthAttemptSchema>;
+
+export const sharedMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("beat"), replica: replicaIdSchema, name: z.string().max(100) }),
+  z.object({ type: z.literal("agent"), entry: agentEntrySchema }),
+  z.object({
+    type: z.literal("agent_gone"),
+    providerId: shortIdSchema,
+    connection: shortIdSchema,
+  }),
+  /** Take this provider out of routing and close its agent (retirement, slashing). */
+  z.object({ type: z.literal("remove"), providerId: shortIdSchema }),
+  z.object({
+    type: z.literal("health"),
+    replica: replicaIdSchema,
+    attempts: z.array(healthAttemptSchema).max(1000),
+  }),
+  /** A replica leaving cleanly: its agents and jobs are gone now, not after its beats stop. */
+  z.object({ type: z.literal("leaving"), replica: replicaIdSchema }),
+]);
+export type SharedMessage = z.infer<typeof sharedMessageSchema>;
+
+const jobIdSchema = shortIdSchema;
+
+export const directMessageSchema = z.discriminatedUnion("type", [
+  /** Caller's replica → home: run this job on the agent of `providerId` (connection `connection`). */
+  z.object({
+    type: z.literal("job"),
+    job: jobIdSchema,
+    from: replicaIdSchema,
+    providerId: shortIdSchema,
+    connection: shortIdSchema,
+    modelId: z.string().min(1).max(200),
+    body: z.string().max(64 * 1024 * 1024),
+    /** Bytes the home may send ahead of the caller's acks. */
+    window: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024),
+  }),
+  /** Caller's replica → home: the caller left; cancel at the agent's backend. */
+  z.object({ type: z.literal("cancel"), job: jobIdSchema }),
+  /** Caller's replica → home: the caller has taken `bytes` of the job's body so far. */
+  z.object({ type: z.literal("ack"), job: jobIdSchema, bytes: z.number().int().min(0) }),
+  /** Home → caller's replica: the agent answered; its status and the first bytes. */
+  z.object({
+    type: z.literal("start"),
+    job: jobIdSchema,
+    status: httpStatusSchema,
+    contentType: headerValueSchema,
+    data: chunkDataSchema,
+  }),
+  z.object({ type: z.literal("chunk"), job: jobIdSchema, data: chunkDataSchema }),
+  /** Home → caller's replica: the job ended; the agent's own token counts when it sent them. */
+  z.object({
+    type: z.literal("end"),
+    job: jobIdSchema,
+    tokens: z.record(z.string().max(50), tokenCountSchema).optional(),
+  }),
+  /** Home → caller's replica: the job failed (before its first byte: the caller's replica fails over). */
+  z.object({
+    type: z.literal("fail"),
+    job: jobIdSchema,
+    code: z.string().max(50),
+    message: z.string().max(1000),
+  }),
+  /** A newer connection of this provider landed on another replica: close this one. */
+  z.object({ type: z.literal("replaced"), providerId: shortIdSchema, connection: shortIdSchema }),
+]);
+export type DirectMessage = z.infer<typeof directMessageSchema>;
+
+function parseWith<T>(schema: z.ZodType<T>, text: string): T | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** An agent directory entry (the Redis hash's value), or undefined when it does not parse. */
+export function parseAgentEntry(text: string): AgentEntry | undefined {
+  return parseWith(agentEntrySchema, text);
+}
+
+/** A message of the shared channel, or undefined when it does not parse. */
+export function parseSharedMessage(text: string): SharedMessage | undefined {
+  return parseWith(sharedMessageSchema, text);
+}
+
+/** A message of a replica's own channel, or undefined when it does not parse. */
+export function parseDirectMessage(text: string): DirectMessage | undefined {
+  return parseWith(directMessageSchema, text);
+}
