@@ -59,6 +59,7 @@ export class HostedJobs {
       wake: undefined,
     };
     this.#jobs.set(job.id, job);
+    job.abort.signal.addEventListener("abort", () => job.wake?.(), { once: true });
     this.#pump(job, message).catch(() => undefined);
   }
 
@@ -125,7 +126,6 @@ export class HostedJobs {
         while (job.sent - job.acked >= job.window && this.#jobs.has(job.id))
           await new Promise<void>((resolve) => {
             job.wake = resolve;
-            job.abort.signal.addEventListener("abort", () => resolve(), { once: true });
           });
       }
       if (!started) reply({ type: "start", job: job.id, status: response.status, contentType, data: "" });
