@@ -92,7 +92,10 @@ export class ReplicaBus {
       await this.#beat();
     };
     connect().catch((error: unknown) => {
-      log.warn("marketplace bus: Redis unreachable at start; serving this replica's agents only", { error });
+      if (!this.#closed)
+        log.warn("marketplace bus: Redis unreachable at start; serving this replica's agents only", {
+          error,
+        });
     });
     const interval = Math.max(100, Math.floor(this.#options.replicaTimeoutMs / 3));
     this.#timer = setInterval(() => {
@@ -170,8 +173,12 @@ export class ReplicaBus {
         .del(this.#presenceKey(this.replicaId))
         .catch(() => undefined);
     }
-    for (const client of [this.#publisher, this.#subscriber])
-      if (client.isOpen) await client.close().catch(() => client.destroy());
+    for (const client of [this.#publisher, this.#subscriber]) {
+      // A client still connecting or reconnecting is destroyed: closing would wait for Redis.
+      if (!client.isOpen) continue;
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else client.destroy();
+    }
   }
 
   /** A replica said it is leaving, or its beats stopped: forget it at once. */

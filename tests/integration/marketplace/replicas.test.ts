@@ -310,7 +310,9 @@ describe.skipIf(skipReason !== undefined)("one marketplace across three replicas
     // A and B each saw two free slots and sent their jobs to C: C's count is the one that holds.
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(2);
     expect(statuses).toContain("refused by C");
-    expect(statuses.filter((status) => status !== 200 && status !== "refused by C" && status !== 503)).toEqual([]);
+    expect(
+      statuses.filter((status) => status !== 200 && status !== "refused by C" && status !== 503),
+    ).toEqual([]);
     expect(backend.peakActiveRequests).toBeLessThanOrEqual(price.max_concurrent);
     await expect.poll(() => balanceOfToken(token).then((balance) => balance.held)).toBe(0n);
   });
