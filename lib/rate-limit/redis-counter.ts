@@ -7,23 +7,47 @@ export interface RedisCounterConnection {
   close(): Promise<void>;
 }
 
-/** Connects to Redis and counts window hits with INCR and PEXPIRE in one MULTI round trip. */
+/** How long a start waits for Redis before going on without it (limits then count per replica). */
+const connectWaitMs = 2_000;
+/** A hit never waits on Redis longer than this: the limiter falls back to the local window. */
+const commandTimeoutMs = 1_000;
+
+/**
+ * Connects to Redis and counts window hits with INCR and PEXPIRE in one MULTI round trip. A
+ * Redis that is down does not hold the start (nor any request): the client keeps reconnecting in
+ * the background, commands fail at once meanwhile (no offline queue) and the caller counts locally.
+ */
 export async function connectRedisCounter(url: string): Promise<RedisCounterConnection> {
   const client = createClient({
     url,
-    socket: { reconnectStrategy: (retries) => Math.min(retries * 200, 5_000) },
+    disableOfflineQueue: true,
+    socket: { connectTimeout: commandTimeoutMs, reconnectStrategy: (retries) => Math.min(retries * 200, 5_000) },
   });
   client.on("error", (error: unknown) => log.warn("redis error", { error }));
-  await client.connect();
+  const connected = client.connect().then(
+    () => true,
+    () => false,
+  );
+  let waited: NodeJS.Timeout | undefined;
+  const ready = await Promise.race([
+    connected,
+    new Promise<false>((resolve) => {
+      waited = setTimeout(() => resolve(false), connectWaitMs);
+    }),
+  ]);
+  clearTimeout(waited);
+  if (!ready) log.warn("Redis unreachable at start: rate limits count per replica until it answers");
+  const commands = client.withCommandOptions({ timeout: commandTimeoutMs });
   return {
     counter: {
       async increment(key, ttlMs) {
-        const [count] = await client.multi().incr(key).pExpire(key, ttlMs).exec();
+        const [count] = await commands.multi().incr(key).pExpire(key, ttlMs).exec();
         return Number(count);
       },
     },
     close: async () => {
-      await client.quit().catch(() => undefined);
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else if (client.isOpen) client.destroy();
     },
   };
 }
