@@ -21,7 +21,10 @@ export async function connectRedisCounter(url: string): Promise<RedisCounterConn
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    socket: { connectTimeout: commandTimeoutMs, reconnectStrategy: (retries) => Math.min(retries * 200, 5_000) },
+    socket: {
+      connectTimeout: commandTimeoutMs,
+      reconnectStrategy: (retries) => Math.min(retries * 200, 5_000),
+    },
   });
   client.on("error", (error: unknown) => log.warn("redis error", { error }));
   const connected = client.connect().then(
