@@ -132,7 +132,9 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     // 256 KiB window, plus what sits in the streams' own buffers: far below the 4 MiB reply.
     expect(source.produced).toBeLessThanOrEqual(640 * 1024);
     await expect
-      .poll(() => replicaA.liveOffers().find((o) => o.providerId === "p-backpressure")?.freeSlots)
+      .poll(() => replicaA.liveOffers().find((o) => o.providerId === "p-backpressure")?.freeSlots, {
+        timeout: 5_000,
+      })
       .toBe(1);
     expect(replicaA.inFlight("p-backpressure")).toBe(1);
 
@@ -147,9 +149,11 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     }
     expect(received).toBe(chunkBytes * totalChunks);
     expect(ordered).toBe(true);
-    await expect.poll(() => replicaC.inFlight("p-backpressure")).toBe(0);
+    await expect.poll(() => replicaC.inFlight("p-backpressure"), { timeout: 5_000 }).toBe(0);
     handle.disconnect();
-    await expect.poll(() => replicaA.liveOffers().some((o) => o.providerId === "p-backpressure")).toBe(false);
+    await expect
+      .poll(() => replicaA.liveOffers().some((o) => o.providerId === "p-backpressure"), { timeout: 5_000 })
+      .toBe(false);
   });
 
   it("a caller on A who stops reading cancels the job at C and frees its slot", async () => {
@@ -160,7 +164,7 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     await reader?.read();
     await reader?.cancel();
     await expect.poll(() => sources[0]?.aborted, { timeout: 3_000 }).toBe(true);
-    await expect.poll(() => replicaC.inFlight("p-cancel")).toBe(0);
+    await expect.poll(() => replicaC.inFlight("p-cancel"), { timeout: 5_000 }).toBe(0);
     handle.disconnect();
   });
 
@@ -176,7 +180,7 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     expect(String((refused[0] as PromiseRejectedResult).reason)).toMatch(/no free capacity/);
     const served = results.find((result) => result.status === "fulfilled");
     await (served as PromiseFulfilledResult<Response>).value.body?.cancel();
-    await expect.poll(() => replicaC.inFlight("p-capacity")).toBe(0);
+    await expect.poll(() => replicaC.inFlight("p-capacity"), { timeout: 5_000 }).toBe(0);
     handle.disconnect();
   });
 
