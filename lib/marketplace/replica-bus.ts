@@ -50,6 +50,8 @@ export class ReplicaBus {
   readonly #names = new Map<string, string>();
   #state: BusState = "down";
   #beatOk = false;
+  /** Beats in a row that Redis did not take in time: one late beat on a busy machine is not an outage. */
+  #beatFailures = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   readonly #sharedChannel: string;
@@ -213,8 +215,11 @@ export class ReplicaBus {
         .publish(this.#sharedChannel, beat)
         .exec();
       this.#beatOk = true;
+      this.#beatFailures = 0;
     } catch {
-      this.#beatOk = false;
+      // A closed connection is seen at once (isReady); a slow one only after two beats in a row.
+      this.#beatFailures += 1;
+      if (this.#beatFailures >= 2) this.#beatOk = false;
     }
     this.#update();
   }
