@@ -7,6 +7,7 @@ import { asDatabaseStartStep } from "./db/database-unavailable";
 import { type BaseDepositSettings, baseDepositsLoader } from "./deposits/base-deposit-config";
 import type { CentralizedUpstreamName, Env } from "./env";
 import { loadEnv } from "./env";
+import { KeySpendLimits } from "./keys/key-spend-limits";
 import { BalanceLeases } from "./ledger/balance-lease";
 import { DatabaseJournal } from "./ledger/database-journal";
 import { HoldKeeper } from "./ledger/hold-keeper";
@@ -30,6 +31,8 @@ export interface AppContext {
   holds: HoldKeeper;
   /** Prepaid holds and settlements against per-process balance leases; undefined with BALANCE_LEASE=off. */
   leases: BalanceLeases | undefined;
+  /** Further API keys' spend limits, enforced in memory (lib/keys/key-spend-limits.ts). */
+  keyLimits: KeySpendLimits;
   /** The in-memory catalog index; `catalogStore` replaces it whenever the catalog changes. */
   catalog: CatalogIndex;
   catalogStore: CatalogStore;
@@ -58,6 +61,9 @@ export interface CreateAppContextOptions {
   /** Skip the background upkeep: hold sweeper, x402 reconciliation (tests drive them by hand). */
   sweeper?: boolean;
 }
+
+/** How soon a replica counts another's charges against a key's limit. */
+const keyLimitRefreshMs = 1_000;
 
 /** How soon a replica sees another's catalog change. */
 const catalogPollMs = 5_000;
@@ -112,6 +118,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     database,
     holds,
     leases,
+    keyLimits: new KeySpendLimits({ database: database.db, refreshMs: keyLimitRefreshMs }),
     catalog,
     catalogStore,
     upstreams,

@@ -3,6 +3,7 @@ import { SignOutButton } from "./sign-out-button";
 
 const tabs = [
   { href: "/dashboard", label: "Overview" },
+  { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/fund", label: "Add funds" },
   { href: "/dashboard/provider", label: "Provider" },
 ] as const;

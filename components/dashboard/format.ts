@@ -1,20 +1,16 @@
-/** Money on the dashboard: microunits (1 USDC = 1,000,000) shown as dollars. */
-export function formatUsd(microunits: bigint | number, options: { precise?: boolean } = {}): string {
+/**
+ * Money on the dashboard: microunits (1 USDC = 1,000,000) shown as dollars, exactly. Cents
+ * always show; digits below a cent show when they are not zero, so a balance is never shown
+ * as less than it is ($20.00 less $0.0008 reads $19.9992, not $19.99). (`precise` is what
+ * every amount now is; the option stays for callers written before.)
+ */
+export function formatUsd(microunits: bigint | number, _options: { precise?: boolean } = {}): string {
   const value = typeof microunits === "bigint" ? microunits : BigInt(Math.trunc(microunits));
   const negative = value < 0n;
   const absolute = negative ? -value : value;
   const whole = absolute / 1_000_000n;
   const fraction = (absolute % 1_000_000n).toString().padStart(6, "0");
-  // Small spends would read as $0.00 with cents only; show up to six places below a cent.
-  const digits =
-    options.precise || (whole === 0n && absolute > 0n && absolute < 10_000n)
-      ? trimTo(fraction, 2)
-      : fraction.slice(0, 2);
+  const digits = fraction.slice(0, 2) + fraction.slice(2).replace(/0+$/, "");
   const grouped = whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${negative ? "−" : ""}$${grouped}.${digits}`;
-}
-
-function trimTo(fraction: string, minimum: number): string {
-  const trimmed = fraction.replace(/0+$/, "");
-  return trimmed.length >= minimum ? trimmed : fraction.slice(0, minimum);
 }

@@ -34,6 +34,8 @@ import { withdrawEarnings } from "./hosts/withdraw-earnings";
 import { countTokens } from "./inference/count-tokens";
 import { listModels } from "./inference/list-models";
 import { deleteResponse, getStoredResponse } from "./inference/stored-response";
+import { createKey, revokeKey, rotateKey, updateKey } from "./keys/issue-key";
+import { listKeys } from "./keys/list-keys";
 import { listMarketplaceModels } from "./marketplace/list-marketplace-models";
 import { listProviders } from "./marketplace/list-providers";
 import { defineRoute, type RouteDefinition } from "./route-definition";
@@ -96,6 +98,48 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: getUsageSummary,
+  }),
+
+  // Further API keys of a token's account
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/keys",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listKeys,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/keys",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 4096,
+    handler: createKey,
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/proxy/:token/keys/:id",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 4096,
+    handler: updateKey,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/keys/:id/rotate",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: rotateKey,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/keys/:id/revoke",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: revokeKey,
   }),
 
   // Funding a prepaid token

@@ -25,6 +25,8 @@ export interface LeaseSettlement {
     providerId: string;
     usage: Usage;
     outcome: string;
+    /** The further API key that made the request, if not the token itself. */
+    apiKeyId?: string;
   };
 }
 
@@ -59,6 +61,7 @@ function asRecord(settlement: LeaseSettlement) {
     cache_read_tokens: usage.cacheReadTokens,
     cache_write_tokens: usage.cacheWriteTokens,
     outcome: settlement.usageRecord.outcome,
+    api_key_id: settlement.usageRecord.apiKeyId ?? null,
   };
 }
 
@@ -78,7 +81,8 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
             request_id text, account_id bigint, lease_id text, cost bigint, charged bigint, shortfall bigint,
             provider_account bigint, treasury_account bigint, loss_account bigint, provider_share bigint,
             metadata jsonb, model text, route text, provider_id text, input_tokens bigint,
-            output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint, outcome text)
+            output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint, outcome text,
+            api_key_id uuid)
         ), locked AS (
           -- Every account row this statement moves, locked first and in id order, as a lease
           -- top-up locks its account before its hold: no two writers wait on each other in a circle.
@@ -88,9 +92,9 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           ORDER BY id FOR UPDATE
         ), fresh AS (
           INSERT INTO usage_records (request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
-                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome)
+                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome, api_key_id)
           SELECT request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
-                 cache_read_tokens, cache_write_tokens, charged, outcome FROM input
+                 cache_read_tokens, cache_write_tokens, charged, outcome, api_key_id FROM input
           WHERE (SELECT COUNT(*) FROM locked) >= 0
           ON CONFLICT (request_id) DO NOTHING
           RETURNING request_id

@@ -33,6 +33,7 @@ export interface SettleInferenceInput {
     providerId: string;
     usage: Usage;
     outcome: string;
+    apiKeyId?: string;
   };
 }
 
@@ -113,10 +114,10 @@ export async function settleInference(
           RETURNING 1
         ), usage_row AS (
           INSERT INTO usage_records (request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
-                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome)
+                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome, api_key_id)
           SELECT ${input.usageRecord.requestId}, ${input.accountId}, ${input.usageRecord.model}, ${input.usageRecord.route},
                  ${input.usageRecord.providerId}, ${usage.inputTokens}, ${usage.outputTokens}, ${usage.cacheReadTokens},
-                 ${usage.cacheWriteTokens}, charged, ${input.usageRecord.outcome}
+                 ${usage.cacheWriteTokens}, charged, ${input.usageRecord.outcome}, ${input.usageRecord.apiKeyId ?? null}::uuid
           FROM user_account
           RETURNING 1
         )

@@ -91,6 +91,7 @@ export async function handleEmbeddings(call: ApiCall<"token">): Promise<Response
     choices: 1,
     callerLimit: true,
     balanceShare: app.env.HOLD_BALANCE_SHARE,
+    key: principal.key,
   });
   try {
     const success = await dispatchWithFailover(candidates, {

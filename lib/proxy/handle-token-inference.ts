@@ -42,6 +42,7 @@ export async function handleTokenInference(
     choices: prepared.inference.choices,
     callerLimit: prepared.inference.maxTokens !== undefined,
     balanceShare: app.env.HOLD_BALANCE_SHARE,
+    key: record.key,
   });
   let response: Response;
   try {

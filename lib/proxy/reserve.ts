@@ -1,12 +1,21 @@
 import type { AppContext } from "../app-context";
 import { GatewayError } from "../errors/gateway-error";
+import type { KeyPrincipal } from "../keys/key-principal";
+import type { KeyClaim } from "../keys/key-spend-limits";
 import { placeBoundedHold } from "../ledger/holds";
 import { outstandingOf } from "../ledger/receivables";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { affordableOutputTokens, type TokenPrice, worstCaseCost } from "../pricing/cost";
 
-/** A hold row of its own (x402, or leases off), or an amount held in memory against this process's lease. */
-export type ReservedHold = { kind: "row"; id: string } | { kind: "lease"; amount: bigint };
+/**
+ * A hold row of its own (x402, or leases off), or an amount held in memory against this
+ * process's lease; with the claim on its key's spend limit when a limited key made the request.
+ */
+export type ReservedHold = ({ kind: "row"; id: string } | { kind: "lease"; amount: bigint }) & {
+  /** The further API key that made the request (its usage record names it). */
+  apiKeyId?: string;
+  key?: KeyClaim;
+};
 
 export interface Reservation {
   hold: ReservedHold;
@@ -28,6 +37,8 @@ export interface ReserveInput {
   callerLimit: boolean;
   /** Without a caller limit, hold at most 1/share of the free balance above the minimum. */
   balanceShare: number;
+  /** The further API key making the request, if any: its spend limit bounds the hold. */
+  key?: KeyPrincipal | undefined;
 }
 
 /**
@@ -47,6 +58,64 @@ export async function reserveForRequest(app: AppContext, input: ReserveInput): P
     share: BigInt(input.balanceShare),
     whole: input.callerLimit,
   };
+  // A limited key claims its share of the limit first (synchronously against racing requests);
+  // the hold is never more than the claim, so the charge never takes the key past its limit.
+  const keyClaim = await claimKeyLimit(app, input.key, bounds.min, bounds.max);
+  if (keyClaim) bounds.max = keyClaim.amount;
+  try {
+    const { reservation, amount } = await reserveBalance(app, input, bounds);
+    if (input.key) reservation.hold.apiKeyId = input.key.id;
+    if (keyClaim) {
+      app.keyLimits.shrink(keyClaim, amount);
+      reservation.hold.key = keyClaim;
+    }
+    return reservation;
+  } catch (error) {
+    if (keyClaim) app.keyLimits.release(keyClaim);
+    throw error;
+  }
+}
+
+async function claimKeyLimit(
+  app: AppContext,
+  key: KeyPrincipal | undefined,
+  least: bigint,
+  most: bigint,
+): Promise<KeyClaim | undefined> {
+  if (!key?.limit) return undefined;
+  const claimed = await app.keyLimits.claim(key.id, key.limit, least, most);
+  if (claimed.type === "claimed") return claimed.claim;
+  gatewayMetrics.holdsRefused.inc();
+  throw new GatewayError(
+    "key_limit_reached",
+    `key limit reached: this key may spend ${formatMicrounits(claimed.limit.microunits)} USD per ${claimed.limit.period} (UTC) and has spent ${formatMicrounits(claimed.spent)}; it resets at ${claimed.resetsAt.toISOString()}. The account's other keys and its token are not limited by it`,
+    {
+      details: {
+        limit_microunits: Number(claimed.limit.microunits),
+        limit_period: claimed.limit.period,
+        spent_microunits: Number(claimed.spent),
+        needed_microunits: Number(least),
+        resets_at: claimed.resetsAt.toISOString(),
+      },
+    },
+  );
+}
+
+/** Dollars with every microunit shown: a limit message must not round. */
+function formatMicrounits(microunits: bigint): string {
+  const whole = microunits / 1_000_000n;
+  const fraction = (microunits % 1_000_000n)
+    .toString()
+    .padStart(6, "0")
+    .replace(/0{1,4}$/, "");
+  return `$${whole}.${fraction.padEnd(2, "0")}`;
+}
+
+async function reserveBalance(
+  app: AppContext,
+  input: ReserveInput,
+  bounds: { accountId: bigint; max: bigint; min: bigint; share: bigint; whole: boolean },
+): Promise<{ reservation: Reservation; amount: bigint }> {
   let hold:
     | { type: "insufficient"; available: bigint; owes?: boolean | undefined }
     | { type: "held"; amount: bigint; availableAfter: bigint; held: ReservedHold };
@@ -73,9 +142,12 @@ export async function reserveForRequest(app: AppContext, input: ReserveInput): P
     affordableOutputTokens(hold.amount, input.inputTokens, input.price) / input.choices,
   );
   return {
-    hold: hold.held,
-    availableAfter: hold.availableAfter,
-    maxOutputTokens: Math.max(1, Math.min(input.maxOutputTokens, covered)),
+    reservation: {
+      hold: hold.held,
+      availableAfter: hold.availableAfter,
+      maxOutputTokens: Math.max(1, Math.min(input.maxOutputTokens, covered)),
+    },
+    amount: hold.amount,
   };
 }
 
@@ -108,6 +180,7 @@ export async function releaseReservation(
   accountId: bigint,
   hold: ReservedHold,
 ): Promise<void> {
+  if (hold.key) app.keyLimits.release(hold.key);
   if (hold.kind === "lease") app.leases?.release(accountId, hold.amount);
   else await app.holds.release(hold.id);
 }

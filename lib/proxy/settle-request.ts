@@ -88,6 +88,7 @@ async function settlementParts(app: AppContext, input: SettleRequestInput) {
       model: input.model,
       route: input.candidate.route,
       provider: input.candidate.providerId,
+      ...(input.hold.apiKeyId === undefined ? {} : { api_key_id: input.hold.apiKeyId }),
     },
   };
   const usageRecord = {
@@ -96,6 +97,7 @@ async function settlementParts(app: AppContext, input: SettleRequestInput) {
     providerId: input.candidate.providerId,
     usage: input.usage,
     outcome: input.outcome,
+    ...(input.hold.apiKeyId === undefined ? {} : { apiKeyId: input.hold.apiKeyId }),
   };
   return { cost, shared, usageRecord };
 }
@@ -125,6 +127,8 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
       usageRecord: { requestId: input.requestId, ...usageRecord },
     });
   }
+  // The key's limit counts the charge from now on (its claim goes back).
+  if (input.hold.key) app.keyLimits.settle(input.hold.key, input.requestId, settled.charged);
   gatewayMetrics.settlements.inc({ outcome: input.outcome, route: input.candidate.route });
   gatewayMetrics.chargedMicrounits.inc({}, Number(settled.charged));
   if (settled.shortfall > 0n) {

@@ -1,13 +1,17 @@
 import { eq } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { apiTokens } from "../db/schema";
+import type { KeyPrincipal } from "../keys/key-principal";
 import { hashToken } from "./token-hash";
 
 export interface TokenRecord {
+  /** The token's id; for a further API key, the id of the token whose account it spends. */
   id: string;
   accountId: bigint;
   depositCode: string;
   activatedAt: Date | null;
+  /** Set when the request was made with a further API key rather than the token itself. */
+  key?: KeyPrincipal;
 }
 
 export async function findToken(executor: Executor, token: string): Promise<TokenRecord | undefined> {

@@ -219,6 +219,30 @@ const cases: Case[] = [
     body: { model: "gpt-4o-mini", input: "hi" },
   },
   { name: "usage", method: "GET", path: () => `/proxy/${reader}/usage` },
+  { name: "api keys", method: "GET", path: () => `/proxy/${reader}/keys` },
+  // A key made here would differ between the two servers (its secret): compare the refusals.
+  {
+    name: "api key with an empty label",
+    method: "POST",
+    path: () => `/proxy/${reader}/keys`,
+    body: { label: " " },
+  },
+  {
+    name: "relabel an unknown api key",
+    method: "PATCH",
+    path: () => `/proxy/${reader}/keys/00000000-0000-4000-8000-000000000000`,
+    body: { label: "x" },
+  },
+  {
+    name: "rotate an unknown api key",
+    method: "POST",
+    path: () => `/proxy/${reader}/keys/00000000-0000-4000-8000-000000000000/rotate`,
+  },
+  {
+    name: "revoke an unknown api key",
+    method: "POST",
+    path: () => `/proxy/${reader}/keys/00000000-0000-4000-8000-000000000000/revoke`,
+  },
   { name: "funding options", method: "GET", path: () => `/proxy/${reader}/funding` },
   { name: "funding history", method: "GET", path: () => `/proxy/${reader}/funding/history` },
   {

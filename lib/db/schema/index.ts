@@ -1,4 +1,5 @@
 export * from "./accounts";
+export * from "./api-keys";
 export * from "./base-deposits";
 export * from "./catalog";
 export * from "./funding";

@@ -1,4 +1,4 @@
-import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 /**
  * One row per billed request: what was served, by whom, and what it cost. Token counts are
@@ -18,9 +18,15 @@ export const usageRecords = pgTable(
     cacheWriteTokens: bigint("cache_write_tokens", { mode: "number" }).notNull(),
     costMicrounits: bigint("cost_microunits", { mode: "bigint" }).notNull(),
     outcome: text("outcome").notNull(),
+    /** The API key that made the request (api_keys.id); null for the token itself. */
+    apiKeyId: uuid("api_key_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index("usage_records_account_idx").on(table.accountId)],
+  (table) => [
+    index("usage_records_account_idx").on(table.accountId),
+    // A key's spend in its limit period is summed from here.
+    index("usage_records_api_key_idx").on(table.apiKeyId, table.createdAt),
+  ],
 );
 
 /**

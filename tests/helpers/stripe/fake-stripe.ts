@@ -33,7 +33,32 @@ interface FakeCheckoutSession {
   success_url: string | null;
   cancel_url: string | null;
   url: string | null;
+  customer: string | null;
+  setup_intent: string | null;
   line_items_preview: { name: string; amount: number }[];
+}
+
+interface FakeCard {
+  brand: string;
+  last4: string;
+  /** Charges on it are declined (card_declined), as Stripe's 4000 0000 0000 0341 test card. */
+  declines: boolean;
+}
+
+interface FakePaymentIntent {
+  id: string;
+  object: "payment_intent";
+  amount: number;
+  amount_received: number;
+  currency: string;
+  customer: string | null;
+  payment_method: string | null;
+  metadata: Record<string, string>;
+  status: "succeeded" | "requires_payment_method";
+  latest_charge: string | null;
+  created: number;
+  livemode: false;
+  off_session?: boolean;
 }
 
 interface WebhookDelivery {
@@ -59,8 +84,12 @@ export interface FakeStripe {
   sessions: Map<string, FakeCheckoutSession>;
   /** Every event built so far, oldest first. */
   events: FakeStripeEvent[];
-  /** API requests the SDK made (method, path, form body). */
-  requests: { method: string; path: string; body: Record<string, FormValue> }[];
+  /** API requests the SDK made (method, path, form body, Idempotency-Key). */
+  requests: { method: string; path: string; body: Record<string, FormValue>; idempotencyKey?: string }[];
+  /** Payment intents created through the API (off-session charges of saved cards), by id. */
+  paymentIntents: Map<string, FakePaymentIntent>;
+  /** The card the next setup-mode checkout saves (default: a Visa ending 4242 that pays). */
+  setNextCard(card: Partial<FakeCard>): void;
   setWebhookUrl(url: string): void;
   /** Pays a session as the hosted page does; delivers checkout.session.completed. */
   complete(sessionId: string, options?: { paymentStatus?: "paid" | "unpaid" }): Promise<WebhookDelivery>;
@@ -130,13 +159,22 @@ interface LineItemForm {
 export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeStripe> {
   const sessions = new Map<string, FakeCheckoutSession>();
   const charges = new Map<string, { id: string; paymentIntent: string; amount: number; refunded: number }>();
+  const customers = new Map<string, Record<string, unknown>>();
+  const paymentMethods = new Map<string, { id: string; customer: string | null; card: FakeCard }>();
+  const setupIntents = new Map<string, Record<string, unknown>>();
+  const paymentIntents = new Map<string, FakePaymentIntent>();
+  /** Stripe answers a repeated Idempotency-Key with the first answer. */
+  const idempotent = new Map<string, { status: number; body: unknown }>();
+  let nextCard: FakeCard = { brand: "visa", last4: "4242", declines: false };
   const events: FakeStripeEvent[] = [];
   const requests: FakeStripe["requests"] = [];
   let webhookUrl = options.webhookUrl;
   let origin = "";
 
   const createSession = (form: Record<string, FormValue>, response: ServerResponse) => {
-    if (form.mode !== "payment") return stripeError(response, 400, "Only mode=payment is faked.", "mode");
+    if (form.mode === "setup") return createSetupSession(form, response);
+    if (form.mode !== "payment")
+      return stripeError(response, 400, "Only modes payment and setup are faked.", "mode");
     const items = (Array.isArray(form.line_items) ? form.line_items : []) as LineItemForm[];
     if (items.length === 0) return stripeError(response, 400, "line_items is required.", "line_items");
     let total = 0;
@@ -177,10 +215,143 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       success_url: form.success_url,
       cancel_url: typeof form.cancel_url === "string" ? form.cancel_url : null,
       url: `${origin}/c/pay/${id}`,
+      customer: typeof form.customer === "string" ? form.customer : null,
+      setup_intent: null,
       line_items_preview: preview,
     };
     sessions.set(id, session);
     json(response, 200, publicSession(session));
+  };
+
+  /** Checkout in setup mode: saves a card to a customer for later off-session charges. */
+  const createSetupSession = (form: Record<string, FormValue>, response: ServerResponse) => {
+    if (typeof form.customer !== "string" || !customers.has(form.customer))
+      return stripeError(response, 400, "No such customer.", "customer");
+    if (typeof form.success_url !== "string")
+      return stripeError(response, 400, "Missing required param: success_url.", "success_url");
+    const id = newStripeId("cs");
+    const session: FakeCheckoutSession = {
+      id,
+      object: "checkout.session",
+      amount_subtotal: 0,
+      amount_total: 0,
+      currency: typeof form.currency === "string" ? form.currency : "usd",
+      client_reference_id: typeof form.client_reference_id === "string" ? form.client_reference_id : null,
+      created: now(),
+      expires_at: now() + 24 * 3600,
+      livemode: false,
+      metadata: (typeof form.metadata === "object" && !Array.isArray(form.metadata)
+        ? form.metadata
+        : {}) as Record<string, string>,
+      mode: "setup",
+      payment_intent: null,
+      payment_status: "no_payment_required",
+      status: "open",
+      success_url: form.success_url,
+      cancel_url: typeof form.cancel_url === "string" ? form.cancel_url : null,
+      url: `${origin}/c/pay/${id}`,
+      customer: form.customer,
+      setup_intent: null,
+      line_items_preview: [],
+    };
+    sessions.set(id, session);
+    json(response, 200, publicSession(session));
+  };
+
+  const publicPaymentMethod = (id: string) => {
+    const method = paymentMethods.get(id);
+    if (!method) return undefined;
+    return {
+      id,
+      object: "payment_method",
+      type: "card",
+      customer: method.customer,
+      card: { brand: method.card.brand, last4: method.card.last4, exp_month: 12, exp_year: 2030 },
+      created: now(),
+      livemode: false,
+    };
+  };
+
+  const publicCharge = (chargeId: string) => {
+    const charge = [...charges.values()].find((entry) => entry.id === chargeId);
+    if (!charge) return chargeId;
+    return {
+      id: charge.id,
+      object: "charge",
+      amount: charge.amount,
+      amount_refunded: charge.refunded,
+      currency: "usd",
+      paid: true,
+      payment_intent: charge.paymentIntent,
+      receipt_url: `${origin}/receipts/${charge.id}`,
+      status: "succeeded",
+    };
+  };
+
+  const expanded = (intent: FakePaymentIntent, expand: FormValue | undefined) => {
+    const fields = Array.isArray(expand) ? expand : typeof expand === "string" ? [expand] : [];
+    return fields.includes("latest_charge") && intent.latest_charge
+      ? { ...intent, latest_charge: publicCharge(intent.latest_charge) }
+      : intent;
+  };
+
+  /** An off-session charge of a saved card (`confirm=true`), answered as Stripe does. */
+  const createPaymentIntent = (form: Record<string, FormValue>, response: ServerResponse) => {
+    const amount = Number(form.amount);
+    if (!Number.isInteger(amount) || amount < 50)
+      return stripeError(response, 400, "Amount must be at least $0.50 usd.", "amount");
+    const methodId = typeof form.payment_method === "string" ? form.payment_method : "";
+    const method = paymentMethods.get(methodId);
+    if (!method) return stripeError(response, 400, `No such PaymentMethod: '${methodId}'`, "payment_method");
+    if (form.customer !== method.customer)
+      return stripeError(
+        response,
+        400,
+        "The customer does not have a payment method with that ID.",
+        "customer",
+      );
+    const intent: FakePaymentIntent = {
+      id: newStripeId("pi"),
+      object: "payment_intent",
+      amount,
+      amount_received: 0,
+      currency: typeof form.currency === "string" ? form.currency : "usd",
+      customer: method.customer,
+      payment_method: methodId,
+      metadata: (typeof form.metadata === "object" && !Array.isArray(form.metadata)
+        ? form.metadata
+        : {}) as Record<string, string>,
+      status: "requires_payment_method",
+      latest_charge: null,
+      created: now(),
+      livemode: false,
+    };
+    paymentIntents.set(intent.id, intent);
+    if (method.card.declines) {
+      const body = {
+        error: {
+          type: "card_error",
+          code: "card_declined",
+          decline_code: "generic_decline",
+          message: "Your card was declined.",
+          payment_intent: intent,
+        },
+      };
+      response.writeHead(402, { "content-type": "application/json", "request-id": newStripeId("req") });
+      response.end(JSON.stringify(body));
+      void sendEvent("payment_intent.payment_failed", { ...intent }).catch(() => undefined);
+      return { status: 402, body };
+    }
+    const chargeId = newStripeId("ch");
+    charges.set(intent.id, { id: chargeId, paymentIntent: intent.id, amount, refunded: 0 });
+    intent.status = "succeeded";
+    intent.amount_received = amount;
+    intent.latest_charge = chargeId;
+    const body = expanded(intent, form.expand);
+    json(response, 200, body);
+    // Stripe also tells the webhook, a moment later.
+    setTimeout(() => void sendEvent("payment_intent.succeeded", { ...intent }).catch(() => undefined), 20);
+    return { status: 200, body };
   };
 
   const buildEvent = (type: string, object: Record<string, unknown>): FakeStripeEvent => {
@@ -238,14 +409,46 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   const complete: FakeStripe["complete"] = async (sessionId, completeOptions = {}) => {
     const session = sessions.get(sessionId);
     if (!session) throw new Error(`fake stripe: no session ${sessionId}`);
+    if (session.mode === "setup") {
+      const methodId = newStripeId("pm");
+      paymentMethods.set(methodId, { id: methodId, customer: session.customer, card: nextCard });
+      const setupId = newStripeId("seti");
+      setupIntents.set(setupId, {
+        id: setupId,
+        object: "setup_intent",
+        customer: session.customer,
+        payment_method: methodId,
+        status: "succeeded",
+        usage: "off_session",
+        livemode: false,
+      });
+      session.setup_intent = setupId;
+      session.status = "complete";
+      return sendEvent("checkout.session.completed", publicSession(session));
+    }
     const paymentStatus = completeOptions.paymentStatus ?? "paid";
     if (!session.payment_intent) {
       session.payment_intent = newStripeId("pi");
+      const chargeId = newStripeId("ch");
       charges.set(session.payment_intent, {
-        id: newStripeId("ch"),
+        id: chargeId,
         paymentIntent: session.payment_intent,
         amount: session.amount_total,
         refunded: 0,
+      });
+      paymentIntents.set(session.payment_intent, {
+        id: session.payment_intent,
+        object: "payment_intent",
+        amount: session.amount_total,
+        amount_received: session.amount_total,
+        currency: session.currency,
+        customer: session.customer,
+        payment_method: null,
+        metadata: {},
+        status: "succeeded",
+        latest_charge: chargeId,
+        created: now(),
+        livemode: false,
       });
     }
     session.status = "complete";
@@ -289,12 +492,68 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     const url = new URL(request.url ?? "/", origin);
     const path = url.pathname;
     if (path.startsWith("/v1/")) {
-      const body = parseStripeForm(await readBody(request));
-      requests.push({ method: request.method ?? "", path, body });
+      const raw = await readBody(request);
+      // GET parameters (expand[]) travel in the query string.
+      const body = parseStripeForm(request.method === "GET" ? url.search.slice(1) : raw);
+      const idempotencyKey =
+        typeof request.headers["idempotency-key"] === "string"
+          ? request.headers["idempotency-key"]
+          : undefined;
+      requests.push({
+        method: request.method ?? "",
+        path,
+        body,
+        ...(idempotencyKey ? { idempotencyKey } : {}),
+      });
       if (!/^Bearer sk_(test|live)_\S+$/.test(request.headers.authorization ?? "")) {
         return stripeError(response, 401, "Invalid API Key provided.");
       }
+      if (request.method === "POST" && idempotencyKey) {
+        const replay = idempotent.get(`${path}:${idempotencyKey}`);
+        if (replay) {
+          response.writeHead(replay.status, {
+            "content-type": "application/json",
+            "request-id": newStripeId("req"),
+            "idempotent-replayed": "true",
+          });
+          return response.end(JSON.stringify(replay.body));
+        }
+      }
       if (request.method === "POST" && path === "/v1/checkout/sessions") return createSession(body, response);
+      if (request.method === "POST" && path === "/v1/customers") {
+        const customer = {
+          id: newStripeId("cus"),
+          object: "customer",
+          created: now(),
+          livemode: false,
+          metadata: typeof body.metadata === "object" && !Array.isArray(body.metadata) ? body.metadata : {},
+        };
+        customers.set(customer.id, customer);
+        return json(response, 200, customer);
+      }
+      if (request.method === "POST" && path === "/v1/payment_intents") {
+        const answered = createPaymentIntent(body, response);
+        if (answered && idempotencyKey) idempotent.set(`${path}:${idempotencyKey}`, answered);
+        return;
+      }
+      const intentMatch = /^\/v1\/payment_intents\/([^/]+)$/.exec(path);
+      if (request.method === "GET" && intentMatch?.[1]) {
+        const intent = paymentIntents.get(intentMatch[1]);
+        if (!intent) return stripeError(response, 404, `No such payment_intent: '${intentMatch[1]}'`, "id");
+        return json(response, 200, expanded(intent, body.expand));
+      }
+      const setupMatch = /^\/v1\/setup_intents\/([^/]+)$/.exec(path);
+      if (request.method === "GET" && setupMatch?.[1]) {
+        const intent = setupIntents.get(setupMatch[1]);
+        if (!intent) return stripeError(response, 404, `No such setupintent: '${setupMatch[1]}'`, "id");
+        return json(response, 200, intent);
+      }
+      const methodMatch = /^\/v1\/payment_methods\/([^/]+)$/.exec(path);
+      if (request.method === "GET" && methodMatch?.[1]) {
+        const method = publicPaymentMethod(methodMatch[1]);
+        if (!method) return stripeError(response, 404, `No such PaymentMethod: '${methodMatch[1]}'`, "id");
+        return json(response, 200, method);
+      }
       // Every event, newest first, in one page: what reconciliation reads from Stripe's API.
       if (request.method === "GET" && path === "/v1/events")
         return json(response, 200, {
@@ -315,6 +574,16 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         return json(response, 200, publicSession(session));
       }
       return stripeError(response, 404, `Unrecognized request URL (${request.method}: ${path}).`);
+    }
+    const receipt = /^\/receipts\/([^/]+)$/.exec(path);
+    if (receipt?.[1]) {
+      const charge = [...charges.values()].find((entry) => entry.id === receipt[1]);
+      response.writeHead(charge ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
+      return response.end(
+        charge
+          ? `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Receipt (local Stripe fake)</title></head><body><h1>Receipt</h1><p>Paid $${(charge.amount / 100).toFixed(2)} · ${escapeHtml(charge.id)}</p></body></html>`
+          : "not found",
+      );
     }
     const page = /^\/c\/pay\/([^/]+)(\/complete|\/cancel)?$/.exec(path);
     const session = page?.[1] ? sessions.get(page[1]) : undefined;
@@ -348,6 +617,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     sessions,
     events,
     requests,
+    paymentIntents,
+    setNextCard(card) {
+      nextCard = { ...nextCard, ...card };
+    },
     setWebhookUrl(url) {
       webhookUrl = url;
     },
@@ -411,6 +684,14 @@ function checkoutPage(session: FakeCheckoutSession): string {
   const rows = session.line_items_preview
     .map((item) => `<tr><td>${escapeHtml(item.name)}</td><td>${money(item.amount)}</td></tr>`)
     .join("");
+  if (session.mode === "setup")
+    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Save a card (local Stripe fake)</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 28rem; margin: 2rem auto; padding: 0 1rem">
+<p><strong>Local Stripe fake</strong>: no card is charged now.</p>
+<h1>Save a card for later payments</h1>
+${session.status === "open" ? `<form method="post" action="/c/pay/${session.id}/complete"><button type="submit">Save card</button></form>` : `<p>This checkout session is ${session.status}.</p>`}
+</body></html>`;
   const state =
     session.status === "open"
       ? `<form method="post" action="/c/pay/${session.id}/complete"><button type="submit">Pay ${money(session.amount_total)}</button></form>
