@@ -1,4 +1,5 @@
 import path from "node:path";
+import { BalanceWatcher } from "./balance-watch/balance-watcher";
 import type { CatalogIndex } from "./catalog/catalog-index";
 import { CatalogStore } from "./catalog/catalog-store";
 import { seedCatalog } from "./catalog/seed-catalog";
@@ -7,6 +8,7 @@ import { asDatabaseStartStep } from "./db/database-unavailable";
 import { type BaseDepositSettings, baseDepositsLoader } from "./deposits/base-deposit-config";
 import type { CentralizedUpstreamName, Env } from "./env";
 import { loadEnv } from "./env";
+import { cardSettings } from "./funding/card-settings";
 import { KeySpendLimits } from "./keys/key-spend-limits";
 import { BalanceLeases } from "./ledger/balance-lease";
 import { DatabaseJournal } from "./ledger/database-journal";
@@ -33,6 +35,8 @@ export interface AppContext {
   leases: BalanceLeases | undefined;
   /** Further API keys' spend limits, enforced in memory (lib/keys/key-spend-limits.ts). */
   keyLimits: KeySpendLimits;
+  /** Low-balance alerts and auto top-up, checked after charges (lib/balance-watch). */
+  balanceWatch: BalanceWatcher;
   /** The in-memory catalog index; `catalogStore` replaces it whenever the catalog changes. */
   catalog: CatalogIndex;
   catalogStore: CatalogStore;
@@ -119,6 +123,12 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     holds,
     leases,
     keyLimits: new KeySpendLimits({ database: database.db, refreshMs: keyLimitRefreshMs }),
+    balanceWatch: new BalanceWatcher({
+      database: database.db,
+      leases,
+      card: () => cardSettings(env),
+      allowPrivateUrls: env.BALANCE_ALERT_ALLOW_PRIVATE_URLS,
+    }),
     catalog,
     catalogStore,
     upstreams,

@@ -191,6 +191,14 @@ const envSchema = z.object({
       .regex(/^\d{1,9}(\.\d{1,6})?$/, "a decimal USD price such as 150.25")
       .optional(),
   ),
+  /**
+   * Low-balance alert webhooks may go to http:// and to private, loopback or link-local
+   * addresses (a gateway on a private network, tests). Off: https to public addresses only.
+   */
+  BALANCE_ALERT_ALLOW_PRIVATE_URLS: z
+    .enum(["true", "false", "1", "0"])
+    .default("false")
+    .transform((value) => value === "true" || value === "1"),
   /** Behind a reverse proxy: take the client IP from X-Forwarded-For instead of the socket. */
   TRUST_PROXY: z
     .enum(["true", "false", "1", "0"])

@@ -91,6 +91,11 @@ function parseAmount(text: string): bigint | undefined {
   return value > 0n ? value : undefined;
 }
 
+/** A wallet injected as `window.ethereum` (older wallets that do not announce themselves). */
+function hasInjectedWallet(): boolean {
+  return typeof window !== "undefined" && (window as { ethereum?: unknown }).ethereum !== undefined;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));
 
 function DepositForm({ token, options }: { token: string; options: BaseOptions }) {
@@ -108,9 +113,11 @@ function DepositForm({ token, options }: { token: string; options: BaseOptions }
   const amount = parseAmount(amountText);
   const belowMinimum = amount !== undefined && amount < BigInt(options.min_microunits);
   const address = connection.address;
-  // The injected fallback only when no wallet announced itself through EIP-6963.
+  // The injected fallback only when no wallet announced itself through EIP-6963, and only when
+  // a wallet is actually injected: without one it would offer "Connect Injected" and then fail
+  // with "Provider not found".
   const announced = connectors.filter((connector) => connector.id !== "injected");
-  const choices = announced.length > 0 ? announced : connectors;
+  const choices = announced.length > 0 ? announced : hasInjectedWallet() ? connectors : [];
 
   async function deposit() {
     if (address === undefined || amount === undefined) return;
@@ -178,8 +185,8 @@ function DepositForm({ token, options }: { token: string; options: BaseOptions }
       {connection.status !== "connected" || address === undefined ? (
         choices.length === 0 ? (
           <p className="dash-alert dash-alert--info">
-            No EVM wallet found in this browser. Install one (any wallet that announces itself to pages) and
-            reload.
+            No EVM wallet found in this browser. Open this page in a browser with a wallet extension
+            (MetaMask, Coinbase Wallet, Rabby…) or in your wallet app's browser, or fund by card above.
           </p>
         ) : (
           <fieldset className="dash-wallets" aria-label="EVM wallets">
@@ -202,7 +209,7 @@ function DepositForm({ token, options }: { token: string; options: BaseOptions }
                   // biome-ignore lint/performance/noImgElement: a wallet's own data: URI icon.
                   <img src={connector.icon} alt="" />
                 ) : null}
-                Connect {connector.name}
+                Connect {connector.id === "injected" ? "browser wallet" : connector.name}
               </button>
             ))}
           </fieldset>

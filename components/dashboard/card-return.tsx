@@ -52,8 +52,8 @@ export function CardReturn({ token, sessionId }: { token: string; sessionId: str
 
   const state = status?.status ?? "open";
   return (
-    <section className="dash-card" aria-labelledby="return-title" aria-live="polite" data-status={state}>
-      <h2 id="return-title">Card payment</h2>
+    // The page's h1 already says "Card payment": this card names its state only to assistive tech.
+    <section className="dash-card" aria-label="Payment status" aria-live="polite" data-status={state}>
       {state === "credited" && status ? (
         <>
           <p className="dash-alert dash-alert--ok">

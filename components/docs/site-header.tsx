@@ -3,6 +3,13 @@ import { Logo } from "./logo";
 import { Search } from "./search";
 import { ThemeToggle } from "./theme-toggle";
 
+const siteLinks = [
+  { href: "/docs", label: "Docs" },
+  { href: "/docs/api/overview", label: "API" },
+  { href: "/docs/resources/for-agents", label: "For agents" },
+  { href: "/dashboard", label: "Dashboard" },
+] as const;
+
 /** The top bar of every page: brand, search, docs links and the theme switch. */
 export function SiteHeader({ withMenu = false }: { withMenu?: boolean }) {
   return (
@@ -24,14 +31,32 @@ export function SiteHeader({ withMenu = false }: { withMenu?: boolean }) {
           <span className="brand__name">Pod Gateway</span>
         </Link>
         <nav className="site-header__links" aria-label="Site">
-          <Link href="/docs">Docs</Link>
-          <Link href="/docs/api/overview">API</Link>
-          <Link href="/docs/resources/for-agents">For agents</Link>
-          <Link href="/dashboard">Dashboard</Link>
+          {siteLinks.map((link) => (
+            <Link key={link.href} href={link.href}>
+              {link.label}
+            </Link>
+          ))}
         </nav>
         <div className="site-header__actions">
           <Search />
           <ThemeToggle />
+          {/* Phones: the links above are hidden, so they open from here (no script needed). */}
+          <details className="site-header__more">
+            <summary className="icon-button" aria-label="Menu">
+              <svg aria-hidden="true" width="20" height="20" viewBox="0 0 24 24">
+                <circle cx="12" cy="5" r="1.8" fill="currentColor" />
+                <circle cx="12" cy="12" r="1.8" fill="currentColor" />
+                <circle cx="12" cy="19" r="1.8" fill="currentColor" />
+              </svg>
+            </summary>
+            <nav className="site-header__more-list" aria-label="Site menu">
+              {siteLinks.map((link) => (
+                <Link key={link.href} href={link.href}>
+                  {link.label}
+                </Link>
+              ))}
+            </nav>
+          </details>
         </div>
       </div>
     </header>

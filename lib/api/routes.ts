@@ -12,6 +12,8 @@ import { getHostTrust } from "./admin/get-host-trust";
 import { getReconciliation } from "./admin/get-reconciliation";
 import { setHostStatus } from "./admin/set-host-status";
 import { slashHost } from "./admin/slash-host";
+import { getAutoTopUp, setAutoTopUp, setUpAutoTopUpCard } from "./balance/auto-top-up";
+import { getBalanceAlert, removeBalanceAlert, setBalanceAlert } from "./balance/balance-alert";
 import { listUnmatched } from "./deposits/list-unmatched-deposits";
 import { assignUnmatched, refundUnmatched } from "./deposits/resolve-deposit";
 import { fundBase, getBaseDepositTypedData } from "./funding/fund-base";
@@ -140,6 +142,56 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: revokeKey,
+  }),
+
+  // Low-balance alerts and auto top-up by card
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/balance-alert",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getBalanceAlert,
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/proxy/:token/balance-alert",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 4096,
+    handler: setBalanceAlert,
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/proxy/:token/balance-alert",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: removeBalanceAlert,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/auto-top-up",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getAutoTopUp,
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/proxy/:token/auto-top-up",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 4096,
+    handler: setAutoTopUp,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/auto-top-up/card",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: setUpAutoTopUpCard,
   }),
 
   // Funding a prepaid token

@@ -129,6 +129,8 @@ export async function settleRequest(app: AppContext, input: SettleRequestInput) 
   }
   // The key's limit counts the charge from now on (its claim goes back).
   if (input.hold.key) app.keyLimits.settle(input.hold.key, input.requestId, settled.charged);
+  // A low-balance alert or auto top-up of this account may be due (a map lookup when none is set).
+  if (settled.charged > 0n) app.balanceWatch.afterCharge(input.accountId, settled.availableAfter);
   gatewayMetrics.settlements.inc({ outcome: input.outcome, route: input.candidate.route });
   gatewayMetrics.chargedMicrounits.inc({}, Number(settled.charged));
   if (settled.shortfall > 0n) {

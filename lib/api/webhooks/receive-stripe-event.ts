@@ -1,4 +1,5 @@
 import type Stripe from "stripe";
+import { applyAutoTopUpEvent } from "../../balance-watch/auto-top-up-events";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
 import { applyStripeEvent } from "../../funding/apply-stripe-event";
 import { cardSettings } from "../../funding/card-settings";
@@ -28,6 +29,8 @@ export async function receiveStripeEvent(call: ApiCall<"none">): Promise<Respons
   } catch {
     throw badRequest("invalid Stripe signature");
   }
+  // Auto top-up's events (a saved card, an off-session charge) first: each applies once by itself.
+  await applyAutoTopUpEvent(app.database.db, card.stripe, event);
   const result = await applyStripeEvent(app.database.db, event);
   // This process's lease stops spending now; other replicas see the receivable within a second.
   if (result.owingAccountId !== undefined) app.leases?.block(result.owingAccountId);

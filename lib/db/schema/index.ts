@@ -1,5 +1,6 @@
 export * from "./accounts";
 export * from "./api-keys";
+export * from "./balance-watch";
 export * from "./base-deposits";
 export * from "./catalog";
 export * from "./funding";

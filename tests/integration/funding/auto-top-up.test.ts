@@ -1,0 +1,316 @@
+import { createHmac } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../../lib/db/client";
+import { findToken } from "../../../lib/tokens/find-token";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import { inferenceClient } from "../../helpers/inference-client";
+import { type FakeStripe, startFakeStripe } from "../../helpers/stripe/fake-stripe";
+
+/**
+ * Low-balance alerts and auto top-up by card against the Stripe fake (its wire format, signed
+ * webhooks), tried as an attacker would: a crowd of requests crossing the threshold at once
+ * charges the card once; the monthly cap holds; a declined card turns auto top-up off; a
+ * setup session that is not ours saves nothing; the alert is signed, sent once per crossing
+ * and never to a private address unless the operator allows it.
+ */
+
+const webhookSecret = "whsec_test_auto_top_up";
+
+interface Received {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+let stripe: FakeStripe;
+let gateway: TestGateway;
+let hookServer: Server;
+let hookUrl = "";
+const received: Received[] = [];
+
+beforeAll(async () => {
+  stripe = await startFakeStripe({ webhookSecret });
+  gateway = await startTestGateway({
+    lease: true,
+    env: {
+      STRIPE_SECRET_KEY: "sk_test_auto",
+      STRIPE_WEBHOOK_SECRET: webhookSecret,
+      STRIPE_PUBLISHABLE_KEY: "pk_test_auto",
+      STRIPE_API_BASE: stripe.apiBase,
+      BALANCE_ALERT_ALLOW_PRIVATE_URLS: "true",
+    },
+  });
+  stripe.setWebhookUrl(`${gateway.baseUrl}/v1/webhooks/stripe`);
+  hookServer = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => hookServer.listen(0, "127.0.0.1", resolve));
+  hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/pod-alerts`;
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await stripe?.close();
+  await new Promise<void>((resolve) => hookServer?.close(() => resolve()));
+});
+
+async function call(token: string, path: string, init: RequestInit = {}) {
+  const response = await fetch(`${gateway.baseUrl}/proxy/${token}${path}`, {
+    ...init,
+    headers: { "content-type": "application/json", ...init.headers },
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Saves a card through the setup-mode Checkout, as the person's browser would. */
+async function saveCard(token: string): Promise<void> {
+  const setup = await call(token, "/auto-top-up/card", { method: "POST" });
+  expect(setup.status, JSON.stringify(setup.body)).toBe(201);
+  const delivery = await stripe.complete(String(setup.body.session_id));
+  expect(delivery.status).toBe(200);
+}
+
+async function enable(token: string, settings: { threshold: number; amountCents: number; capCents: number }) {
+  return call(token, "/auto-top-up", {
+    method: "PUT",
+    body: JSON.stringify({
+      enabled: true,
+      threshold_microunits: settings.threshold,
+      amount_cents: settings.amountCents,
+      monthly_cap_cents: settings.capCents,
+    }),
+  });
+}
+
+async function accountOf(token: string): Promise<bigint> {
+  const record = await findToken(gateway.app.database.db, token);
+  if (!record) throw new Error("unknown token");
+  return record.accountId;
+}
+
+async function topUpCredits(token: string): Promise<number> {
+  const rows = await queryRows<{ count: string }>(
+    gateway.app.database.db,
+    sql`SELECT count(*)::text AS count FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
+        WHERE e.account_id = ${await accountOf(token)} AND t.kind = 'card_auto_top_up'`,
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+/** Waits for background checks (they run after the responses). */
+async function settle(token: string): Promise<void> {
+  await gateway.app.leases?.flush();
+  await gateway.app.balanceWatch.schedule(await accountOf(token));
+}
+
+describe("auto top-up by card", () => {
+  it("is off by default and needs a saved card to turn on", async () => {
+    const token = await gateway.createFundedToken(1_000_000n);
+    const view = await call(token, "/auto-top-up");
+    expect(view.body.auto_top_up).toMatchObject({ available: true, enabled: false, card: null });
+    const refused = await enable(token, { threshold: 500_000, amountCents: 1_000, capCents: 5_000 });
+    expect(refused.status).toBe(409);
+  });
+
+  it("charges the saved card once when a crowd of requests crosses the threshold, and shows the receipt", async () => {
+    // $0.002 of balance, threshold $0.00185: sixty ~5 µ requests cross it half-way, all at once.
+    const token = await gateway.createFundedToken(2_000n);
+    await saveCard(token);
+    const saved = await call(token, "/auto-top-up");
+    expect(saved.body.auto_top_up).toMatchObject({ card: { brand: "visa", last4: "4242" } });
+    const enabled = await enable(token, { threshold: 1_850, amountCents: 500, capCents: 5_000 });
+    expect(enabled.status, JSON.stringify(enabled.body)).toBe(200);
+    const client = inferenceClient(gateway, token);
+    const before = stripe.paymentIntents.size;
+    await Promise.all(
+      Array.from({ length: 60 }, async (_, index) => {
+        const response = await client.chat({ maxTokens: 3, content: `r${index} [fake:tokens=3]` });
+        await response.text();
+      }),
+    );
+    await settle(token);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await settle(token);
+    expect(stripe.paymentIntents.size - before).toBe(1);
+    expect(await topUpCredits(token)).toBe(1);
+    const intent = [...stripe.paymentIntents.values()].at(-1);
+    expect(intent).toMatchObject({ amount: 500, status: "succeeded" });
+    const request = stripe.requests.findLast((entry) => entry.path === "/v1/payment_intents");
+    expect(request?.body).toMatchObject({ off_session: "true", confirm: "true", amount: "500" });
+    expect(request?.idempotencyKey).toMatch(/^pod-auto-top-up-/);
+    // The webhook that follows the charge does not credit it again.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await topUpCredits(token)).toBe(1);
+    const view = (await call(token, "/auto-top-up")).body.auto_top_up as {
+      charged_this_month_cents: number;
+      charges: { status: string; receipt_url: string | null }[];
+    };
+    expect(view.charged_this_month_cents).toBe(500);
+    expect(view.charges[0]?.status).toBe("succeeded");
+    expect(view.charges[0]?.receipt_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/receipts\/ch_/);
+    expect((await fetch(view.charges[0]?.receipt_url ?? "")).status).toBe(200);
+    const balance = await gateway.balanceOf(token);
+    expect(balance.balance).toBeGreaterThan(5_000_000n);
+  }, 90_000);
+
+  it("charges again only after the balance was back above the threshold, and never past the monthly cap", async () => {
+    const token = await gateway.createFundedToken(1_000n);
+    await saveCard(token);
+    // $5 a top-up, $7 a month: the second top-up would pass the cap.
+    await enable(token, { threshold: 5_100_000, amountCents: 500, capCents: 700 });
+    await settle(token);
+    expect(await topUpCredits(token)).toBe(1);
+    // $5.001 now, still below the $5.10 threshold: no second charge for the same crossing.
+    await inferenceClient(gateway, token).chat({ maxTokens: 3 });
+    await settle(token);
+    expect(await topUpCredits(token)).toBe(1);
+    const view = (await call(token, "/auto-top-up")).body.auto_top_up as { charged_this_month_cents: number };
+    expect(view.charged_this_month_cents).toBe(500);
+    // Re-armed above, crossing again: the cap refuses the charge.
+    await call(token, "/auto-top-up", {
+      method: "PUT",
+      body: JSON.stringify({
+        enabled: true,
+        threshold_microunits: 5_000_000,
+        amount_cents: 500,
+        monthly_cap_cents: 700,
+      }),
+    });
+    await gateway.credit(token, 1_000_000n);
+    await settle(token);
+    await call(token, "/auto-top-up", {
+      method: "PUT",
+      body: JSON.stringify({
+        enabled: true,
+        threshold_microunits: 9_000_000,
+        amount_cents: 500,
+        monthly_cap_cents: 700,
+      }),
+    });
+    await settle(token);
+    expect(await topUpCredits(token)).toBe(1);
+  }, 60_000);
+
+  it("a declined card is charged once, turns auto top-up off and says why", async () => {
+    const token = await gateway.createFundedToken(1_000n);
+    stripe.setNextCard({ brand: "mastercard", last4: "0341", declines: true });
+    try {
+      await saveCard(token);
+    } finally {
+      stripe.setNextCard({ brand: "visa", last4: "4242", declines: false });
+    }
+    await enable(token, { threshold: 500_000, amountCents: 500, capCents: 5_000 });
+    await settle(token);
+    await settle(token);
+    const view = (await call(token, "/auto-top-up")).body.auto_top_up as {
+      enabled: boolean;
+      last_error: string;
+      charges: { status: string; failure: string }[];
+    };
+    expect(view.enabled).toBe(false);
+    expect(view.last_error).toContain("declined");
+    expect(view.charges.map((charge) => charge.status)).toEqual(["failed"]);
+    expect(await topUpCredits(token)).toBe(0);
+  });
+
+  it("a setup session the gateway did not open saves no card, and a forged event is refused", async () => {
+    const token = await gateway.createFundedToken(1_000n);
+    await call(token, "/auto-top-up/card", { method: "POST" });
+    const forged = await stripe.sendEvent("checkout.session.completed", {
+      id: "cs_test_not_ours",
+      object: "checkout.session",
+      mode: "setup",
+      status: "complete",
+      customer: "cus_test_someone_else",
+      setup_intent: "seti_test_x",
+    });
+    expect(forged.status).toBe(200);
+    const unsigned = await stripe.deliver(JSON.stringify({ id: "evt_x", type: "payment_intent.succeeded" }), {
+      secret: "whsec_wrong",
+    });
+    expect(unsigned.status).toBe(400);
+    expect(((await call(token, "/auto-top-up")).body.auto_top_up as { card: unknown }).card).toBeNull();
+  });
+
+  it("only the token manages it: a key of the account is refused", async () => {
+    const token = await gateway.createFundedToken(1_000n);
+    const created = await call(token, "/keys", { method: "POST", body: JSON.stringify({ label: "app" }) });
+    const key = String(created.body.api_key);
+    expect((await call(key, "/auto-top-up")).status).toBe(403);
+    expect((await call(key, "/auto-top-up/card", { method: "POST" })).status).toBe(403);
+    expect((await call(key, "/balance-alert")).status).toBe(403);
+  });
+});
+
+describe("low-balance alerts", () => {
+  it("sends one signed alert per crossing, re-arms above the threshold, and the banner state follows", async () => {
+    const token = await gateway.createFundedToken(100_000n);
+    const set = await call(token, "/balance-alert", {
+      method: "PUT",
+      body: JSON.stringify({ threshold_microunits: 99_990, webhook_url: hookUrl }),
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const alert = set.body.alert as { webhook_secret: string; below: boolean };
+    expect(alert.below).toBe(false);
+    const start = received.length;
+    const client = inferenceClient(gateway, token);
+    await Promise.all(Array.from({ length: 20 }, async () => (await client.chat({ maxTokens: 3 })).text()));
+    await settle(token);
+    await settle(token);
+    const mine = received.slice(start);
+    expect(mine).toHaveLength(1);
+    const delivery = mine[0];
+    const signature = String(delivery?.headers["pod-signature"]);
+    const [, stamp, digest] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(signature) ?? [];
+    const expected = createHmac("sha256", alert.webhook_secret)
+      .update(`${stamp}.${delivery?.body}`)
+      .digest("hex");
+    expect(digest).toBe(expected);
+    expect(JSON.parse(delivery?.body ?? "{}")).toMatchObject({
+      type: "balance.low",
+      threshold_microunits: 99_990,
+    });
+    const view = (await call(token, "/balance-alert")).body.alert as { below: boolean; last_result: string };
+    expect(view.below).toBe(true);
+    expect(view.last_result).toContain("delivered");
+
+    // Funded above the threshold, then below again: one more alert.
+    await gateway.credit(token, 1_000n);
+    await client.chat({ maxTokens: 3 });
+    await settle(token);
+    await client.chat({ maxTokens: 3 });
+    await settle(token);
+    await settle(token);
+    expect(received.length - start).toBeGreaterThanOrEqual(1);
+    expect(received.length - start).toBeLessThanOrEqual(2);
+  }, 60_000);
+
+  it("refuses webhook URLs to private addresses unless the operator allows them", async () => {
+    const locked = await startTestGateway({});
+    try {
+      const token = await locked.createFundedToken(1_000n);
+      for (const url of [
+        "http://127.0.0.1:9/x",
+        "https://169.254.169.254/latest",
+        "https://localhost/x",
+        "ftp://x.example",
+      ]) {
+        const response = await fetch(`${locked.baseUrl}/proxy/${token}/balance-alert`, {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ threshold_microunits: 500, webhook_url: url }),
+        });
+        expect(response.status, url).toBe(400);
+      }
+    } finally {
+      await locked.close();
+    }
+  }, 60_000);
+});
