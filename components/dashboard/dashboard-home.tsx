@@ -1,7 +1,10 @@
 import Link from "next/link";
+import { findBalanceAlert } from "@/lib/balance-watch/balance-alerts";
+import { fundingSetup } from "@/lib/funding/funding-setup";
 import { getDailySpendByModel, getSpendSummary, lastUtcDays } from "@/lib/dashboard/queries";
 import { correctForLease } from "@/lib/tokens/token-balance";
 import { DashboardNav } from "./dashboard-nav";
+import { formatUsd } from "./format";
 import type { DashboardSession } from "./dashboard-session";
 import { RequestsTable } from "./requests-table";
 import { SnippetTabs } from "./snippet-tabs";
@@ -16,10 +19,13 @@ export async function DashboardHome({ session }: { session: DashboardSession }) 
   const db = session.app.database.db;
   const now = new Date();
   await session.app.leases?.flush();
-  const [stored, daily] = await Promise.all([
+  const [stored, daily, alert] = await Promise.all([
     getSpendSummary(db, session.record.accountId, now),
     getDailySpendByModel(db, session.record.accountId, chartDays, now),
+    findBalanceAlert(db, session.record.id),
   ]);
+  const setup = fundingSetup(session.app.env);
+  const canFund = setup.card.enabled || setup.solana.enabled || setup.base.enabled;
   // Held is what this process's requests in flight reserve, not its lease.
   const summary = { ...stored, ...correctForLease(session.app, session.record.accountId, stored) };
   return (
@@ -34,8 +40,26 @@ export async function DashboardHome({ session }: { session: DashboardSession }) 
       <DashboardNav current="/dashboard" />
       <StatCards summary={summary} />
       {summary.available === 0n ? (
-        <p className="dash-alert dash-alert--info">
-          Your balance is empty: requests answer 402 until you <Link href="/dashboard/fund">add funds</Link>.
+        canFund ? (
+          <p className="dash-alert dash-alert--info">
+            Your balance is empty: requests answer 402 until you <Link href="/dashboard/fund">add funds</Link>.
+          </p>
+        ) : (
+          <p className="dash-alert dash-alert--info">
+            Your balance is empty: requests answer 402 until it is credited. This gateway takes no payments yet, so
+            ask its operator to credit your deposit code <code>{session.record.depositCode}</code>.
+          </p>
+        )
+      ) : alert && summary.available < alert.thresholdMicrounits ? (
+        <p className="dash-alert dash-alert--warn" role="status" data-testid="low-balance-banner">
+          Your balance is below your alert threshold of {formatUsd(alert.thresholdMicrounits)}.{" "}
+          {canFund ? (
+            <>
+              <Link href="/dashboard/fund">Add funds</Link> or <Link href="/dashboard/billing">turn on auto top-up</Link>.
+            </>
+          ) : (
+            <>Ask the operator to credit your deposit code.</>
+          )}
         </p>
       ) : null}
       <section className="dash-section" aria-labelledby="spend-title">

@@ -5,6 +5,7 @@ const tabs = [
   { href: "/dashboard", label: "Overview" },
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/dashboard/fund", label: "Add funds" },
+  { href: "/dashboard/billing", label: "Alerts & top-up" },
   { href: "/dashboard/provider", label: "Provider" },
 ] as const;
 

@@ -4,6 +4,7 @@ import dynamic from "next/dynamic";
 import { useEffect, useState } from "react";
 import { CardFunding } from "./card-funding";
 import { type FundingOptions, fetchFundingOptions } from "./funding-options";
+import { FundingNotSetUp } from "./funding-not-set-up";
 
 // The wallet code (wallet adapter, web3.js) loads only on this page, and only when deposits are on.
 const SolanaDeposit = dynamic(() => import("./solana-deposit").then((module) => module.SolanaDeposit), {
@@ -18,7 +19,15 @@ const BaseDeposit = dynamic(() => import("./base-deposit").then((module) => modu
 });
 
 /** The ways in: card, USDC from a Solana wallet and USDC on Base, as the gateway's funding options allow. */
-export function FundPanels({ token, canceled }: { token: string; canceled: boolean }) {
+export function FundPanels({
+  token,
+  depositCode,
+  canceled,
+}: {
+  token: string;
+  depositCode: string;
+  canceled: boolean;
+}) {
   const [options, setOptions] = useState<FundingOptions | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
 
@@ -35,6 +44,8 @@ export function FundPanels({ token, canceled }: { token: string; canceled: boole
       </p>
     );
   if (options === undefined) return <p className="dash-muted">Loading funding options…</p>;
+  if (!options.card.enabled && !options.solana.enabled && !options.base.enabled)
+    return <FundingNotSetUp depositCode={depositCode} />;
   return (
     <div className="dash-fund">
       <CardFunding token={token} options={options.card} canceled={canceled} />

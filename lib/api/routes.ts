@@ -8,6 +8,7 @@ import {
   putCatalogModel,
   putCatalogPrice,
 } from "./admin/edit-catalog";
+import { getFundingSetup } from "./admin/get-funding-setup";
 import { getHostTrust } from "./admin/get-host-trust";
 import { getReconciliation } from "./admin/get-reconciliation";
 import { setHostStatus } from "./admin/set-host-status";
@@ -142,6 +143,15 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: revokeKey,
+  }),
+
+  defineRoute({
+    method: "GET",
+    path: "/v1/admin/funding",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getFundingSetup,
   }),
 
   // Low-balance alerts and auto top-up by card

@@ -57,7 +57,8 @@ export class BalanceWatcher {
       this.#load(accountId, available);
       return;
     }
-    if (entry.watched && needsCheck(entry.watched, available)) this.schedule(accountId);
+    // schedule() never rejects: a failed check is logged there.
+    if (entry.watched && needsCheck(entry.watched, available)) void this.schedule(accountId);
   }
 
   /** Settings changed here: read them again on the next charge. */

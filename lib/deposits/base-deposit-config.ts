@@ -10,9 +10,10 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { type EvmChain, evmChainOf } from "../chains/evm/evm-chain";
 import type { Env } from "../env";
+import { notOffered } from "../funding/funding-setup";
 
-const baseDepositsOffReason =
-  "USDC deposits on Base are off on this gateway (BASE_DEPOSIT_ADDRESS is not set); fund by card or ask the operator";
+/** Customers read this; what the operator must set is in GET /v1/admin/funding. */
+const baseDepositsOffReason = notOffered.base;
 
 /** What Base deposits need, built once per app: the chain, where deposits go, who submits them. */
 export interface BaseDepositServices {

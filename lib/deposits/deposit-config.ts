@@ -9,6 +9,7 @@ import {
   usdcMintForNetwork,
 } from "../chains/solana/constants";
 import type { Env } from "../env";
+import { notOffered } from "../funding/funding-setup";
 
 /** On-chain deposits as configured: where USDC goes, and how the watcher reads the chain. */
 export interface SolanaDepositConfig {
@@ -25,8 +26,8 @@ export interface SolanaDepositConfig {
 
 export type SolanaDepositSettings = SolanaDepositConfig | { enabled: false; reason: string };
 
-const depositsOffReason =
-  "on-chain deposits are off on this gateway (SOLANA_DEPOSIT_ADDRESS is not set); fund by card or ask the operator";
+/** Customers read this; what the operator must set is in GET /v1/admin/funding. */
+const depositsOffReason = notOffered.solana;
 
 /** Deposits are on only when the operator named a wallet it controls; nothing else is ever advertised. */
 export function solanaDepositSettings(env: Env): SolanaDepositSettings {

@@ -1,6 +1,7 @@
 import Stripe from "stripe";
 import type { Env } from "../env";
 import type { CardFeeRule } from "./card-fee";
+import { notOffered } from "./funding-setup";
 
 /** Card funding as configured: a Stripe client and the limits and fee rule of top-ups. */
 export interface CardConfig {
@@ -44,8 +45,8 @@ function buildCardSettings(env: Env): CardSettings {
   if (!secret || !webhookSecret || !publishableKey) {
     return {
       enabled: false,
-      reason:
-        "card funding is off on this gateway (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_PUBLISHABLE_KEY are not all set)",
+      // Customers read this; what the operator must set is in GET /v1/admin/funding.
+      reason: notOffered.card,
       fee,
       ...limits,
     };

@@ -483,6 +483,23 @@ const cases: Case[] = [
   // Counters move between the two calls, so compare the refusal rather than the text.
   { name: "metrics without the admin token", method: "GET", path: () => "/metrics" },
   { name: "reconciliation without the admin token", method: "GET", path: () => "/v1/admin/reconcile" },
+  { name: "funding setup", method: "GET", path: () => "/v1/admin/funding", headers: asAdmin },
+  { name: "balance alert", method: "GET", path: () => `/proxy/${reader}/balance-alert` },
+  {
+    name: "balance alert below one microunit",
+    method: "PUT",
+    path: () => `/proxy/${reader}/balance-alert`,
+    body: { threshold_microunits: 0 },
+  },
+  { name: "remove a balance alert", method: "DELETE", path: () => `/proxy/${reader}/balance-alert` },
+  { name: "auto top-up", method: "GET", path: () => `/proxy/${reader}/auto-top-up` },
+  {
+    name: "auto top-up on without a card",
+    method: "PUT",
+    path: () => `/proxy/${reader}/auto-top-up`,
+    body: { enabled: true, threshold_microunits: 5000000, amount_cents: 2000, monthly_cap_cents: 10000 },
+  },
+  { name: "save a card (cards off: 503)", method: "POST", path: () => `/proxy/${reader}/auto-top-up/card` },
   { name: "wrong method", method: "GET", path: () => `/proxy/${token}/v1/chat/completions` },
   { name: "wrong method on an x402 path", method: "PUT", path: () => "/proxy/x402/v1/messages" },
   {

@@ -26,7 +26,11 @@ export default async function FundPage({
       ) : (
         <>
           <DashboardNav current="/dashboard/fund" />
-          <FundPanels token={session.token} canceled={params.canceled === "1"} />
+          <FundPanels
+            token={session.token}
+            depositCode={session.record.depositCode}
+            canceled={params.canceled === "1"}
+          />
         </>
       )}
     </>

@@ -12,7 +12,7 @@ import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { findToken } from "../../../lib/tokens/find-token";
 import { extractCodeBlocks } from "../../docs/extract-snippets";
 import { anvilUnavailable, type LocalEvm, startLocalEvm } from "../../helpers/evm/local-evm";
-import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 
 /**
  * USDC deposits on Base into a prepaid token, on a local anvil chain running Circle's
@@ -503,12 +503,19 @@ describe.skipIf(unavailable !== undefined)("USDC deposits on Base (local anvil +
         `${off.baseUrl}/proxy/${offToken}/fund/base/typed-data?from=${account.address}&amount_microunits=1000000`,
       );
       expect(closed.status).toBe(503);
-      expect((await errorOf(closed)).message).toContain("BASE_DEPOSIT_ADDRESS");
+      // Customers read that it is not offered; only the operator's API names the setting.
+      expect((await errorOf(closed)).message).toContain("not offered");
+      expect((await errorOf(closed)).message).not.toContain("BASE_DEPOSIT_ADDRESS");
       const offOptions = (await (await fetch(`${off.baseUrl}/proxy/${offToken}/funding`)).json()) as {
         base: Record<string, unknown>;
       };
       expect(offOptions.base).toMatchObject({ enabled: false });
-      expect(String(offOptions.base.reason)).toContain("BASE_DEPOSIT_ADDRESS");
+      expect(String(offOptions.base.reason)).not.toContain("BASE_DEPOSIT_ADDRESS");
+      const setup = (await (
+        await fetch(`${off.baseUrl}/v1/admin/funding`, { headers: { authorization: `Bearer ${testAdminToken}` } })
+      ).json()) as { base: { enabled: boolean; missing: string[] } };
+      expect(setup.base).toMatchObject({ enabled: false, missing: expect.arrayContaining(["BASE_DEPOSIT_ADDRESS"]) });
+      expect((await fetch(`${off.baseUrl}/v1/admin/funding`)).status).toBe(401);
     } finally {
       await starved.close();
       await off.close();

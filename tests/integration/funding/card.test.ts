@@ -381,7 +381,7 @@ describe("card funding when Stripe is off or unreachable", () => {
       };
       expect(options.card).toMatchObject({
         enabled: false,
-        reason: expect.stringContaining("card funding is off"),
+        reason: expect.stringContaining("not offered"),
       });
       const response = await fetch(`${off.baseUrl}/proxy/${token}/fund/card`, {
         method: "POST",
