@@ -24,7 +24,13 @@ const cents = (text: string) => {
 };
 
 /** Low-balance alert and auto top-up by card, for the account's token. */
-export function BillingPanel({ token, cardNotice }: { token: string; cardNotice: "saved" | "canceled" | undefined }) {
+export function BillingPanel({
+  token,
+  cardNotice,
+}: {
+  token: string;
+  cardNotice: "saved" | "canceled" | undefined;
+}) {
   return (
     <div className="dash-billing">
       {cardNotice === "saved" ? (
@@ -100,8 +106,8 @@ function AlertCard({ token }: { token: string }) {
     <section className="dash-card" aria-labelledby="alert-title">
       <h2 id="alert-title">Low-balance alert</h2>
       <p className="dash-muted">
-        Below the threshold, the dashboard shows a banner and, with a webhook URL, one signed POST is sent (again only
-        after the balance was back above it).
+        Below the threshold, the dashboard shows a banner and, with a webhook URL, one signed POST is sent
+        (again only after the balance was back above it).
       </p>
       <form className="dash-form dash-stack" onSubmit={(event) => void save(event)}>
         <label className="dash-field">
@@ -140,7 +146,9 @@ function AlertCard({ token }: { token: string }) {
       {alert ? (
         <div className="dash-muted dash-wrap" data-testid="alert-state">
           <p>
-            {alert.below ? "Your balance is below the threshold now." : "Your balance is above the threshold."}
+            {alert.below
+              ? "Your balance is below the threshold now."
+              : "Your balance is above the threshold."}
             {alert.last_sent_at
               ? ` Last alert ${alert.last_sent_at.slice(0, 16).replace("T", " ")} UTC: ${alert.last_result ?? "sent"}.`
               : ""}
@@ -151,7 +159,11 @@ function AlertCard({ token }: { token: string }) {
               {showSecret ? (
                 <code>{alert.webhook_secret}</code>
               ) : (
-                <button type="button" className="dash-button dash-button--quiet" onClick={() => setShowSecret(true)}>
+                <button
+                  type="button"
+                  className="dash-button dash-button--quiet"
+                  onClick={() => setShowSecret(true)}
+                >
                   Show
                 </button>
               )}
@@ -217,7 +229,12 @@ function AutoTopUpCard({ token }: { token: string }) {
     const thresholdMicrounits = usdToMicrounits(threshold);
     const amountCents = cents(amount);
     const capCents = cents(cap);
-    if (thresholdMicrounits === undefined || thresholdMicrounits <= 0n || amountCents === undefined || capCents === undefined) {
+    if (
+      thresholdMicrounits === undefined ||
+      thresholdMicrounits <= 0n ||
+      amountCents === undefined ||
+      capCents === undefined
+    ) {
       setError("Amounts are in dollars, such as 5 or 20.50 (whole cents for the card).");
       return;
     }
@@ -253,23 +270,36 @@ function AutoTopUpCard({ token }: { token: string }) {
     <section className="dash-card" aria-labelledby="topup-title" data-enabled={view.enabled}>
       <h2 id="topup-title">Auto top-up</h2>
       {!view.available ? (
-        <p className="dash-muted">Card payments are not offered on this gateway, so auto top-up is unavailable.</p>
+        <p className="dash-muted">
+          Card payments are not offered on this gateway, so auto top-up is unavailable.
+        </p>
       ) : (
         <>
           <p className="dash-muted">
-            When your balance falls below the threshold, your saved card is charged once (Stripe), at most the monthly
-            cap per UTC month. Off until you turn it on.
+            When your balance falls below the threshold, your saved card is charged once (Stripe), at most the
+            monthly cap per UTC month. Off until you turn it on.
           </p>
           <p>
             {view.card ? (
               <>
-                Saved card: <strong data-testid="saved-card">{`${view.card.brand} ····${view.card.last4}`}</strong>{" "}
-                <button type="button" className="dash-button dash-button--quiet" disabled={busy} onClick={() => void saveCard()}>
+                Saved card:{" "}
+                <strong data-testid="saved-card">{`${view.card.brand} ····${view.card.last4}`}</strong>{" "}
+                <button
+                  type="button"
+                  className="dash-button dash-button--quiet"
+                  disabled={busy}
+                  onClick={() => void saveCard()}
+                >
                   Replace card
                 </button>
               </>
             ) : (
-              <button type="button" className="dash-button dash-button--primary" disabled={busy} onClick={() => void saveCard()}>
+              <button
+                type="button"
+                className="dash-button dash-button--primary"
+                disabled={busy}
+                onClick={() => void saveCard()}
+              >
                 Save a card with Stripe
               </button>
             )}
@@ -287,17 +317,36 @@ function AutoTopUpCard({ token }: { token: string }) {
             </label>
             <label className="dash-field">
               <span className="dash-label">When the balance is below (USD)</span>
-              <input className="dash-input" inputMode="decimal" value={threshold} onChange={(event) => setThreshold(event.target.value)} />
+              <input
+                className="dash-input"
+                inputMode="decimal"
+                value={threshold}
+                onChange={(event) => setThreshold(event.target.value)}
+              />
             </label>
             <label className="dash-field">
               <span className="dash-label">Charge the card (USD)</span>
-              <input className="dash-input" inputMode="decimal" value={amount} onChange={(event) => setAmount(event.target.value)} />
+              <input
+                className="dash-input"
+                inputMode="decimal"
+                value={amount}
+                onChange={(event) => setAmount(event.target.value)}
+              />
             </label>
             <label className="dash-field">
               <span className="dash-label">At most per month (USD)</span>
-              <input className="dash-input" inputMode="decimal" value={cap} onChange={(event) => setCap(event.target.value)} />
+              <input
+                className="dash-input"
+                inputMode="decimal"
+                value={cap}
+                onChange={(event) => setCap(event.target.value)}
+              />
             </label>
-            <button type="submit" className="dash-button dash-button--primary" disabled={busy || view.card === null}>
+            <button
+              type="submit"
+              className="dash-button dash-button--primary"
+              disabled={busy || view.card === null}
+            >
               Save auto top-up
             </button>
           </form>
@@ -327,7 +376,11 @@ function AutoTopUpCard({ token }: { token: string }) {
                     <tr key={charge.id} data-status={charge.status}>
                       <td className="dash-table__time">{charge.created_at.replace("T", " ").slice(0, 19)}</td>
                       <td>
-                        {charge.status === "succeeded" ? "Paid" : charge.status === "pending" ? "In progress" : "Failed"}
+                        {charge.status === "succeeded"
+                          ? "Paid"
+                          : charge.status === "pending"
+                            ? "In progress"
+                            : "Failed"}
                         {charge.failure ? <span className="dash-muted"> · {charge.failure}</span> : null}
                         {charge.receipt_url ? (
                           <>

@@ -1,11 +1,11 @@
 import Link from "next/link";
 import { findBalanceAlert } from "@/lib/balance-watch/balance-alerts";
-import { fundingSetup } from "@/lib/funding/funding-setup";
 import { getDailySpendByModel, getSpendSummary, lastUtcDays } from "@/lib/dashboard/queries";
+import { fundingSetup } from "@/lib/funding/funding-setup";
 import { correctForLease } from "@/lib/tokens/token-balance";
 import { DashboardNav } from "./dashboard-nav";
-import { formatUsd } from "./format";
 import type { DashboardSession } from "./dashboard-session";
+import { formatUsd } from "./format";
 import { RequestsTable } from "./requests-table";
 import { SnippetTabs } from "./snippet-tabs";
 import { buildSnippets } from "./snippets";
@@ -42,12 +42,13 @@ export async function DashboardHome({ session }: { session: DashboardSession }) 
       {summary.available === 0n ? (
         canFund ? (
           <p className="dash-alert dash-alert--info">
-            Your balance is empty: requests answer 402 until you <Link href="/dashboard/fund">add funds</Link>.
+            Your balance is empty: requests answer 402 until you <Link href="/dashboard/fund">add funds</Link>
+            .
           </p>
         ) : (
           <p className="dash-alert dash-alert--info">
-            Your balance is empty: requests answer 402 until it is credited. This gateway takes no payments yet, so
-            ask its operator to credit your deposit code <code>{session.record.depositCode}</code>.
+            Your balance is empty: requests answer 402 until it is credited. This gateway takes no payments
+            yet, so ask its operator to credit your deposit code <code>{session.record.depositCode}</code>.
           </p>
         )
       ) : alert && summary.available < alert.thresholdMicrounits ? (
@@ -55,7 +56,8 @@ export async function DashboardHome({ session }: { session: DashboardSession }) 
           Your balance is below your alert threshold of {formatUsd(alert.thresholdMicrounits)}.{" "}
           {canFund ? (
             <>
-              <Link href="/dashboard/fund">Add funds</Link> or <Link href="/dashboard/billing">turn on auto top-up</Link>.
+              <Link href="/dashboard/fund">Add funds</Link> or{" "}
+              <Link href="/dashboard/billing">turn on auto top-up</Link>.
             </>
           ) : (
             <>Ask the operator to credit your deposit code.</>

@@ -40,8 +40,8 @@ export function FundingNotSetUp({ depositCode }: { depositCode: string }) {
     <section className="dash-card" aria-labelledby="no-funding-title" data-testid="funding-not-set-up">
       <h2 id="no-funding-title">Payments are not set up on this gateway yet</h2>
       <p>
-        You can still get credit: the gateway's operator can add it to your token directly. Give them your deposit code{" "}
-        <code>{depositCode}</code> (it identifies your token without giving it away).
+        You can still get credit: the gateway's operator can add it to your token directly. Give them your
+        deposit code <code>{depositCode}</code> (it identifies your token without giving it away).
       </p>
       <details className="dash-operator">
         <summary>I run this gateway</summary>
@@ -70,7 +70,8 @@ export function FundingNotSetUp({ depositCode }: { depositCode: string }) {
                   "on"
                 ) : (
                   <>
-                    set {setup[method].missing.map((name, index) => (
+                    set{" "}
+                    {setup[method].missing.map((name, index) => (
                       <span key={name}>
                         {index > 0 ? ", " : ""}
                         <code>{name}</code>

@@ -32,7 +32,11 @@ export function fundingSetup(env: Env): FundingSetup {
       "/docs/using/funding#operator-setup",
     ),
     solana: method(env, ["SOLANA_DEPOSIT_ADDRESS"], "/docs/using/funding#operator-setup"),
-    base: method(env, ["BASE_DEPOSIT_ADDRESS", "X402_BASE_SETTLER_KEY"], "/docs/using/funding#operator-setup"),
+    base: method(
+      env,
+      ["BASE_DEPOSIT_ADDRESS", "X402_BASE_SETTLER_KEY"],
+      "/docs/using/funding#operator-setup",
+    ),
   };
 }
 

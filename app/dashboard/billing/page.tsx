@@ -18,14 +18,19 @@ export default async function BillingPage({
     <>
       <header className="dash-header">
         <h1>Alerts and auto top-up</h1>
-        <p className="dash-lead">Know before your balance runs out, or never let it: top up by card automatically.</p>
+        <p className="dash-lead">
+          Know before your balance runs out, or never let it: top up by card automatically.
+        </p>
       </header>
       {session === undefined ? (
         <SignInPanel />
       ) : (
         <>
           <DashboardNav current="/dashboard/billing" />
-          <BillingPanel token={session.token} cardNotice={card === "saved" || card === "canceled" ? card : undefined} />
+          <BillingPanel
+            token={session.token}
+            cardNotice={card === "saved" || card === "canceled" ? card : undefined}
+          />
         </>
       )}
     </>

@@ -512,9 +512,14 @@ describe.skipIf(unavailable !== undefined)("USDC deposits on Base (local anvil +
       expect(offOptions.base).toMatchObject({ enabled: false });
       expect(String(offOptions.base.reason)).not.toContain("BASE_DEPOSIT_ADDRESS");
       const setup = (await (
-        await fetch(`${off.baseUrl}/v1/admin/funding`, { headers: { authorization: `Bearer ${testAdminToken}` } })
+        await fetch(`${off.baseUrl}/v1/admin/funding`, {
+          headers: { authorization: `Bearer ${testAdminToken}` },
+        })
       ).json()) as { base: { enabled: boolean; missing: string[] } };
-      expect(setup.base).toMatchObject({ enabled: false, missing: expect.arrayContaining(["BASE_DEPOSIT_ADDRESS"]) });
+      expect(setup.base).toMatchObject({
+        enabled: false,
+        missing: expect.arrayContaining(["BASE_DEPOSIT_ADDRESS"]),
+      });
       expect((await fetch(`${off.baseUrl}/v1/admin/funding`)).status).toBe(401);
     } finally {
       await starved.close();
