@@ -1,5 +1,5 @@
 import type { AutoTopUpView } from "@pod-gateway/contracts/balance-watch";
-import { and, desc, eq, gte, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import type { Database, Executor } from "../db/client";
 import { queryRows } from "../db/client";
@@ -372,19 +372,4 @@ export async function creditTopUp(
       .where(eq(autoTopUpCharges.id, chargeId));
     return posted.type === "posted" ? "credited" : "already";
   });
-}
-
-/** The tokens whose auto top-up or alert watches this account (one token per account today). */
-export async function watchedTokens(database: Database, accountIds: bigint[]): Promise<AutoTopUpRow[]> {
-  if (accountIds.length === 0) return [];
-  return database
-    .select()
-    .from(autoTopUps)
-    .where(
-      and(
-        inArray(autoTopUps.accountId, accountIds),
-        eq(autoTopUps.enabled, true),
-        gte(autoTopUps.amountCents, 1n),
-      ),
-    );
 }

@@ -5,7 +5,7 @@ import { assertPublicTarget } from "./webhook-target";
 const timeoutMs = 10_000;
 
 /** `Pod-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as Stripe signs its webhooks. */
-export function signAlert(secret: string, body: string, timestamp: number): string {
+function signAlert(secret: string, body: string, timestamp: number): string {
   const digest = createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
   return `t=${timestamp},v1=${digest}`;
 }

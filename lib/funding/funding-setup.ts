@@ -5,7 +5,7 @@ import type { Env } from "../env";
  * names are for the operator only: customers read that a way is not offered, never which
  * environment variable is missing.
  */
-export interface FundingMethodSetup {
+interface FundingMethodSetup {
   enabled: boolean;
   /** Settings still unset, all needed for this method to be offered. */
   missing: string[];

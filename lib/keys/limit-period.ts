@@ -1,8 +1,6 @@
 /** A key's spend limit resets at 00:00 UTC each day, or on the 1st of each month (UTC). */
 export type LimitPeriod = "day" | "month";
 
-export const limitPeriods: readonly LimitPeriod[] = ["day", "month"];
-
 /** When the period containing `now` began. */
 export function periodStart(period: LimitPeriod, now: Date): Date {
   return period === "day"

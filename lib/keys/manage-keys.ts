@@ -14,7 +14,7 @@ import { type LimitPeriod, periodEnd, periodStart } from "./limit-period";
 type KeyRow = typeof apiKeys.$inferSelect;
 
 /** An account may hold this many keys, revoked ones included (they stay listed with their spend). */
-export const maxKeysPerAccount = 100;
+const maxKeysPerAccount = 100;
 
 export interface IssuedKey {
   row: KeyRow;

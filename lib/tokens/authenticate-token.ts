@@ -15,7 +15,7 @@ interface Cached {
 const cache = new WeakMap<Database, Map<string, Cached>>();
 const maxCached = 50_000;
 /** How long another process may still accept a key after it is revoked or rotated. */
-export const keyCacheMs = 1_000;
+const keyCacheMs = 1_000;
 
 function cacheOf(database: Database): Map<string, Cached> {
   let perDatabase = cache.get(database);
