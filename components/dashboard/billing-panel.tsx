@@ -361,7 +361,7 @@ function AutoTopUpCard({ token }: { token: string }) {
           </p>
           {view.charges.length === 0 ? null : (
             <div className="dash-table-wrap">
-              <table className="dash-table" data-testid="top-up-charges">
+              <table className="dash-table dash-charges-table" data-testid="top-up-charges">
                 <thead>
                   <tr>
                     <th scope="col">Time (UTC)</th>

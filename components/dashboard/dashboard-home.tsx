@@ -70,7 +70,7 @@ export async function DashboardHome({ session }: { session: DashboardSession }) 
       </section>
       <section className="dash-section" aria-labelledby="activity-title">
         <h2 id="activity-title">Recent activity</h2>
-        <RequestsTable token={session.token} />
+        <RequestsTable token={session.token} models={[...new Set(daily.map((row) => row.model))].sort()} />
       </section>
       <section className="dash-section" aria-labelledby="snippets-title">
         <h2 id="snippets-title">Use it</h2>

@@ -284,7 +284,7 @@ function KeyRow({
           {revoked ? " · revoked" : ""}
         </span>
       </td>
-      <td>
+      <td data-label="Limit">
         {editing ? (
           <form
             className="dash-inline-form"
@@ -316,12 +316,12 @@ function KeyRow({
             </button>
           </form>
         ) : apiKey.limit ? (
-          `${formatUsd(apiKey.limit.amount_microunits)} per ${periodWord(apiKey.limit.period)}`
+          <span className="dash-nowrap">{`${formatUsd(apiKey.limit.amount_microunits)} per ${periodWord(apiKey.limit.period)}`}</span>
         ) : (
           <span className="dash-muted">No limit</span>
         )}
       </td>
-      <td className="dash-table__num">
+      <td className="dash-table__num" data-label="Spent this period">
         {formatUsd(apiKey.spent_microunits)}
         {apiKey.resets_at ? (
           <span className="dash-muted dash-block">

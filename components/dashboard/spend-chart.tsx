@@ -2,9 +2,28 @@ import type { DailyModelSpend } from "@/lib/dashboard/queries";
 import { formatUsd } from "./format";
 
 const maxSeries = 5;
-const width = 720;
-const height = 220;
-const plot = { left: 76, right: 8, top: 12, bottom: 26 };
+
+/** Drawn twice, CSS showing one: SVG text scales with the drawing, so a phone needs its own. */
+interface Layout {
+  name: "wide" | "narrow";
+  width: number;
+  height: number;
+  plot: { left: number; right: number; top: number; bottom: number };
+  /** A date label under every n-th day. */
+  labelEvery: number;
+}
+
+const layouts: Layout[] = [
+  { name: "wide", width: 720, height: 220, plot: { left: 76, right: 8, top: 12, bottom: 26 }, labelEvery: 7 },
+  // About 330 px wide on a phone: 11 px of text is 11 px on screen.
+  {
+    name: "narrow",
+    width: 340,
+    height: 200,
+    plot: { left: 74, right: 6, top: 12, bottom: 26 },
+    labelEvery: 10,
+  },
+];
 
 interface Series {
   name: string;
@@ -29,12 +48,6 @@ export function SpendChart({ days, rows }: { days: string[]; rows: DailyModelSpe
   // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.max does not take.
   const peak = dayTotals.reduce((max, total) => (total > max ? total : max), 0n);
   const scaleMax = niceCeiling(peak);
-  const plotWidth = width - plot.left - plot.right;
-  const plotHeight = height - plot.top - plot.bottom;
-  const slot = plotWidth / days.length;
-  const barWidth = Math.max(2, slot * 0.68);
-  const y = (value: bigint) =>
-    plot.top + plotHeight - (Number((value * 10_000n) / scaleMax) / 10_000) * plotHeight;
   const total = dayTotals.reduce((sum, cost) => sum + cost, 0n);
 
   return (
@@ -42,61 +55,16 @@ export function SpendChart({ days, rows }: { days: string[]; rows: DailyModelSpe
       <figcaption id="spend-chart-caption" className="dash-chart__caption">
         Spend per day, last {days.length} days (UTC): {formatUsd(total)} in all
       </figcaption>
-      <svg
-        viewBox={`0 0 ${width} ${height}`}
-        role="img"
-        aria-labelledby="spend-chart-caption"
-        className="dash-chart__svg"
-      >
-        <title>Spend per day by model</title>
-        {[0, 0.5, 1].map((fraction) => {
-          const value = (scaleMax * BigInt(Math.round(fraction * 100))) / 100n;
-          const lineY = y(value);
-          return (
-            <g key={fraction} className="dash-chart__grid">
-              <line x1={plot.left} x2={width - plot.right} y1={lineY} y2={lineY} />
-              <text x={plot.left - 8} y={lineY + 4} textAnchor="end">
-                {formatUsd(value)}
-              </text>
-            </g>
-          );
-        })}
-        {days.map((day, index) => {
-          const x = plot.left + index * slot + (slot - barWidth) / 2;
-          let base = 0n;
-          const costs = perDay.get(day);
-          return (
-            <g key={day} data-day={day}>
-              {series.map((entry) => {
-                const cost = costs?.get(entry.name) ?? 0n;
-                if (cost === 0n) return null;
-                const top = y(base + cost);
-                const bottom = y(base);
-                base += cost;
-                return (
-                  <rect
-                    key={entry.name}
-                    x={x}
-                    y={top}
-                    width={barWidth}
-                    height={Math.max(1, bottom - top)}
-                    fill={entry.colour}
-                    rx={1.5}
-                    data-model={entry.name}
-                  >
-                    <title>{`${day} · ${entry.name}: ${formatUsd(cost)}`}</title>
-                  </rect>
-                );
-              })}
-              {index % 7 === days.length % 7 || index === days.length - 1 ? (
-                <text x={x + barWidth / 2} y={height - 8} textAnchor="middle" className="dash-chart__label">
-                  {day.slice(5)}
-                </text>
-              ) : null}
-            </g>
-          );
-        })}
-      </svg>
+      {layouts.map((layout) => (
+        <ChartDrawing
+          key={layout.name}
+          layout={layout}
+          days={days}
+          perDay={perDay}
+          series={series}
+          scaleMax={scaleMax}
+        />
+      ))}
       {series.length === 0 ? (
         <p className="dash-muted dash-chart__empty">
           No requests yet. Make a call with one of the snippets below.
@@ -112,6 +80,85 @@ export function SpendChart({ days, rows }: { days: string[]; rows: DailyModelSpe
         </ul>
       )}
     </figure>
+  );
+}
+
+function ChartDrawing({
+  layout,
+  days,
+  perDay,
+  series,
+  scaleMax,
+}: {
+  layout: Layout;
+  days: string[];
+  perDay: Map<string, Map<string, bigint>>;
+  series: Series[];
+  scaleMax: bigint;
+}) {
+  const { width, height, plot } = layout;
+  const plotWidth = width - plot.left - plot.right;
+  const plotHeight = height - plot.top - plot.bottom;
+  const slot = plotWidth / days.length;
+  const barWidth = Math.max(2, slot * 0.68);
+  const y = (value: bigint) =>
+    plot.top + plotHeight - (Number((value * 10_000n) / scaleMax) / 10_000) * plotHeight;
+  return (
+    <svg
+      viewBox={`0 0 ${width} ${height}`}
+      role="img"
+      aria-labelledby="spend-chart-caption"
+      className={`dash-chart__svg dash-chart__svg--${layout.name}`}
+    >
+      <title>Spend per day by model</title>
+      {[0, 0.5, 1].map((fraction) => {
+        const value = (scaleMax * BigInt(Math.round(fraction * 100))) / 100n;
+        const lineY = y(value);
+        return (
+          <g key={fraction} className="dash-chart__grid">
+            <line x1={plot.left} x2={width - plot.right} y1={lineY} y2={lineY} />
+            <text x={plot.left - 6} y={lineY + 4} textAnchor="end">
+              {formatUsd(value)}
+            </text>
+          </g>
+        );
+      })}
+      {days.map((day, index) => {
+        const x = plot.left + index * slot + (slot - barWidth) / 2;
+        let base = 0n;
+        const costs = perDay.get(day);
+        return (
+          <g key={day} data-day={day}>
+            {series.map((entry) => {
+              const cost = costs?.get(entry.name) ?? 0n;
+              if (cost === 0n) return null;
+              const top = y(base + cost);
+              const bottom = y(base);
+              base += cost;
+              return (
+                <rect
+                  key={entry.name}
+                  x={x}
+                  y={top}
+                  width={barWidth}
+                  height={Math.max(1, bottom - top)}
+                  fill={entry.colour}
+                  rx={1.5}
+                  data-model={entry.name}
+                >
+                  <title>{`${day} · ${entry.name}: ${formatUsd(cost)}`}</title>
+                </rect>
+              );
+            })}
+            {index % layout.labelEvery === (days.length - 1) % layout.labelEvery ? (
+              <text x={x + barWidth / 2} y={height - 8} textAnchor="middle" className="dash-chart__label">
+                {day.slice(5)}
+              </text>
+            ) : null}
+          </g>
+        );
+      })}
+    </svg>
   );
 }
 

@@ -142,7 +142,7 @@ export function chartDays(days = 30, now: Date = new Date()): string[] {
   );
 }
 
-interface ActivityItem {
+export interface ActivityItem {
   /** Paging cursor: pass as `before` for the next page. */
   entryId: string;
   transactionId: string;
@@ -155,6 +155,8 @@ interface ActivityItem {
   outputTokens: number | null;
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
+  /** The label of the API key that made the request, when not the token itself. */
+  apiKeyLabel: string | null;
 }
 
 export interface ActivityPage {
@@ -166,7 +168,13 @@ export interface ActivityPage {
 export async function listActivity(
   executor: Executor,
   accountId: bigint,
-  options: { limit: number; before?: bigint | undefined; kinds?: readonly string[] },
+  options: {
+    limit: number;
+    before?: bigint | undefined;
+    kinds?: readonly string[];
+    model?: string | undefined;
+    route?: string | undefined;
+  },
 ): Promise<ActivityPage> {
   const kinds = options.kinds && options.kinds.length > 0 ? options.kinds : undefined;
   const rows = await queryRows<{
@@ -180,15 +188,20 @@ export async function listActivity(
     output_tokens: number | null;
     cache_read_tokens: number | null;
     cache_write_tokens: number | null;
+    api_key_label: string | null;
   }>(
     executor,
     sql`SELECT e.id::text AS entry_id, t.id AS transaction_id, t.kind, e.amount::text AS amount, e.created_at, t.metadata,
                u.input_tokens::float8 AS input_tokens, u.output_tokens::float8 AS output_tokens,
-               u.cache_read_tokens::float8 AS cache_read_tokens, u.cache_write_tokens::float8 AS cache_write_tokens
+               u.cache_read_tokens::float8 AS cache_read_tokens, u.cache_write_tokens::float8 AS cache_write_tokens,
+               k.label AS api_key_label
         FROM ledger_entries e
         JOIN ledger_transactions t ON t.id = e.transaction_id
         LEFT JOIN usage_records u ON u.request_id = t.metadata->>'request_id'
+        LEFT JOIN api_keys k ON k.id = u.api_key_id
         WHERE e.account_id = ${accountId}
+          ${options.model === undefined ? sql`` : sql`AND t.metadata->>'model' = ${options.model}`}
+          ${options.route === undefined ? sql`` : sql`AND t.metadata->>'route' = ${options.route}`}
           ${options.before === undefined ? sql`` : sql`AND e.id < ${options.before}`}
           ${
             kinds
@@ -212,6 +225,7 @@ export async function listActivity(
     outputTokens: row.output_tokens,
     cacheReadTokens: row.cache_read_tokens,
     cacheWriteTokens: row.cache_write_tokens,
+    apiKeyLabel: row.api_key_label,
   }));
   const last = items.at(-1);
   return { items, nextCursor: items.length === options.limit && last ? last.entryId : null };

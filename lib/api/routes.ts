@@ -46,7 +46,8 @@ import { getHealth } from "./system/get-health";
 import { getMetrics } from "./system/get-metrics";
 import { getBalance } from "./tokens/get-balance";
 import { getUsageSummary } from "./tokens/get-usage-summary";
-import { listTransactions } from "./tokens/list-transactions";
+import { exportTransactions, listTransactions } from "./tokens/list-transactions";
+import { openReceipt } from "./tokens/open-receipt";
 import { registerToken } from "./tokens/register-token";
 import { receiveStripeEvent } from "./webhooks/receive-stripe-event";
 import { getWalletBalance } from "./x402/get-wallet-balance";
@@ -92,6 +93,22 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: listTransactions,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/transactions/export",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: exportTransactions,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/transactions/:id/receipt",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: openReceipt,
   }),
 
   defineRoute({

@@ -278,7 +278,7 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
           return wrap ? wrap.scrollWidth - wrap.clientWidth : -1;
         })(),
       }));
-      expect(fit).toEqual({ tabsPastEdge: 0, tabs: 7, tableOverflow: 0 });
+      expect(fit).toEqual({ tabsPastEdge: 0, tabs: 9, tableOverflow: 0 });
       await shoot(view.page, `dashboard-home-phone${dark ? "-dark" : ""}`);
       await expectNoConsoleErrors(view);
     }

@@ -201,6 +201,26 @@ const cases: Case[] = [
     path: () => "/proxy/00000000-0000-4000-8000-000000000000/balance",
   },
   { name: "transactions", method: "GET", path: () => `/proxy/${reader}/transactions` },
+  {
+    name: "transactions filtered",
+    method: "GET",
+    path: () => `/proxy/${reader}/transactions?kind=inference&route=centralized&model=gpt-4o-mini`,
+  },
+  {
+    name: "transactions, a bad filter",
+    method: "GET",
+    path: () => `/proxy/${reader}/transactions?route=moon`,
+  },
+  {
+    name: "transactions as CSV",
+    method: "GET",
+    path: () => `/proxy/${reader}/transactions/export?kind=admin_credit`,
+  },
+  {
+    name: "a receipt for an unknown transaction",
+    method: "GET",
+    path: () => `/proxy/${reader}/transactions/00000000-0000-4000-8000-000000000000/receipt`,
+  },
   { name: "models", method: "GET", path: () => `/proxy/${reader}/v1/models` },
   {
     name: "an unknown stored response",
