@@ -504,8 +504,9 @@ describe.skipIf(unavailable !== undefined)("USDC deposits on Base (local anvil +
       );
       expect(closed.status).toBe(503);
       // Customers read that it is not offered; only the operator's API names the setting.
-      expect((await errorOf(closed)).message).toContain("not offered");
-      expect((await errorOf(closed)).message).not.toContain("BASE_DEPOSIT_ADDRESS");
+      const closedError = await errorOf(closed);
+      expect(closedError.message).toContain("not offered");
+      expect(closedError.message).not.toContain("BASE_DEPOSIT_ADDRESS");
       const offOptions = (await (await fetch(`${off.baseUrl}/proxy/${offToken}/funding`)).json()) as {
         base: Record<string, unknown>;
       };
