@@ -112,7 +112,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
         })
       : undefined;
 
-  const limiters = await createLimiterFactory(env.REDIS_URL);
+  const limiters = await createLimiterFactory(env.REDIS_URL, env.REDIS_NAMESPACE);
 
   let stopMaintenance: (() => void) | undefined;
   const catalogStore = new CatalogStore(database.db);

@@ -13,7 +13,7 @@ export function createRedisRateLimiter(
   counter: WindowCounter,
   limit: number,
   windowMs: number,
-  prefix = "pod:rl",
+  prefix: string,
 ): RateLimiter {
   return {
     async hit(key) {

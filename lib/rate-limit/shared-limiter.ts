@@ -11,9 +11,14 @@ export interface LimiterFactory {
 
 /**
  * With REDIS_URL every replica counts in the same Redis window; if Redis becomes unreachable
- * a limit falls back to this process's own window rather than refusing every caller.
+ * a limit falls back to this process's own window rather than refusing every caller. Keys start
+ * with REDIS_NAMESPACE (`<namespace>:rl:<limit>:<client>:<window>`), so two gateways sharing one
+ * Redis keep separate counts, as their marketplaces do.
  */
-export async function createLimiterFactory(redisUrl: string | undefined): Promise<LimiterFactory> {
+export async function createLimiterFactory(
+  redisUrl: string | undefined,
+  namespace: string,
+): Promise<LimiterFactory> {
   const connection: RedisCounterConnection | undefined = redisUrl
     ? await connectRedisCounter(redisUrl)
     : undefined;
@@ -21,7 +26,7 @@ export async function createLimiterFactory(redisUrl: string | undefined): Promis
     perMinute(limit, name) {
       const local = createMemoryRateLimiter(limit, 60_000);
       if (!connection) return local;
-      const shared = createRedisRateLimiter(connection.counter, limit, 60_000, `pod:rl:${name}`);
+      const shared = createRedisRateLimiter(connection.counter, limit, 60_000, `${namespace}:rl:${name}`);
       return {
         async hit(key) {
           try {

@@ -57,6 +57,56 @@ describe.skipIf(redis.url === undefined)("register limit shared through REDIS_UR
   });
 });
 
+describe.skipIf(redis.url === undefined)("rate limits namespaced by REDIS_NAMESPACE", () => {
+  it("two separate gateways on one Redis count apart; replicas of one gateway count together", async () => {
+    const { startTestGateway } = await import("../helpers/gateway");
+    const suffix = randomBytes(4).toString("hex");
+    const env = (namespace: string) => ({
+      REDIS_URL: redis.url ?? "",
+      REDIS_NAMESPACE: namespace,
+      REGISTER_RATE_LIMIT_PER_MINUTE: "3",
+      TRUST_PROXY: "true",
+    });
+    // Gateway one has two replicas; gateway two is another deployment on the same Redis.
+    const [oneA, oneB, two] = await Promise.all([
+      startTestGateway({ env: env(`one-${suffix}`) }),
+      startTestGateway({ env: env(`one-${suffix}`) }),
+      startTestGateway({ env: env(`two-${suffix}`) }),
+    ]);
+    try {
+      const ip = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.7`;
+      const register = async (baseUrl: string) => {
+        const response = await fetch(`${baseUrl}/v1/register`, {
+          method: "POST",
+          headers: { "x-forwarded-for": ip },
+        });
+        await response.arrayBuffer();
+        return response.status;
+      };
+      // The same client spends gateway one's limit across its two replicas...
+      const one = [await register(oneA.baseUrl), await register(oneB.baseUrl), await register(oneA.baseUrl)];
+      expect([...one, await register(oneB.baseUrl)]).toEqual([200, 200, 200, 429]);
+      // ...and gateway two, on the same Redis, has counted none of it.
+      const second = [];
+      for (let index = 0; index < 4; index += 1) second.push(await register(two.baseUrl));
+      expect(second).toEqual([200, 200, 200, 429]);
+      // The keys live under each deployment's prefix, none under the default one.
+      const { createClient } = await import("@redis/client");
+      const client = createClient({ url: redis.url ?? "" });
+      await client.connect();
+      try {
+        expect(await client.keys(`one-${suffix}:rl:*`)).not.toHaveLength(0);
+        expect(await client.keys(`two-${suffix}:rl:*`)).not.toHaveLength(0);
+        expect((await client.keys(`pod:rl:*`)).filter((key) => key.includes(ip))).toHaveLength(0);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await Promise.all([oneA.close(), oneB.close(), two.close()]);
+    }
+  });
+});
+
 const sharedDatabase = testSharedPostgres("The count_tokens limit across replicas").url;
 
 // Two replicas must know the same token, so this needs a shared Postgres as well as Redis.
