@@ -145,8 +145,8 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
   };
 }
 
-const isMain = process.argv[1] !== undefined && import.meta.filename === process.argv[1];
-if (isMain) {
+/** `npm start`: env, pages, database, then the server; exits with a one-line reason when one fails. */
+export async function main(): Promise<void> {
   const env = await startOrExit(async () => loadEnv());
   // The page build is the long pole of a first start: it begins before the database opens,
   // and a gateway that exits takes its unfinished build with it.
@@ -173,3 +173,6 @@ if (isMain) {
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
 }
+
+// `tsx server.ts` (dev, tests); `npm start` runs the precompiled copy through scripts/start.mjs.
+if (process.argv[1] !== undefined && import.meta.filename === process.argv[1]) await main();

@@ -169,13 +169,14 @@ function nodeArgs(): string[] {
 function startScriptFlags(): string[] {
   const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> })
     .scripts;
-  const flags = /\btsx((?: --[\w-]+(?:=\S+)?)*) server\.ts/.exec(scripts.start ?? "")?.[1];
-  if (flags === undefined) throw new Error("package.json's start script no longer runs `tsx ... server.ts`");
+  const flags = /\bnode((?: --[\w-]+(?:=\S+)?)*) scripts\/start\.mjs/.exec(scripts.start ?? "")?.[1];
+  if (flags === undefined)
+    throw new Error("package.json's start script no longer runs `node ... scripts/start.mjs`");
   return flags.split(" ").filter((flag) => flag !== "");
 }
 
 /**
- * This gateway as `npm start` runs it: tsx server.ts with pages on, plus the statement probe.
+ * This gateway as `npm start` runs it: the precompiled server with pages on, plus the statement probe.
  * The build must be fresh first (ensureFreshBuild), or the gateway would build its pages
  * beside the measurements.
  */
@@ -204,7 +205,7 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
     // BENCH_NODE_ARGS adds node flags to the gateway (e.g. --cpu-prof) for profiling runs.
     spawn(
       process.execPath,
-      [...startScriptFlags(), ...nodeArgs(), "--import", "tsx", "--import", "./bench/probe.ts", "server.ts"],
+      [...startScriptFlags(), ...nodeArgs(), "--import", "./bench/probe.mjs", "scripts/start.mjs"],
       {
         stdio: ["ignore", "ignore", "pipe", "ipc"],
         env,

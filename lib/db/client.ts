@@ -134,8 +134,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   };
 }
 
+/**
+ * Set by scripts/start.mjs when it precompiles the server: the path of the worker entry it
+ * compiled beside it. Absent under tsx and in Next's bundle (`typeof` of an undeclared name is safe).
+ */
+declare const POD_COMPILED_PGLITE_WORKER: string | undefined;
+
+function pgliteWorkerEntry(): string | undefined {
+  if (typeof POD_COMPILED_PGLITE_WORKER === "string") return POD_COMPILED_PGLITE_WORKER;
+  return import.meta.dirname && resolve(import.meta.dirname, "pglite-thread-worker.ts");
+}
+
 async function startPGlite(location: string, thread: "worker" | "main"): Promise<PGlite> {
-  const workerEntry = import.meta.dirname && resolve(import.meta.dirname, "pglite-thread-worker.ts");
+  const workerEntry = pgliteWorkerEntry();
   if (thread === "main" || !workerEntry) {
     const client = new PGlite(location, pgliteOptions());
     await client.waitReady;

@@ -35,8 +35,13 @@ function threadOptions(options: QueryOptions | undefined): ThreadQueryOptions | 
   };
 }
 
-/** tsx's loader for the worker, by file URL, so the worker loads TypeScript however we were started. */
+/**
+ * The worker's first statement: the precompiled entry (npm start) is imported as it is; the
+ * TypeScript one (tsx, tests) through tsx's loader, registered by file URL so the worker loads
+ * TypeScript however we were started.
+ */
 function workerBootstrap(entry: string): string {
+  if (!entry.endsWith(".ts")) return `import(${JSON.stringify(pathToFileURL(entry).href)});`;
   // Resolved from the entry's own path at run time, so bundlers do not try to follow it.
   const tsxApi = pathToFileURL(createRequire(entry).resolve("tsx/esm/api")).href.replace(/\.cjs$/, ".mjs");
   return `import(${JSON.stringify(tsxApi)}).then((api) => { api.register(); return import(${JSON.stringify(pathToFileURL(entry).href)}); });`;
@@ -54,7 +59,7 @@ export class PGliteThreadClient implements Queryable {
   #nextId = 1;
   #failure: Error | undefined;
 
-  /** `entry`: the path of pglite-thread-worker.ts. */
+  /** `entry`: the path of pglite-thread-worker.ts, or of its precompiled copy. */
   constructor(location: string, entry: string) {
     this.#worker = new Worker(workerBootstrap(entry), {
       eval: true,

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-/** `npm start` with a database it cannot use: one line naming the cause, password redacted, exit 1. */
+/** `npm start` (scripts/start.mjs, the precompiled server) with a database it cannot use: one line naming the cause, password redacted, exit 1. */
 const root = join(import.meta.dirname, "../..");
 
 function startGateway(
@@ -10,7 +10,7 @@ function startGateway(
   extraEnv: Record<string, string> = {},
 ): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    const child = spawn(process.execPath, ["--max-semi-space-size=32", "scripts/start.mjs"], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? "",

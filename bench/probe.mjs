@@ -1,25 +1,24 @@
-// Preloaded into the gateway under test (node --import tsx --import ./bench/probe.ts server.ts):
+// Preloaded into the gateway under test (node --import ./bench/probe.mjs scripts/start.mjs):
 // counts the database statements the process sends, so the bench can report statements and
 // round trips per request. It answers "stats" over the IPC channel the bench opened.
-// PGlite (in process or behind its worker-thread client): calls to query/exec, transactions as
-// begin + commit. Postgres: the frontend protocol
+// Plain JavaScript, so measuring does not load tsx (a loader thread, ~80 MiB) into the gateway.
+// PGlite in process: calls to query/exec, transactions as begin + commit. PGlite behind its
+// worker-thread client: the query, exec, begin and end messages posted to the worker (the
+// client class itself is bundled into the compiled server, out of reach). Postgres: the frontend protocol
 // messages written to port 5432 sockets (Execute and simple Query are statements; Sync and
 // simple Query are round trips).
 import { Socket } from "node:net";
+import { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
-import { PGliteThreadClient } from "../lib/db/pglite-thread-client";
 
 const counts = { statements: 0, roundTrips: 0 };
 
-type AnyFunction = (...args: unknown[]) => unknown;
-type Transactional = { query: AnyFunction; exec: AnyFunction };
-
-function countCalls<T extends object>(target: T, name: keyof T & string): void {
-  const original = target[name] as unknown as AnyFunction;
+function countCalls(target, name) {
+  const original = target[name];
   Object.defineProperty(target, name, {
     configurable: true,
     writable: true,
-    value(this: unknown, ...args: unknown[]) {
+    value(...args) {
       counts.statements += 1;
       counts.roundTrips += 1;
       return original.apply(this, args);
@@ -27,34 +26,42 @@ function countCalls<T extends object>(target: T, name: keyof T & string): void {
   });
 }
 
-function countPGliteCalls(prototype: object): void {
-  const proto = prototype as Transactional & { transaction: AnyFunction };
+function countPGliteCalls(proto) {
   countCalls(proto, "query");
   countCalls(proto, "exec");
   const transaction = proto.transaction;
-  proto.transaction = function (this: unknown, callback: unknown) {
+  proto.transaction = function (callback) {
     counts.statements += 2;
     counts.roundTrips += 2;
-    return transaction.call(this, (tx: Transactional) => {
+    return transaction.call(this, (tx) => {
       countCalls(tx, "query");
       countCalls(tx, "exec");
-      return (callback as (tx: Transactional) => unknown)(tx);
+      return callback(tx);
     });
   };
 }
 countPGliteCalls(PGlite.prototype);
-countPGliteCalls(PGliteThreadClient.prototype);
+
+const threadOps = new Set(["query", "exec", "begin", "end"]);
+const postMessage = Worker.prototype.postMessage;
+Worker.prototype.postMessage = function (message, ...rest) {
+  if (threadOps.has(message?.op)) {
+    counts.statements += 1;
+    counts.roundTrips += 1;
+  }
+  return postMessage.call(this, message, ...rest);
+};
 
 const postgresPort = 5432;
 const protocolVersion = 196_608;
-const write = Socket.prototype.write as AnyFunction;
-Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
+const write = Socket.prototype.write;
+Socket.prototype.write = function (...args) {
   const data = args[0];
   if (this.remotePort === postgresPort && Buffer.isBuffer(data)) countFrontendMessages(data);
-  return write.apply(this, args) as boolean;
-} as typeof Socket.prototype.write;
+  return write.apply(this, args);
+};
 
-function countFrontendMessages(data: Buffer): void {
+function countFrontendMessages(data) {
   if (data.length >= 8 && data.readInt32BE(4) === protocolVersion) return;
   let offset = 0;
   while (offset + 5 <= data.length) {
