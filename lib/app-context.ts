@@ -33,6 +33,8 @@ export interface AppContext {
   holds: HoldKeeper;
   /** Prepaid holds and settlements against per-process balance leases; undefined with BALANCE_LEASE=off. */
   leases: BalanceLeases | undefined;
+  /** Where this process journals what it served before the ledger has it (shared by leases and streams on hold rows). */
+  journal: Journal;
   /** Further API keys' spend limits, enforced in memory (lib/keys/key-spend-limits.ts). */
   keyLimits: KeySpendLimits;
   /** Low-balance alerts and auto top-up, checked after charges (lib/balance-watch). */
@@ -100,12 +102,14 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   );
   const released = started + (await releaseExpiredHolds(database.db));
   if (released > 0) log.warn("released holds left by an earlier process", { released });
+  // Leases journal their settlements here; streams on hold rows (x402) their running counts.
+  const journal = settlementJournal(env, database, journalDirectory, holds.instanceId);
   const leases =
     env.BALANCE_LEASE === "on"
       ? new BalanceLeases({
           database: database.db,
           holds,
-          journal: settlementJournal(env, database, journalDirectory, holds.instanceId),
+          journal,
           ttlSeconds: env.HOLD_TTL_SECONDS,
           idleMs: env.BALANCE_LEASE_IDLE_MS,
           writeDelayMs: env.BALANCE_LEASE_WRITE_DELAY_MS,
@@ -122,6 +126,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     database,
     holds,
     leases,
+    journal,
     keyLimits: new KeySpendLimits({ database: database.db, refreshMs: keyLimitRefreshMs }),
     balanceWatch: new BalanceWatcher({
       database: database.db,
@@ -145,7 +150,9 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       catalogStore.stop();
       await app.routing.registry.close();
       await limiters.close();
-      await leases?.stop();
+      // Stopping leases closes the journal they share.
+      if (leases) await leases.stop();
+      else journal.close();
       await holds.stop((leases?.unwritten ?? 0) > 0);
       await database.close();
     },

@@ -30,6 +30,8 @@ export class DatabaseJournal implements Journal {
   #turn: Promise<void> | undefined;
   /** Request ids journaled to the file because the database could not take them. */
   readonly #inFile = new Set<string>();
+  /** A stream's running count still being inserted: its removal waits for it, or would miss it. */
+  readonly #progressing = new Map<string, Promise<void>>();
 
   constructor(database: Database, instanceId: string, fallback: SettlementJournal) {
     this.#database = database;
@@ -58,10 +60,31 @@ export class DatabaseJournal implements Journal {
   }
 
   progress(settlement: LeaseSettlement): void {
-    this.#insert([settlement], false).catch((error: unknown) => {
-      log.warn("journaling a stream's running count failed; journaling it to the local file", { error });
-      this.#fallback.progress(settlement);
-    });
+    const { requestId } = settlement;
+    const inserted = (this.#progressing.get(requestId) ?? Promise.resolve())
+      .then(() => this.#insert([settlement], false))
+      .catch((error: unknown) => {
+        log.warn("journaling a stream's running count failed; journaling it to the local file", { error });
+        this.#fallback.progress(settlement);
+      })
+      .finally(() => {
+        if (this.#progressing.get(requestId) === inserted) this.#progressing.delete(requestId);
+      });
+    this.#progressing.set(requestId, inserted);
+  }
+
+  settledDirectly(requestId: string): void {
+    (this.#progressing.get(requestId) ?? Promise.resolve())
+      .then(() =>
+        this.#database.execute(
+          sql`DELETE FROM settlement_journal
+              WHERE request_id = ${requestId} AND instance_id = ${this.#instanceId} AND NOT final`,
+        ),
+      )
+      .catch((error: unknown) =>
+        log.warn("clearing a settled stream's running count failed (replay skips it)", { error }),
+      );
+    this.#fallback.settledDirectly(requestId);
   }
 
   written(batch: readonly LeaseSettlement[]): void {

@@ -36,6 +36,12 @@ export interface Journal {
   progress(settlement: LeaseSettlement): void;
   /** These settlements are in the ledger now. */
   written(batch: readonly LeaseSettlement[]): void;
+  /**
+   * A request that journaled running counts was settled straight in the ledger (a hold row's
+   * settlement, not a lease's): its running counts are void. Replaying one would bill nothing
+   * (the request's usage record exists), this only keeps the journal short.
+   */
+  settledDirectly(requestId: string): void;
   close(): void;
 }
 
@@ -115,6 +121,14 @@ export class SettlementJournal implements Journal {
     if (this.#fd === undefined) return;
     if (this.#unwritten === 0) ftruncateSync(this.#fd, 0);
     else writeSync(this.#fd, `${JSON.stringify({ written: count })}\n`);
+  }
+
+  /**
+   * With nothing unwritten the file starts over, as after `written`: a stream still relaying
+   * writes its running count again within a second.
+   */
+  settledDirectly(_requestId: string): void {
+    if (this.#fd !== undefined && this.#unwritten === 0) ftruncateSync(this.#fd, 0);
   }
 
   close(): void {

@@ -6,26 +6,56 @@ import { leaseSettlementOf, type SettleRequestInput } from "./settle-request";
 /** How often a stream's running count is journaled while it relays. */
 const everyMs = 1_000;
 
+export interface RunningCount {
+  /** The usage so far, as content flows: journaled at most once a second. */
+  progress(usage: Usage): void;
+  /** The stream was settled: a hold row's running counts are void now (a lease's final settlement replaces them). */
+  settled(): void;
+}
+
 /**
- * For a prepaid stream held against a lease: a callback the relay calls with the usage so far
- * as content flows, journaling it (at most once a second) as the stream's running count. If
- * the process dies mid-stream, whoever replays its journal bills that count (capped at the
- * hold) instead of nothing. Undefined where there is nothing to journal (row holds, x402).
+ * For a stream: journals its usage so far (at most once a second) as its running count. If the
+ * process dies mid-stream, whoever replays its journal bills that count, capped at the hold,
+ * instead of nothing. A lease's count is charged out of the lease; a hold row's (x402 payments,
+ * prepaid tokens with BALANCE_LEASE=off) out of that row, and the dead instance's holds are
+ * released only after the replay: an x402 payer pays what was relayed and keeps the rest of
+ * the payment as wallet credit, as for any unserved value.
  */
 export function runningCountJournal(
   app: AppContext,
   input: Omit<SettleRequestInput, "usage" | "outcome">,
-): ((usage: Usage) => void) | undefined {
+): RunningCount | undefined {
   const { hold } = input;
-  if (hold.kind !== "lease" || !app.leases) return undefined;
+  if (hold.kind === "lease" && !app.leases) return undefined;
   const leases = app.leases;
   let last = Date.now();
-  return (usage) => {
-    const now = Date.now();
-    if (now - last < everyMs) return;
-    last = now;
-    leaseSettlementOf(app, { ...input, usage, outcome: "interrupted" })
-      .then((settlement) => leases.progress(settlement, hold.amount))
-      .catch((error: unknown) => log.warn("journaling a stream's running count failed", { error }));
+  let journaled = false;
+  /** The count being prepared: `settled` waits for it, or it could be journaled after. */
+  let pending: Promise<void> = Promise.resolve();
+  return {
+    progress(usage) {
+      const now = Date.now();
+      if (now - last < everyMs) return;
+      last = now;
+      pending = leaseSettlementOf(app, { ...input, usage, outcome: "interrupted" })
+        .then((settlement) => {
+          if (hold.kind === "lease") return leases?.progress(settlement, hold.amount);
+          journaled = true;
+          app.journal.progress({
+            ...settlement,
+            leaseId: hold.id,
+            charged: settlement.cost < hold.amount ? settlement.cost : hold.amount,
+          });
+        })
+        .catch((error: unknown) => log.warn("journaling a stream's running count failed", { error }));
+    },
+    settled() {
+      if (hold.kind !== "row") return;
+      pending
+        .then(() => {
+          if (journaled) app.journal.settledDirectly(input.requestId);
+        })
+        .catch(() => undefined);
+    },
   };
 }

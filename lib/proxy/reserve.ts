@@ -11,7 +11,11 @@ import { affordableOutputTokens, type TokenPrice, worstCaseCost } from "../prici
  * A hold row of its own (x402, or leases off), or an amount held in memory against this
  * process's lease; with the claim on its key's spend limit when a limited key made the request.
  */
-export type ReservedHold = ({ kind: "row"; id: string } | { kind: "lease"; amount: bigint }) & {
+/** `amount`: what the hold covers (a row's amount when placed; a stream's running count is capped at it). */
+export type ReservedHold = (
+  | { kind: "row"; id: string; amount: bigint }
+  | { kind: "lease"; amount: bigint }
+) & {
   /** The further API key that made the request (its usage record names it). */
   apiKeyId?: string;
   key?: KeyClaim;
@@ -129,7 +133,10 @@ async function reserveBalance(
       owner: app.holds.instanceId,
     });
     if (placed.type === "held") app.holds.track(placed.holdId);
-    hold = placed.type === "held" ? { ...placed, held: { kind: "row", id: placed.holdId } } : placed;
+    hold =
+      placed.type === "held"
+        ? { ...placed, held: { kind: "row", id: placed.holdId, amount: placed.amount } }
+        : placed;
   }
   if (hold.type === "insufficient") {
     gatewayMetrics.holdsRefused.inc();

@@ -257,12 +257,12 @@ export async function serveReserved(
               : {}),
           });
     // A crash mid-stream bills the last running count journaled, not nothing.
-    const journalRunningCount = runningCountJournal(app, settlement);
+    const runningCount = runningCountJournal(app, settlement);
     const chunks = relayStream({
-      ...(journalRunningCount
+      ...(runningCount
         ? {
             onProgress: (tap: StreamUsageTap) =>
-              journalRunningCount(estimateRunningUsage(meterInput(tap.claim, () => tap.content))),
+              runningCount.progress(estimateRunningUsage(meterInput(tap.claim, () => tap.content))),
           }
         : {}),
       upstream: upstreamBody,
@@ -282,6 +282,7 @@ export async function serveReserved(
           meterInput(tap.claim, () => tap.content),
           outcome,
         );
+        runningCount?.settled();
       },
     });
 

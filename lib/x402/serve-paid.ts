@@ -41,7 +41,7 @@ export async function servePaid(
       model: priced.model,
       candidates: candidatesWithinCap(priced, settlement.quote.capMicrounits),
       reservation: {
-        hold: { kind: "row", id: settlement.holdId },
+        hold: { kind: "row", id: settlement.holdId, amount: settlement.quote.capMicrounits },
         availableAfter: settlement.availableAfter,
         maxOutputTokens: priced.maxOutputTokens,
       },

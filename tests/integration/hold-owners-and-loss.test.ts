@@ -140,7 +140,7 @@ describe("usage that exceeds what the account can cover", () => {
       const settled = await settleRequest(app, {
         requestId: "req_shortfall_test",
         accountId,
-        hold: { kind: "row", id: holdId },
+        hold: { kind: "row", id: holdId, amount: 500n },
         candidate,
         model: "m",
         usage: { inputTokens: 1_000, outputTokens: 1_000, cacheReadTokens: 0, cacheWriteTokens: 0 },
