@@ -140,6 +140,108 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
     }, 240_000);
   }
 
+  it("auto top-up: saves a card, turns it on, and a crowd of requests crossing the threshold charges the card once", async () => {
+    // $0.002 of balance and a $0.00185 threshold: sixty small requests sent at once cross it half-way.
+    const token = await gateway.createFundedToken(2_000n);
+    const watched = await openDevice(browser, gateway.baseUrl);
+    const { page } = watched;
+    await signIn(page, token);
+    await page
+      .getByRole("navigation", { name: "Dashboard" })
+      .getByRole("link", { name: "Alerts & top-up" })
+      .click();
+    await page.getByRole("heading", { name: "Alerts and auto top-up", level: 1 }).waitFor();
+    // Off by default, and nothing to turn on without a card.
+    await expect(page.getByRole("checkbox", { name: "Top up automatically" }).isDisabled()).resolves.toBe(
+      true,
+    );
+    await page.getByRole("button", { name: "Save a card with Stripe" }).click();
+    await page.waitForURL((url) => url.href.startsWith(stripe.apiBase));
+    await page.getByRole("button", { name: "Save card" }).click();
+    await page.waitForURL(/\/dashboard\/billing\?card=saved/);
+    await page.getByText("Card saved with Stripe.").waitFor();
+    // The webhook saves the card; the page shows it once it has.
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      if (await page.getByTestId("saved-card").isVisible()) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await page.reload();
+    }
+    await expect(page.getByTestId("saved-card").textContent()).resolves.toBe("visa ····4242");
+
+    await page.getByRole("checkbox", { name: "Top up automatically" }).check();
+    await page.getByLabel("When the balance is below (USD)").fill("0.00185");
+    await page.getByLabel("Charge the card (USD)").fill("5");
+    await page.getByLabel("At most per month (USD)").fill("10");
+    await page.getByRole("button", { name: "Save auto top-up" }).click();
+    await page.getByText("Auto top-up is on.").waitFor();
+    await shoot(page, "dashboard-auto-top-up-on-desktop-light");
+
+    const intentsBefore = stripe.paymentIntents.size;
+    const chargeRequestsBefore = stripe.requests.filter(
+      (entry) => entry.path === "/v1/payment_intents",
+    ).length;
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, async (_, index) => {
+        const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            model: "gpt-4o-mini",
+            max_tokens: 3,
+            messages: [{ role: "user", content: `r${index} [fake:tokens=3]` }],
+          }),
+        });
+        await response.text();
+        return response.status;
+      }),
+    );
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(30);
+
+    // The charge shows on the page once the background check has made it (the person reloads).
+    const paid = page.getByTestId("top-up-charges").locator('tr[data-status="succeeded"]');
+    for (let attempt = 0; attempt < 30 && (await paid.count()) === 0; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await page.reload();
+      await page.getByRole("heading", { name: "Auto top-up", exact: true }).waitFor();
+    }
+    await expect(paid.count()).resolves.toBe(1);
+    await expect(paid.textContent()).resolves.toContain("$5.00");
+    await expect(paid.getByRole("link", { name: "Receipt" }).getAttribute("href")).resolves.toMatch(
+      /\/receipts\/ch_/,
+    );
+    await page.getByText("Charged this month: $5.00 of $10.00.").waitFor();
+    // Wait out the webhook that follows the charge: it must not credit or charge again.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(stripe.paymentIntents.size - intentsBefore).toBe(1);
+    expect(stripe.requests.filter((entry) => entry.path === "/v1/payment_intents").length).toBe(
+      chargeRequestsBefore + 1,
+    );
+    const balance = await gateway.balanceOf(token);
+    expect(balance.balance).toBeGreaterThan(5_000_000n);
+    expect(balance.balance).toBeLessThan(5_002_000n);
+    await shoot(page, "dashboard-auto-top-up-charged-desktop-light");
+
+    // Activity on the overview lists the credit once, with Stripe's receipt.
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Overview" }).click();
+    const credits = page.locator('tr[data-kind="card_auto_top_up"]');
+    await credits.first().waitFor();
+    await expect(credits.count()).resolves.toBe(1);
+    await expect(credits.textContent()).resolves.toContain("Auto top-up (card)");
+    await expect(credits.textContent()).resolves.toContain("+$5.00");
+    await expect(credits.getByRole("link", { name: "Receipt" }).count()).resolves.toBe(1);
+    await shoot(page, "dashboard-auto-top-up-activity-desktop-light");
+    await closeClean(watched);
+
+    // The same account on a 360 px phone in dark: the charges table fits.
+    const phoneView = await openDevice(browser, gateway.baseUrl, { ...narrowPhone, dark: true });
+    await signIn(phoneView.page, token);
+    await phoneView.page.goto(`${gateway.baseUrl}/dashboard/billing`);
+    await phoneView.page.getByTestId("top-up-charges").waitFor();
+    expect(await horizontalOverflow(phoneView.page)).toBeUndefined();
+    await shoot(phoneView.page, "dashboard-auto-top-up-charged-360-dark");
+    await closeClean(phoneView);
+  }, 240_000);
+
   it("no dashboard page is wider than a 360 px screen, and every one passes the contrast check in light and dark", async () => {
     const token = await gateway.createFundedToken(20_000_000n);
     // Something in every table: a call, and a key.
@@ -161,6 +263,7 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
       { name: "overview", path: "/dashboard", ready: "Overview" },
       { name: "keys", path: "/dashboard/keys", ready: "API keys" },
       { name: "fund", path: "/dashboard/fund", ready: "Add funds" },
+      { name: "billing", path: "/dashboard/billing", ready: "Alerts and auto top-up" },
       {
         name: "card-return",
         path: "/dashboard/fund/return?session_id=cs_test_unknown",
@@ -184,7 +287,10 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
           if (entry.ready) await page.getByRole("heading", { name: entry.ready, level: 1 }).waitFor();
           await page.waitForLoadState("networkidle");
           await check(page, `${entry.name} ${width}px ${theme}`, width, problems);
-          if (width === narrowPhone.width) await shoot(page, `dashboard-${entry.name}-360-${theme}`);
+          await shoot(
+            page,
+            `dashboard-${entry.name}-${width === narrowPhone.width ? "360" : "desktop"}-${theme}`,
+          );
         }
         await watched.context.close();
       }
