@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { SQL } from "drizzle-orm";
 import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from "drizzle-orm/pg-core";
@@ -122,7 +122,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // PGlite does not create missing parent folders itself.
     mkdirSync(location, { recursive: true });
   }
-  const client = await startPGlite(location, options.pgliteThread ?? "worker");
+  const thread = options.pgliteThread ?? "worker";
+  if (location !== dataDir && !existsSync(join(location, "PG_VERSION"))) await createPGlite(location, thread);
+  const client = await startPGlite(location, thread);
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   preparedRunners.set(db, pglitePreparedRunner(client));
   return {
@@ -143,6 +145,20 @@ declare const POD_COMPILED_PGLITE_WORKER: string | undefined;
 function pgliteWorkerEntry(): string | undefined {
   if (typeof POD_COMPILED_PGLITE_WORKER === "string") return POD_COMPILED_PGLITE_WORKER;
   return import.meta.dirname && resolve(import.meta.dirname, "pglite-thread-worker.ts");
+}
+
+/**
+ * A new data directory is created (initdb) and migrated by an engine that is then closed:
+ * WebAssembly memory only grows, and those steps leave the engine that serves about 400 MiB
+ * larger than one opened on the finished directory.
+ */
+async function createPGlite(location: string, thread: "worker" | "main"): Promise<void> {
+  const setup = await startPGlite(location, thread);
+  try {
+    await migratePglite(drizzlePglite(setup), { migrationsFolder: migrationsFolder() });
+  } finally {
+    await setup.close();
+  }
 }
 
 async function startPGlite(location: string, thread: "worker" | "main"): Promise<PGlite> {
