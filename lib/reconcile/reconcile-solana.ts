@@ -25,6 +25,45 @@ async function arrived(receipts: SolanaReceipts, signature: string, owner: strin
   return reading.type === "arrival" && reading.asset === "usdc" ? reading.amount : 0n;
 }
 
+/** Signatures read per account at most: a bounded pass (the RPC's page is 1,000). */
+const maxSignatures = 20_000;
+
+/**
+ * The other direction: USDC that reached `owner`'s USDC account in a transaction the books do
+ * not know (a stranger's transfer, or one the watcher missed). Only the unknown signatures are
+ * read; each arrival is reported as money held that no ledger entry explains.
+ */
+async function unbookedArrivals(
+  differences: Difference[],
+  receipts: SolanaReceipts,
+  owner: string,
+  known: ReadonlySet<string>,
+  what: string,
+): Promise<void> {
+  const tokenAccount = await deriveAssociatedTokenAddress(owner as Address, receipts.usdcMint as Address);
+  let before: string | undefined;
+  for (let read = 0; read < maxSignatures; ) {
+    const page = await receipts.reader.signaturesFor(tokenAccount, {
+      limit: 1000,
+      ...(before ? { before } : {}),
+    });
+    for (const info of page) {
+      if (known.has(info.signature) || (info.err !== null && info.err !== undefined)) continue;
+      const amount = await arrived(receipts, info.signature, owner);
+      if (amount)
+        differences.push({
+          source: "solana",
+          reference: info.signature,
+          microunits: amount,
+          detail: `${what}: the chain brought ${amount} that no booking explains`,
+        });
+    }
+    read += page.length;
+    before = page.at(-1)?.signature;
+    if (page.length < 1000 || !before) break;
+  }
+}
+
 function compare(
   differences: Difference[],
   reference: string,
@@ -53,7 +92,8 @@ function compare(
  * Chain receipts against the books: every deposit the ledger booked (credited, bonded or in
  * suspense) is a transaction that brought that much USDC to the deposit wallet; every
  * confirmed payout brought its amount to its destination; every settled USDC x402 payment
- * brought what it recorded to the pay-to wallet.
+ * brought what it recorded to the pay-to wallet. And back: every USDC arrival at the deposit
+ * or pay-to wallet is a booked deposit or a recorded x402 payment.
  */
 export async function reconcileSolana(executor: Executor, receipts: SolanaReceipts): Promise<Difference[]> {
   const differences: Difference[] = [];
@@ -69,7 +109,15 @@ export async function reconcileSolana(executor: Executor, receipts: SolanaReceip
         WHERE d.signature IS NOT NULL OR t.idempotency_key LIKE 'solana:deposit:%'
         GROUP BY d.signature, t.idempotency_key`,
   );
-  if (receipts.depositOwner)
+  if (receipts.depositOwner) {
+    const booked = new Set(deposits.map((row) => row.signature ?? ""));
+    await unbookedArrivals(
+      differences,
+      receipts,
+      receipts.depositOwner,
+      booked,
+      "unbooked arrival at the deposit wallet",
+    );
     for (const row of deposits) {
       const signature = row.signature ?? "";
       const onChain = await arrived(receipts, signature, receipts.depositOwner);
@@ -81,6 +129,7 @@ export async function reconcileSolana(executor: Executor, receipts: SolanaReceip
         row.recorded ? "deposit" : "deposit booked without a chain_deposits row",
       );
     }
+  }
   const payouts = await queryRows<{ id: string; signature: string; destination: string; amount: string }>(
     executor,
     sql`SELECT id::text AS id, signature, destination, amount::text AS amount FROM host_payouts
@@ -99,6 +148,17 @@ export async function reconcileSolana(executor: Executor, receipts: SolanaReceip
       executor,
       sql`SELECT signature, received_amount::text AS received FROM x402_payments
           WHERE status = 'settled' AND network LIKE 'solana:%' AND asset = 'USDC'`,
+    );
+    const recorded = await queryRows<{ signature: string }>(
+      executor,
+      sql`SELECT signature FROM x402_payments WHERE signature IS NOT NULL AND network LIKE 'solana:%'`,
+    );
+    await unbookedArrivals(
+      differences,
+      receipts,
+      receipts.payTo,
+      new Set(recorded.map((row) => row.signature)),
+      "unbooked arrival at the x402 pay-to wallet",
     );
     for (const payment of payments)
       compare(

@@ -391,6 +391,21 @@ describe("USDC deposits on Solana", () => {
     expect((await gateway.balanceOf(token)).available).toBe(usdc(3));
   });
 
+  it("reports USDC that reached the deposit wallet without a booking, to the microunit, until it is booked", async () => {
+    expect((await reconcileOver(gateway)).differences).toEqual([]);
+    // A stranger's transfer the watcher has not recorded yet: money held that no ledger entry explains.
+    const stranger = await deposit({ amount: 2_345_678n, memos: ["not a code"] });
+    const before = await reconcileOver(gateway);
+    expect(before.reconciled).toBe(false);
+    expect(before.differences).toEqual([
+      expect.objectContaining({ source: "solana", reference: stranger, microunits: "2345678" }),
+    ]);
+    expect(before.unexplained_microunits).toBe("2345678");
+    // Booked (in suspense, for the operator to assign or refund), it is explained.
+    expect((await scanDeposits(gateway.app)).unmatched).toBe(1);
+    expect((await reconcileOver(gateway)).differences).toEqual([]);
+  });
+
   it("lets an operator assign an unmatched deposit to a token or mark it refunded", async () => {
     const unauthenticated = await fetch(`${gateway.baseUrl}/v1/admin/deposits/unmatched`);
     expect(unauthenticated.status).toBe(401);

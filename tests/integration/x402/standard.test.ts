@@ -6,6 +6,8 @@ import { SOLANA_DEVNET_CAIP2, WSOL_MINT } from "../../../lib/chains/solana/const
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { findQuote } from "../../../lib/x402/core/quote-store";
 import type { PaymentReceipt } from "../../../lib/x402/core/receipt";
+import { reconcileOver } from "../../helpers/reconcile";
+import { sendUsdcWithMemo } from "../../helpers/solana/usdc-deposit";
 import { startX402Chain, type X402Chain } from "../../helpers/x402-chain";
 import { chatBody, startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
 import { decodeQuote, fetchWithSelfBroadcast, type Quote } from "../../helpers/x402-self-broadcast-client";
@@ -156,6 +158,23 @@ describe("standard x402 (exact, co-signed by our fee payer)", () => {
     ) as PaymentReceipt;
     // One cent at $150/SOL, rounded up: 66,667 lamports, worth 10,000 microunits at that rate.
     expect(receipt).toMatchObject({ asset: "SOL", amount: "66667", credited_microunits: 10_000 });
+  });
+
+  it("reconciles the pay-to wallet both ways: every settled payment on chain, every USDC arrival a payment", async () => {
+    expect((await reconcileOver(x402.gateway)).differences).toEqual([]);
+    // USDC sent straight to pay-to, outside any quote: held by the operator, explained by nothing.
+    const stranger = await chain.fundedWallet({ usdc: 500_000n, lamports: 10_000_000n });
+    const signature = await sendUsdcWithMemo(chain.solana, {
+      payer: stranger,
+      owner: chain.payTo.address,
+      amount: 123_457n,
+      memo: "a gift",
+    });
+    const report = await reconcileOver(x402.gateway);
+    expect(report.differences).toEqual([
+      expect.objectContaining({ source: "solana", reference: signature, microunits: "123457" }),
+    ]);
+    expect(report.unexplained_microunits).toBe("123457");
   });
 });
 
