@@ -27,6 +27,8 @@ export interface ReplicaBusOptions {
   onTick(): void;
 }
 
+/** Own shared messages remembered until heard back (more are only a Redis blip's losses). */
+const maxEchoes = 1_000;
 /** Commands wait at most this for Redis: a replica never hangs on an unreachable one. */
 const commandTimeoutMs = 1_000;
 
@@ -54,6 +56,11 @@ export class ReplicaBus {
   #beatFailures = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  /**
+   * Shared messages this replica published and has not heard back yet: every subscriber hears
+   * its own, and they need no parsing (a bounded set: one lost in a Redis blip is forgotten).
+   */
+  readonly #echoes = new Set<string>();
   readonly #sharedChannel: string;
   readonly #prefix: string;
 
@@ -143,9 +150,12 @@ export class ReplicaBus {
   /** Tells every replica (itself included); lost when Redis is away, which the periodic sync repairs. */
   broadcast(message: SharedMessage): void {
     if (this.#state !== "up") return;
+    const text = JSON.stringify(message);
+    if (this.#echoes.size >= maxEchoes) this.#echoes.clear();
+    this.#echoes.add(text);
     this.#command()
-      .publish(this.#sharedChannel, JSON.stringify(message))
-      .catch(() => undefined);
+      .publish(this.#sharedChannel, text)
+      .catch(() => this.#echoes.delete(text));
   }
 
   /** The bounded-time command client, for the owner's own keys. */
@@ -241,6 +251,7 @@ export class ReplicaBus {
   }
 
   #shared(text: string): void {
+    if (this.#echoes.delete(text)) return;
     const message = parseSharedMessage(text);
     if (!message) return;
     if (message.type === "beat") {

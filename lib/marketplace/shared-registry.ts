@@ -45,6 +45,8 @@ interface HeldAgent {
   input: AgentConnectionInput;
   handle: AgentConnectionHandle;
   revision: number;
+  /** Which of its offers had a free slot in the entry last published ("1"/"0" per offer). */
+  availability: string;
 }
 
 interface SeenAgent {
@@ -52,6 +54,13 @@ interface SeenAgent {
   offers: LiveOffer[];
 }
 
+/**
+ * A slot taken or freed that does not change whether an offer has a free slot is published at
+ * most this often: other replicas route on "has a free slot" (the home's count is the
+ * reservation), and two broadcasts per job, each read by every replica, were the busiest
+ * traffic on the bus and sat on the path of every cross-replica job.
+ */
+const loadPublishMs = 250;
 /** The periodic full read of the agent directory, in beats (repairs messages lost in a Redis blip). */
 const syncEveryTicks = 5;
 /** Deletes a directory entry only if it is still the given connection's (a newer one may have replaced it). */
@@ -79,6 +88,8 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
   readonly #held = new Map<string, HeldAgent>();
   readonly #seen = new Map<string, SeenAgent>();
   readonly #loadChanged = new Set<string>();
+  #loadTimer: NodeJS.Timeout | undefined;
+  #loadSoon = false;
   #health: SharedHealthSink | undefined;
   #healthOut: HealthAttempt[] = [];
   #ticks = 0;
@@ -126,7 +137,7 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
         input.onRemoved?.();
       },
     });
-    this.#held.set(providerId, { connection, input, handle, revision: 0 });
+    this.#held.set(providerId, { connection, input, handle, revision: 0, availability: "" });
     this.#seen.delete(providerId);
     this.#announce(providerId, true).catch(() => undefined);
     return {
@@ -231,6 +242,7 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
             .catch(() => undefined),
         ),
       );
+    if (this.#loadTimer) clearTimeout(this.#loadTimer);
     this.#remote.failAll("the gateway replica is shutting down");
     this.#hosted.abortAll();
     await this.#bus.close();
@@ -263,6 +275,7 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
     const agent = this.#local.agents().find((item) => item.providerId === providerId);
     if (!agent) return undefined;
     held.revision += 1;
+    held.availability = availabilityOf(agent.offers);
     return {
       providerId,
       replica: this.#options.replicaId,
@@ -322,15 +335,33 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
       .catch(() => undefined);
   }
 
-  /** A slot was taken or freed: other replicas hear the new free count on the next turn of the loop. */
+  /**
+   * A slot was taken or freed. An offer that became full (or free again) is published on the
+   * next turn of the loop, so other replicas stop (or start) sending it jobs; any other change
+   * of the count waits for the next publication, at most `loadPublishMs` away.
+   */
   #noteLoad(providerId: string): void {
     if (this.#bus.state !== "up") return;
-    if (this.#loadChanged.size === 0)
-      setImmediate(() => {
-        for (const changed of this.#loadChanged) this.#publish(changed, false).catch(() => undefined);
-        this.#loadChanged.clear();
-      });
     this.#loadChanged.add(providerId);
+    const held = this.#held.get(providerId);
+    const agent = held ? this.#local.agents().find((item) => item.providerId === providerId) : undefined;
+    if (held && agent && availabilityOf(agent.offers) !== held.availability) {
+      if (this.#loadSoon) return;
+      this.#loadSoon = true;
+      setImmediate(() => this.#publishLoad());
+      return;
+    }
+    if (this.#loadTimer) return;
+    this.#loadTimer = setTimeout(() => this.#publishLoad(), loadPublishMs);
+    this.#loadTimer.unref();
+  }
+
+  #publishLoad(): void {
+    if (this.#loadTimer) clearTimeout(this.#loadTimer);
+    this.#loadTimer = undefined;
+    this.#loadSoon = false;
+    for (const changed of this.#loadChanged) this.#publish(changed, false).catch(() => undefined);
+    this.#loadChanged.clear();
   }
 
   #flushHealth(): void {
@@ -474,4 +505,9 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
     }
     for (const providerId of this.#seen.keys()) if (!entries.has(providerId)) this.#seen.delete(providerId);
   }
+}
+
+/** "1" or "0" per offer: whether it has a free slot (what other replicas route on). */
+function availabilityOf(offers: readonly { freeSlots: number }[]): string {
+  return offers.map((offer) => (offer.freeSlots > 0 ? "1" : "0")).join("");
 }
