@@ -4,7 +4,9 @@
 // embedded PGlite and on Postgres. Prints the issue's ratios and writes bench/results.md and
 // bench/results.svg. Options: --soak (10 minutes at 50 connections per gateway, RSS over time),
 // --quick (a shorter run for development), --journals (this gateway on Postgres with the settlement
-// journal shared in the database against the local file journal, to price the hot path's insert).
+// journal shared in the database against the local file journal, to price the hot path's insert),
+// --only cross-replica (just the issue-20 rows: two replicas on one Postgres and one Redis, an
+// instant agent on the first, at concurrency 1; pages off, so no build is needed).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +30,7 @@ import {
   type System,
   scratchPostgres,
   startBareProxy,
+  startBenchRedis,
   startGateway,
   startPortkey,
   startReplicaPair,
@@ -39,6 +42,11 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has("--quick");
 const soak = args.has("--soak");
 const journals = args.has("--journals");
+const argv = process.argv.slice(2);
+const onlyAt = argv.indexOf("--only");
+const only = onlyAt >= 0 ? argv[onlyAt + 1] : argv.find((arg) => arg.startsWith("--only="))?.slice(7);
+if (only !== undefined && only !== "cross-replica")
+  throw new Error(`--only ${only}: the one scenario that runs alone is cross-replica`);
 const config = {
   sequential: Number(process.env.BENCH_COUNT ?? (quick ? 300 : 1000)),
   warmup: quick ? 100 : 300,
@@ -407,8 +415,102 @@ async function journalsRun(): Promise<void> {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 }
 
+/**
+ * The cross-replica rows alone: the direct upstream, and the same marketplace request sent to the
+ * replica holding the agent's WebSocket and to a second replica that reaches it through Redis,
+ * interleaved request by request so both see the same machine. The replicas run with pages off
+ * (API only, as replicas behind a proxy usually do): the pages are not on this path.
+ */
+async function crossReplicaRun(): Promise<void> {
+  const started = new Date();
+  const loadBefore = loadavg();
+  const upstream = await startUpstream();
+  const replicasUrl = await scratchPostgres(postgresBase, "pod_bench_replicas");
+  if (!replicasUrl) throw new Error(`Postgres at ${postgresBase} did not answer`);
+  const ownRedis = await startBenchRedis();
+  const pair = await startReplicaPair({
+    upstreamOrigin: upstream.origin,
+    databaseUrl: replicasUrl,
+    redisUrl: ownRedis?.url ?? redisUrl,
+    env: { POD_PAGES: "off" },
+  });
+  const systems: System[] = [directSystem(upstream), ...pair];
+  process.stdout.write("concurrency 1...\n");
+  const plain = await sequential(systems, body, config.sequential, config.warmup);
+  const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);
+  const row = (key: string) => {
+    const system = systems.find((candidate) => candidate.key === key) as System;
+    return { plain: plain.get(key) as Sequential, streamed: streamed.get(key) as Sequential, system };
+  };
+  const own = row("market-own");
+  const other = row("market-other");
+  const direct = row("direct");
+  const p = (entry: { plain: Sequential }, rank: number) => percentile(entry.plain.totals, rank);
+  const firstByte = (entry: { streamed: Sequential }, rank: number) =>
+    percentile(entry.streamed.firstBytes, rank);
+  const addedP50 = p(other, 50) - p(own, 50);
+  // CPU per request, each path alone (both replicas, their Postgres backends and the bench's own
+  // Redis counted): what the second replica costs whatever the machine's load does to latency.
+  process.stdout.write("CPU per request...\n");
+  const cpuPids = async () => [
+    ...new Set([
+      ...(await own.system.pids()),
+      ...(await other.system.pids()),
+      ...(ownRedis ? [ownRedis.pid] : []),
+    ]),
+  ];
+  const cpuPerRequest = async (system: System) => {
+    const pids = await cpuPids();
+    const before = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+    let served = 0;
+    for (let index = 0; index < config.sequential; index += 1)
+      if ((await timedPost(system.target, body)).ok) served += 1;
+    return (pids.reduce((sum, pid) => sum + cpuMs(pid), 0) - before) / Math.max(1, served);
+  };
+  const cpuOwn = await cpuPerRequest(own.system);
+  const cpuOther = await cpuPerRequest(other.system);
+  const loadAfter = loadavg();
+  const failures = (entry: { plain: Sequential; streamed: Sequential }) =>
+    entry.plain.failures + entry.streamed.failures;
+  const section = [
+    `### Run ${started.toISOString()}: cross-replica only (npm run bench -- --only cross-replica)`,
+    "",
+    `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}). Machine load average ${loadBefore[0]?.toFixed(2)} before, ${loadAfter[0]?.toFixed(2)} after (other sessions' work included). Concurrency 1: ${config.sequential} non-streamed and ${Math.floor(config.sequential / 2)} streamed requests per system after ${config.warmup} warm-up rounds, systems interleaved request by request. Two replicas of this gateway on one Postgres database and one Redis, pages off; an agent that answers at once (bench/instant-agent.ts) holds its WebSocket on the first.`,
+    "",
+    "| system | p50 ms, c=1 | p99 ms, c=1 | TTFB p50 ms, streamed | TTFB p99 ms, streamed | failures |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ...[direct, own, other].map(
+      (entry) =>
+        `| ${entry.system.label} | ${fmt(p(entry, 50), 3)} | ${fmt(p(entry, 99), 3)} | ${fmt(firstByte(entry, 50), 3)} | ${fmt(firstByte(entry, 99), 3)} | ${failures(entry)} |`,
+    ),
+    "",
+    "| what the second replica adds | p50 ms, c=1 (goal <= 1) | p99 ms, c=1 | TTFB p50 ms, streamed |",
+    "| --- | ---: | ---: | ---: |",
+    `| through another replica minus on the agent's own | ${fmt(addedP50, 3)} (${addedP50 <= 1 ? "met" : "not met"}) | ${fmt(p(other, 99) - p(own, 99), 3)} | ${fmt(firstByte(other, 50) - firstByte(own, 50), 3)} |`,
+    "",
+    `CPU per non-streamed request, ${config.sequential} requests per path run alone (both replicas, their Postgres backends${ownRedis ? " and the bench's own redis-server" : "; Redis is the shared one, not counted"}): ${fmt(cpuOwn, 3)} ms on the agent's own replica, ${fmt(cpuOther, 3)} ms through another replica, ${fmt(cpuOther - cpuOwn, 3)} ms added.`,
+    "",
+  ].join("\n");
+  process.stdout.write(`${section}\n`);
+  if (!quick || process.env.BENCH_WRITE === "1") addRun(section);
+}
+
+/** Adds a partial run (one scenario) at the top of the runs, leaving every full run in place. */
+function addRun(section: string): void {
+  const path = "bench/results.md";
+  const previous = readFileSync(path, "utf8");
+  const at = previous.indexOf(runsMarker);
+  if (at < 0) {
+    writeResults(section);
+    return;
+  }
+  const end = at + runsMarker.length;
+  writeFileSync(path, `${previous.slice(0, end)}\n\n${section.trim()}\n${previous.slice(end)}`);
+}
+
 async function main() {
   if (journals) return journalsRun();
+  if (only === "cross-replica") return crossReplicaRun();
   const started = new Date();
   const loadBefore = loadavg();
   const notes: string[] = [];

@@ -291,6 +291,30 @@ function postgresBackends(databaseUrl: string): () => Promise<number[]> {
 }
 
 /**
+ * A redis-server of the bench's own on a free port, so its CPU is the bench's alone (the
+ * machine's shared Redis serves other work too); undefined when redis-server is not installed.
+ */
+export async function startBenchRedis(): Promise<{ url: string; pid: number } | undefined> {
+  if (spawnSync("redis-server", ["--version"]).status !== 0) return undefined;
+  const port = await freePort();
+  const child = track(
+    spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    ),
+    "redis-server",
+  );
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  for await (const line of lines)
+    if (line.includes("Ready to accept connections"))
+      return { url: `redis://127.0.0.1:${port}`, pid: child.pid ?? 0 };
+  throw new Error("redis-server exited before it was ready");
+}
+
+/**
  * The cross-replica rows: two replicas of this gateway on one Postgres database and one Redis,
  * and an agent that answers at once (bench/instant-agent.ts) connected to the first. The same
  * marketplace request is sent to the agent's own replica and to the second one, which hands it
@@ -300,8 +324,11 @@ export async function startReplicaPair(options: {
   upstreamOrigin: string;
   databaseUrl: string;
   redisUrl: string;
+  /** More environment for both replicas (the cross-replica-only run turns pages off). */
+  env?: Record<string, string>;
 }): Promise<System[]> {
   const shared = {
+    ...options.env,
     REDIS_URL: options.redisUrl,
     REDIS_NAMESPACE: `bench-${process.pid}-${Date.now()}`,
   };
