@@ -9,6 +9,7 @@ import type {
 } from "@pod-gateway/contracts/balance-watch";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { formatUsd } from "./format";
+import { UsdField } from "./usd-field";
 import { usdToMicrounits } from "./usd-input";
 
 async function readError(response: Response): Promise<string> {
@@ -110,15 +111,7 @@ function AlertCard({ token }: { token: string }) {
         (again only after the balance was back above it).
       </p>
       <form className="dash-form dash-stack" onSubmit={(event) => void save(event)}>
-        <label className="dash-field">
-          <span className="dash-label">Alert below (USD)</span>
-          <input
-            className="dash-input"
-            inputMode="decimal"
-            value={threshold}
-            onChange={(event) => setThreshold(event.target.value)}
-          />
-        </label>
+        <UsdField label="Alert below (USD)" value={threshold} onChange={setThreshold} />
         <label className="dash-field dash-field--wide">
           <span className="dash-label">Webhook URL (optional, https)</span>
           <input
@@ -315,33 +308,9 @@ function AutoTopUpCard({ token }: { token: string }) {
               />{" "}
               Top up automatically
             </label>
-            <label className="dash-field">
-              <span className="dash-label">When the balance is below (USD)</span>
-              <input
-                className="dash-input"
-                inputMode="decimal"
-                value={threshold}
-                onChange={(event) => setThreshold(event.target.value)}
-              />
-            </label>
-            <label className="dash-field">
-              <span className="dash-label">Charge the card (USD)</span>
-              <input
-                className="dash-input"
-                inputMode="decimal"
-                value={amount}
-                onChange={(event) => setAmount(event.target.value)}
-              />
-            </label>
-            <label className="dash-field">
-              <span className="dash-label">At most per month (USD)</span>
-              <input
-                className="dash-input"
-                inputMode="decimal"
-                value={cap}
-                onChange={(event) => setCap(event.target.value)}
-              />
-            </label>
+            <UsdField label="When the balance is below (USD)" value={threshold} onChange={setThreshold} />
+            <UsdField label="Charge the card (USD)" value={amount} onChange={setAmount} />
+            <UsdField label="At most per month (USD)" value={cap} onChange={setCap} />
             <button
               type="submit"
               className="dash-button dash-button--primary"

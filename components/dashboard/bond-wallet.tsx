@@ -1,15 +1,17 @@
 "use client";
 
-import { WalletReadyState } from "@solana/wallet-adapter-base";
-import { ConnectionProvider, useConnection, useWallet, WalletProvider } from "@solana/wallet-adapter-react";
-import { PublicKey, VersionedTransaction } from "@solana/web3.js";
-import { useEffect, useState } from "react";
+import { useConnection, useWallet } from "@solana/wallet-adapter-react";
+import { VersionedTransaction } from "@solana/web3.js";
+import { useState } from "react";
 import { CopyButton } from "./copy-button";
 import { DepositSteps } from "./deposit-steps";
-import { buildDepositTransaction, payerUsdcAccount } from "./deposit-transaction";
+import { buildDepositTransaction } from "./deposit-transaction";
 import { formatUsd } from "./format";
 import type { SolanaOptions } from "./funding-options";
 import { loadProfile } from "./provider-api";
+import { SolanaWalletPicker, SolanaWalletScope } from "./solana-wallet-picker";
+import { useWalletUsdc } from "./use-wallet-usdc";
+import { waitForCommitment } from "./wait-for-commitment";
 
 type Step = "idle" | "signing" | "sent" | "confirmed" | "active" | "failed";
 const order = ["signing", "sent", "confirmed", "active"] as const;
@@ -39,10 +41,9 @@ export function BondWallet({
   missing: bigint;
   onActive: () => void;
 }) {
-  const [walletError, setWalletError] = useState<string | undefined>(undefined);
   return (
-    <ConnectionProvider endpoint={options.rpc_url} config={{ commitment: "confirmed" }}>
-      <WalletProvider wallets={[]} autoConnect onError={(caught) => setWalletError(caught.message)}>
+    <SolanaWalletScope options={options}>
+      {(walletError) => (
         <BondForm
           token={token}
           options={options}
@@ -50,8 +51,8 @@ export function BondWallet({
           onActive={onActive}
           walletError={walletError}
         />
-      </WalletProvider>
-    </ConnectionProvider>
+      )}
+    </SolanaWalletScope>
   );
 }
 
@@ -69,23 +70,12 @@ function BondForm({
   walletError: string | undefined;
 }) {
   const { connection } = useConnection();
-  const { wallets, select, connected, connecting, publicKey, sendTransaction, disconnect } = useWallet();
-  const [usdcBalance, setUsdcBalance] = useState<bigint | undefined>(undefined);
+  const { connected, sendTransaction } = useWallet();
+  const { payer, usdc: usdcBalance } = useWalletUsdc(options);
   const [step, setStep] = useState<Step>("idle");
   const [signature, setSignature] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  const installed = wallets.filter((entry) => entry.readyState === WalletReadyState.Installed);
-  const payer = publicKey?.toBase58();
-  const amount = formatUsd(missing, { precise: true }).replace("$", "");
-
-  useEffect(() => {
-    if (payer === undefined) return;
-    setUsdcBalance(undefined);
-    payerUsdcAccount(options, payer)
-      .then((account) => connection.getTokenAccountBalance(new PublicKey(account)))
-      .then((result) => setUsdcBalance(BigInt(result.value.amount)))
-      .catch(() => setUsdcBalance(0n));
-  }, [payer, options, connection]);
+  const amount = formatUsd(missing).replace("$", "");
 
   async function post() {
     if (payer === undefined) return;
@@ -106,7 +96,12 @@ function BondForm({
       const sent = await sendTransaction(VersionedTransaction.deserialize(bytes), connection);
       setSignature(sent);
       setStep("sent");
-      await waitForCommitment(sent);
+      await waitForCommitment(
+        connection,
+        options,
+        sent,
+        "the transfer failed on chain; no USDC left the wallet",
+      );
       setStep("confirmed");
       for (let attempt = 0; attempt < 200; attempt += 1) {
         const profile = await loadProfile(token);
@@ -126,79 +121,41 @@ function BondForm({
     }
   }
 
-  async function waitForCommitment(sent: string) {
-    const wanted = options.commitment === "finalized" ? ["finalized"] : ["confirmed", "finalized"];
-    for (let attempt = 0; attempt < 120; attempt += 1) {
-      const { value } = await connection.getSignatureStatuses([sent]);
-      const status = value[0];
-      if (status?.err) throw new Error("the transfer failed on chain; no USDC left the wallet");
-      if (status?.confirmationStatus && wanted.includes(status.confirmationStatus)) return;
-      await sleep(1000);
-    }
-    throw new Error("the transfer was not confirmed in time");
-  }
-
   const busy = step === "signing" || step === "sent" || step === "confirmed";
   const short = usdcBalance !== undefined && usdcBalance < missing;
   // The bond arrived: only this tab's record of posting it is left to show, if it posted it.
   if (missing === 0n && step === "idle") return null;
   return (
     <div className="dash-bond">
-      {missing === 0n ? null : !connected ? (
-        installed.length === 0 ? (
-          <p className="dash-alert dash-alert--info">
-            No Solana wallet in this browser. Install one (any Wallet Standard wallet), post it from the host
-            with <code>pod-agent bond --keypair &lt;file&gt;</code>, or send it by hand as below.
-          </p>
-        ) : (
-          <fieldset className="dash-wallets" aria-label="Wallets">
-            {installed.map((entry) => (
-              <button
-                key={entry.adapter.name}
-                type="button"
-                className="dash-button"
-                onClick={() => select(entry.adapter.name)}
-                disabled={connecting}
-              >
-                {/* biome-ignore lint/performance/noImgElement: a wallet's own data: URI icon. */}
-                <img src={entry.adapter.icon} alt="" />
-                Connect {entry.adapter.name}
-              </button>
-            ))}
-          </fieldset>
-        )
-      ) : (
+      {missing === 0n ? null : (
+        <SolanaWalletPicker
+          usdc={usdcBalance}
+          addressTestId="bond-wallet-address"
+          noWallet={
+            <>
+              No Solana wallet in this browser. Install one (any Wallet Standard wallet), post it from the
+              host with <code>pod-agent bond --keypair &lt;file&gt;</code>, or send it by hand as below.
+            </>
+          }
+        />
+      )}
+      {connected && missing > 0n ? (
         <>
-          <p className="dash-muted">
-            Connected: <code data-testid="bond-wallet-address">{payer}</code>{" "}
-            <button
-              type="button"
-              className="dash-button dash-button--quiet"
-              onClick={() => void disconnect()}
-            >
-              Disconnect
-            </button>
-            <br />
-            Wallet USDC:{" "}
-            {usdcBalance === undefined ? "…" : formatUsd(usdcBalance, { precise: true }).replace("$", "")}
-          </p>
-          {missing === 0n ? null : (
-            <button
-              type="button"
-              className="dash-button dash-button--primary"
-              disabled={busy || short || step === "active"}
-              onClick={() => void post()}
-            >
-              Post the {amount} USDC bond
-            </button>
-          )}
-          {short && missing > 0n ? (
+          <button
+            type="button"
+            className="dash-button dash-button--primary"
+            disabled={busy || short || step === "active"}
+            onClick={() => void post()}
+          >
+            Post the {amount} USDC bond
+          </button>
+          {short ? (
             <p className="dash-alert dash-alert--error">
               This wallet holds less than {amount} USDC: fund it first, or connect another.
             </p>
           ) : null}
         </>
-      )}
+      ) : null}
       <DepositSteps step={step} order={order} labels={labels} />
       {signature === undefined ? null : (
         <p className="dash-muted">

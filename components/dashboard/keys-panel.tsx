@@ -3,6 +3,7 @@
 import type { ApiKeyView, IssuedKeyResponse, ListKeysResponse } from "@pod-gateway/contracts/account-keys";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { formatUsd } from "./format";
+import { UsdField } from "./usd-field";
 import { usdToMicrounits } from "./usd-input";
 
 type Period = "day" | "month";
@@ -181,16 +182,12 @@ export function KeysPanel({ token }: { token: string }) {
             onChange={(event) => setLabel(event.target.value)}
           />
         </label>
-        <label className="dash-field">
-          <span className="dash-label">Spend limit in USD (optional)</span>
-          <input
-            className="dash-input"
-            value={limitText}
-            inputMode="decimal"
-            placeholder="No limit"
-            onChange={(event) => setLimitText(event.target.value)}
-          />
-        </label>
+        <UsdField
+          label="Spend limit in USD (optional)"
+          value={limitText}
+          placeholder="No limit"
+          onChange={setLimitText}
+        />
         <label className="dash-field dash-field--narrow">
           <span className="dash-label">Per</span>
           <select

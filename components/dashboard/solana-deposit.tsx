@@ -1,13 +1,15 @@
 "use client";
 
-import { WalletReadyState } from "@solana/wallet-adapter-base";
-import { ConnectionProvider, useConnection, useWallet, WalletProvider } from "@solana/wallet-adapter-react";
-import { PublicKey, VersionedTransaction } from "@solana/web3.js";
-import { useEffect, useState } from "react";
+import { useConnection, useWallet } from "@solana/wallet-adapter-react";
+import { VersionedTransaction } from "@solana/web3.js";
+import { useState } from "react";
 import { DepositSteps } from "./deposit-steps";
-import { buildDepositTransaction, parseUsdc, payerUsdcAccount } from "./deposit-transaction";
+import { buildDepositTransaction, parseUsdc } from "./deposit-transaction";
 import { formatUsd } from "./format";
 import type { SolanaOptions } from "./funding-options";
+import { SolanaWalletPicker, SolanaWalletScope } from "./solana-wallet-picker";
+import { useWalletUsdc } from "./use-wallet-usdc";
+import { waitForCommitment } from "./wait-for-commitment";
 
 type Step = "idle" | "signing" | "sent" | "confirmed" | "credited" | "failed";
 const order = ["signing", "sent", "confirmed", "credited"] as const;
@@ -19,21 +21,14 @@ const labels: Record<(typeof order)[number], string> = {
 };
 
 /**
- * USDC from a Solana wallet. Any wallet that implements the Wallet Standard is detected
- * (`wallets={[]}`: no per-wallet adapter packages); the page builds the deposit (TransferChecked
- * + Memo with the deposit code), the wallet signs it, and the gateway's watcher credits it.
+ * USDC from a Solana wallet: the page builds the deposit (TransferChecked + Memo with the
+ * deposit code), the wallet signs it, and the gateway's watcher credits it.
  */
 export function SolanaDeposit({ token, options }: { token: string; options: SolanaOptions }) {
-  const [walletError, setWalletError] = useState<string | undefined>(undefined);
-  // autoConnect: the provider connects the wallet the person picks (and, on a later visit, the one
-  // picked before). Connecting from this component's own effect raced the provider's listeners: a
-  // wallet that answers at once emitted "connect" before the provider listened, and looked unconnected.
   return (
-    <ConnectionProvider endpoint={options.rpc_url} config={{ commitment: "confirmed" }}>
-      <WalletProvider wallets={[]} autoConnect onError={(caught) => setWalletError(caught.message)}>
-        <DepositForm token={token} options={options} walletError={walletError} />
-      </WalletProvider>
-    </ConnectionProvider>
+    <SolanaWalletScope options={options}>
+      {(walletError) => <DepositForm token={token} options={options} walletError={walletError} />}
+    </SolanaWalletScope>
   );
 }
 
@@ -55,25 +50,14 @@ function DepositForm({
   walletError: string | undefined;
 }) {
   const { connection } = useConnection();
-  const { wallets, select, connected, connecting, publicKey, sendTransaction, disconnect } = useWallet();
+  const { connected, sendTransaction } = useWallet();
+  const { payer, usdc: usdcBalance } = useWalletUsdc(options);
   const [amountText, setAmountText] = useState("10");
-  const [usdcBalance, setUsdcBalance] = useState<bigint | undefined>(undefined);
   const [step, setStep] = useState<Step>("idle");
   const [signature, setSignature] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [newBalance, setNewBalance] = useState<number | undefined>(undefined);
-  const installed = wallets.filter((entry) => entry.readyState === WalletReadyState.Installed);
   const amount = parseUsdc(amountText, options.usdc_decimals);
-  const payer = publicKey?.toBase58();
-
-  useEffect(() => {
-    if (payer === undefined) return;
-    setUsdcBalance(undefined);
-    payerUsdcAccount(options, payer)
-      .then((account) => connection.getTokenAccountBalance(new PublicKey(account)))
-      .then((result) => setUsdcBalance(BigInt(result.value.amount)))
-      .catch(() => setUsdcBalance(0n));
-  }, [payer, options, connection]);
 
   async function deposit() {
     if (payer === undefined || amount === undefined) return;
@@ -88,7 +72,12 @@ function DepositForm({
       const sent = await sendTransaction(VersionedTransaction.deserialize(bytes), connection);
       setSignature(sent);
       setStep("sent");
-      await waitForCommitment(sent);
+      await waitForCommitment(
+        connection,
+        options,
+        sent,
+        "the transaction failed on chain; nothing was credited",
+      );
       setStep("confirmed");
       // The watcher credits once the transfer reaches the gateway's commitment; watch the balance.
       for (let attempt = 0; attempt < 200; attempt += 1) {
@@ -109,18 +98,6 @@ function DepositForm({
     }
   }
 
-  async function waitForCommitment(sent: string) {
-    const wanted = options.commitment === "finalized" ? ["finalized"] : ["confirmed", "finalized"];
-    for (let attempt = 0; attempt < 120; attempt += 1) {
-      const { value } = await connection.getSignatureStatuses([sent]);
-      const status = value[0];
-      if (status?.err) throw new Error("the transaction failed on chain; nothing was credited");
-      if (status?.confirmationStatus && wanted.includes(status.confirmationStatus)) return;
-      await sleep(1000);
-    }
-    throw new Error("the transaction was not confirmed in time");
-  }
-
   const busy = step === "signing" || step === "sent" || step === "confirmed";
   return (
     <section className="dash-card" aria-labelledby="usdc-title">
@@ -129,44 +106,19 @@ function DepositForm({
         Connect a wallet and send USDC; the page adds your deposit code <code>{options.memo}</code> as a memo
         so the deposit lands on this token. 1 USDC = $1.00 of balance, no fee.
       </p>
-      {!connected ? (
-        installed.length === 0 ? (
-          <p className="dash-alert dash-alert--info">
+      <SolanaWalletPicker
+        usdc={usdcBalance}
+        addressTestId="wallet-address"
+        noWallet={
+          <>
             No Solana wallet found in this browser. Install one that supports the Wallet Standard, or send
             USDC to <code>{options.deposit_address}</code> with the memo <code>{options.memo}</code> from any
             wallet.
-          </p>
-        ) : (
-          <fieldset className="dash-wallets" aria-label="Wallets">
-            {installed.map((entry) => (
-              <button
-                key={entry.adapter.name}
-                type="button"
-                className="dash-button"
-                onClick={() => select(entry.adapter.name)}
-                disabled={connecting}
-              >
-                {/* biome-ignore lint/performance/noImgElement: a wallet's own data: URI icon. */}
-                <img src={entry.adapter.icon} alt="" />
-                Connect {entry.adapter.name}
-              </button>
-            ))}
-          </fieldset>
-        )
-      ) : (
+          </>
+        }
+      />
+      {!connected ? null : (
         <>
-          <p className="dash-muted">
-            Connected: <code data-testid="wallet-address">{payer}</code>{" "}
-            <button
-              type="button"
-              className="dash-button dash-button--quiet"
-              onClick={() => void disconnect()}
-            >
-              Disconnect
-            </button>
-            <br />
-            Wallet USDC: {usdcBalance === undefined ? "…" : formatUsd(usdcBalance).replace("$", "")}
-          </p>
           <div className="dash-form">
             <label htmlFor="usdc-amount" className="dash-label">
               Amount (USDC)
