@@ -5,6 +5,7 @@ import { type DatabaseHandle, openDatabase, queryRows } from "../../../lib/db/cl
 import { accounts, usageRecords } from "../../../lib/db/schema";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { type FakeUpstream, startFakeUpstream } from "../../helpers/fake-upstream";
+import { reconcileCommand } from "../../helpers/reconcile";
 import { testSharedPostgres } from "../../helpers/services";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-database";
 import { startX402Chain, type X402Chain } from "../../helpers/x402-chain";
@@ -187,7 +188,11 @@ describe.skipIf(!postgres)("an x402 stream cut by kill -9", () => {
       await handle.db.select().from(usageRecords).where(eq(usageRecords.accountId, during.id)),
     ).toHaveLength(1);
     await second.stop();
-  });
+    // The books against the chain: the payment on chain, its credit, the charge and the release agree.
+    const reconciled = await reconcileCommand(env);
+    expect(reconciled.report.differences).toEqual([]);
+    expect(reconciled.code).toBe(0);
+  }, 180_000);
 
   it("a stream that ends normally leaves no running count in the journal", async () => {
     const gateway = await start();
