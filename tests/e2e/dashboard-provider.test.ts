@@ -13,8 +13,17 @@ import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { type LocalSolana, startLocalSolana } from "../helpers/solana/local-solana";
 import { keyPairWithSecret } from "../helpers/x402-chain";
-import { hasChromium, launchChromium, openDevice, phone, shoot, type WatchedPage } from "./dashboard-browser";
+import {
+  desktop,
+  hasChromium,
+  launchChromium,
+  openDevice,
+  phone,
+  shoot,
+  type WatchedPage,
+} from "./dashboard-browser";
 import { ensureBuild } from "./next-server";
+import { contrastViolations } from "./page-checks";
 import { testWalletScript } from "./test-solana-wallet";
 
 /**
@@ -24,7 +33,8 @@ import { testWalletScript } from "./test-solana-wallet";
  * browser wallet (a Wallet Standard test wallet signing in Node) with the page adding the memo,
  * the agent logging its activation, a job served and its earning listed, a withdrawal paid with
  * its on-chain link; and a second operator posting the bond with `pod-agent bond` while a phone
- * watches. Desktop and phone width, light and dark; no page wider than a 360 px screen.
+ * watches. Desktop and phone width, light and dark; no page wider than a 360 px screen, and
+ * axe-core's contrast check on the sign-in page and the signed-in cockpit.
  */
 
 if (!hasChromium)
@@ -295,25 +305,34 @@ describe.skipIf(!hasChromium)("dashboard: a new operator's first hour on the pro
     await watched.context.close();
   }, 180_000);
 
-  it("no provider page is wider than a 360 px screen, light or dark, signed in or not", async () => {
+  it("no provider page is wider than a 360 px screen, and both pass the contrast check, light or dark, signed in or not", async () => {
+    const problems: string[] = [];
     for (const dark of [false, true]) {
-      const watched = await openDevice(browser, gateway.baseUrl, { width: 360, height: 780, dark });
-      const { page } = watched;
-      await page.goto(`${gateway.baseUrl}/dashboard/provider`);
-      await page.getByLabel("Host token").waitFor();
-      const signInPage = await overflows(page);
-      expect(signInPage.scroll, `sign-in page: ${signInPage.outside.join(", ")}`).toBeLessThanOrEqual(
-        signInPage.viewport,
-      );
-      await signIn(page, gateway.baseUrl, firstHostToken);
-      await page.getByTestId("payouts-table").waitFor();
-      const cockpit = await overflows(page);
-      expect(cockpit.scroll, `signed-in page: ${cockpit.outside.join(", ")}`).toBeLessThanOrEqual(
-        cockpit.viewport,
-      );
-      await shoot(page, `dashboard-provider-360-${dark ? "dark" : "light"}`);
-      expect(watched.errors).toEqual([]);
-      await watched.context.close();
+      for (const width of [360, desktop.width]) {
+        const theme = dark ? "dark" : "light";
+        const watched = await openDevice(browser, gateway.baseUrl, { width, height: 780, dark });
+        const { page } = watched;
+        await page.goto(`${gateway.baseUrl}/dashboard/provider`);
+        await page.getByLabel("Host token").waitFor();
+        const signInPage = await overflows(page);
+        expect(signInPage.scroll, `sign-in page: ${signInPage.outside.join(", ")}`).toBeLessThanOrEqual(
+          signInPage.viewport,
+        );
+        for (const violation of await contrastViolations(page))
+          problems.push(`sign-in ${width}px ${theme}: ${violation}`);
+        await signIn(page, gateway.baseUrl, firstHostToken);
+        await page.getByTestId("payouts-table").waitFor();
+        const cockpit = await overflows(page);
+        expect(cockpit.scroll, `signed-in page: ${cockpit.outside.join(", ")}`).toBeLessThanOrEqual(
+          cockpit.viewport,
+        );
+        for (const violation of await contrastViolations(page))
+          problems.push(`cockpit ${width}px ${theme}: ${violation}`);
+        if (width === 360) await shoot(page, `dashboard-provider-360-${theme}`);
+        expect(watched.errors).toEqual([]);
+        await watched.context.close();
+      }
     }
+    expect(problems, problems.join("\n")).toEqual([]);
   }, 120_000);
 });
