@@ -202,7 +202,8 @@ export function RequestsTable({ token, models }: { token: string; models: string
                   ) : (
                     <span>
                       {row.label}
-                      {row.reason && row.reason.toLowerCase() !== row.label.toLowerCase() ? (
+                      {/* The reason only when it adds to the label ("Auto top-up (card) · auto top-up" said it twice). */}
+                      {row.reason && !row.label.toLowerCase().includes(row.reason.toLowerCase()) ? (
                         <span className="dash-muted"> · {row.reason}</span>
                       ) : null}
                       {row.receipt_url ? (

@@ -227,6 +227,8 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
     await credits.first().waitFor();
     await expect(credits.count()).resolves.toBe(1);
     await expect(credits.textContent()).resolves.toContain("Auto top-up (card)");
+    // Said once: the credit's reason ("auto top-up") adds nothing to its label.
+    await expect(credits.locator("td").nth(1).textContent()).resolves.toBe("Auto top-up (card) · Receipt");
     await expect(credits.textContent()).resolves.toContain("+$5.00");
     await expect(credits.getByRole("link", { name: "Receipt" }).count()).resolves.toBe(1);
     await shoot(page, "dashboard-auto-top-up-activity-desktop-light");
