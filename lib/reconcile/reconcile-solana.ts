@@ -43,14 +43,30 @@ async function unbookedArrivals(
   const tokenAccount = await deriveAssociatedTokenAddress(owner as Address, receipts.usdcMint as Address);
   let before: string | undefined;
   for (let read = 0; read < maxSignatures; ) {
-    const page = await receipts.reader.signaturesFor(tokenAccount, {
-      limit: 1000,
-      ...(before ? { before } : {}),
-    });
+    const page = await receipts.reader
+      .signaturesFor(tokenAccount, { limit: 1000, ...(before ? { before } : {}) })
+      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    if (page instanceof Error) {
+      // What cannot be read is not reconciled: said, never taken as nothing.
+      differences.push({
+        source: "solana",
+        reference: tokenAccount,
+        microunits: 0n,
+        detail: `${what}: the account's history could not be read (${page.message.slice(0, 200)})`,
+      });
+      return;
+    }
     for (const info of page) {
       if (known.has(info.signature) || (info.err !== null && info.err !== undefined)) continue;
       const amount = await arrived(receipts, info.signature, owner);
-      if (amount)
+      if (amount === null)
+        differences.push({
+          source: "solana",
+          reference: info.signature,
+          microunits: 0n,
+          detail: `${what}: listed on the account, but the transaction could not be read`,
+        });
+      else if (amount > 0n)
         differences.push({
           source: "solana",
           reference: info.signature,
