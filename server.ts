@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
+import { type AppContext, createAppContext, setAppContext } from "./compose-app";
 import { isApiPath, serveApiRequest } from "./lib/api/pipeline";
-import { type AppContext, createAppContext, setAppContext } from "./lib/app-context";
 import { collectStartupGarbage } from "./lib/collect-startup-garbage";
 import { renderErrorBody } from "./lib/dialects/render-error";
 import { loadEnv } from "./lib/env";

@@ -1,19 +1,28 @@
-import type { AppContext } from "./app-context";
-import { refreshCatalog } from "./catalog/refresh-catalog";
+import { type CatalogRefreshServices, refreshCatalog } from "./catalog/refresh-catalog";
 import { scanDeposits } from "./deposits/deposit-watcher";
 import { finishRetirements, returnDueBonds } from "./hosts/retire-host";
 import { releaseExpiredHolds } from "./ledger/holds";
+import type { LedgerServices } from "./ledger/ledger-services";
 import { collectOpenReceivables } from "./ledger/receivables";
 import { log } from "./log";
-import { runPayouts } from "./payouts/payout-worker";
+import { type PayoutRail, runPayouts } from "./payouts/payout-worker";
 import { sweepExpiredResponses } from "./responses/stored-responses";
+import type { RoutingState } from "./routing/routing-state";
+import type { X402Wiring } from "./x402/x402-wiring";
+
+/** What the upkeep passes read: every feature that has background work, and nothing of the API. */
+export interface MaintenanceServices extends CatalogRefreshServices, LedgerServices {
+  routing: RoutingState;
+  x402: Pick<X402Wiring, "rails" | "scheduleReconciliation">;
+  payoutRail(): Promise<PayoutRail | undefined>;
+}
 
 /**
  * Periodic upkeep every gateway process runs: release holds a crashed process left behind,
  * finish x402 co-signed payments left pending even when no quote traffic arrives, retire
  * drained hosts, return bonds after their cooldown and pay host withdrawals.
  */
-export async function runMaintenance(app: AppContext): Promise<void> {
+export async function runMaintenance(app: MaintenanceServices): Promise<void> {
   const released = (await app.holds.releaseDeadInstances()) + (await releaseExpiredHolds(app.database.db));
   if (released > 0) log.warn("released expired holds", { released });
   // What came back to owing accounts (holds released, leases returned elsewhere) pays their receivables.
@@ -34,7 +43,7 @@ export async function runMaintenance(app: AppContext): Promise<void> {
  * deposits, bonds and parks the rest. It takes a database lease, so with several replicas one
  * of them scans at a time; with deposits off (no SOLANA_DEPOSIT_ADDRESS) it does nothing.
  */
-async function runDepositWatch(app: AppContext): Promise<void> {
+async function runDepositWatch(app: MaintenanceServices): Promise<void> {
   const result = await scanDeposits(app);
   if (result.waiting > 0) log.info("deposits waiting for commitment", { waiting: result.waiting });
 }
@@ -44,7 +53,7 @@ async function runDepositWatch(app: AppContext): Promise<void> {
  * deposit watcher every SOLANA_DEPOSIT_POLL_SECONDS when deposits are on; a pass never starts while the previous one runs. The timers never keep the
  * process alive on their own.
  */
-export function startMaintenance(app: AppContext, intervalMs = 60_000): () => void {
+export function startMaintenance(app: MaintenanceServices, intervalMs = 60_000): () => void {
   const timer = setInterval(() => {
     runMaintenance(app).catch((error: unknown) => log.error("maintenance failed", { error }));
   }, intervalMs);

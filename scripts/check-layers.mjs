@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The layer rule, checked: which folders may not import which. One table; a new rule is a row.
-// Every import counts, `import type` included (a type import is still a dependency a reader
-// follows). Exits 1 and names each offending import when a row is broken.
+// The layer rules, checked. Two tables: `floors`, the whole house bottom first (every source
+// file outside tests belongs to a unit on one floor, and imports only its own unit or units on
+// lower floors), and `rules`, finer rows inside a floor (chain families, the x402 core). Every
+// import counts, `import type` included (a type import is still a dependency a reader follows).
+// Exits 1 and names each offending import when a row is broken.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -9,10 +11,69 @@ import ts from "typescript";
 const root = resolve(import.meta.dirname, "..");
 
 /**
+ * The floors of the house, bottom first. A unit is a folder under lib/ (`lib/ledger`), a file
+ * directly under lib/ (`lib/env`), a package (`packages/contracts`), or a top-level folder or
+ * file (`app`, `server`). A file may import its own unit and units on lower floors only: an
+ * import across one floor, or up, fails. A new unit goes on the lowest floor above everything it
+ * imports; a new import that needs a unit higher moves the importer up, never the other way.
+ */
+const floors = [
+  // ground: no import of the project
+  [
+    "packages/contracts",
+    "lib/errors",
+    "lib/ids",
+    "lib/crypto",
+    "lib/log-redaction",
+    "lib/sse",
+    "lib/pricing",
+    "lib/metrics",
+    "lib/receiving-addresses",
+    "lib/collect-startup-garbage",
+  ],
+  // settings, storage, logging, the wire formats; the agent (a separate process: contracts only, see `rules`)
+  ["lib/env", "lib/db", "lib/dialects", "lib/log", "agent"],
+  // the services type, money, chains, upstream dispatch, usage metering
+  [
+    "lib/services",
+    "lib/ledger",
+    "lib/chains",
+    "lib/providers",
+    "lib/usage",
+    "lib/maintenance-lease",
+    "lib/rate-limit",
+    "lib/start-failure",
+    "lib/pages",
+    "lib/keys",
+  ],
+  ["lib/http", "lib/tokens", "lib/catalog", "lib/relays", "lib/activity"],
+  ["lib/payouts"],
+  ["lib/hosts", "lib/funding", "lib/responses", "lib/dashboard", "lib/docs"],
+  ["lib/trust", "lib/deposits", "lib/balance-watch"],
+  ["lib/marketplace", "lib/reconcile"],
+  ["lib/routing"],
+  ["lib/proxy"],
+  ["lib/canaries"],
+  ["lib/x402"],
+  // what runs on a request or a timer: the API handlers and the upkeep passes
+  ["lib/api", "lib/maintenance"],
+  // the composition root builds the services; components render pages from lib/
+  ["compose-app", "components", "contentlayer.config"],
+  // entry points: the server, Next's route adapter, scripts
+  ["server", "next-route", "scripts"],
+  ["app", "bench", "next.config", "vitest.config", "drizzle.config"],
+];
+
+/**
  * `from`: a folder (a path prefix from the repository root). `forbid`: what its files may not
  * import, as repository path prefixes (relative imports are resolved) or package names.
  */
 const rules = [
+  {
+    from: "agent/",
+    forbid: ["lib/", "app/", "components/", "server.ts", "compose-app.ts"],
+    why: "the agent is a separate process: it shares only packages/contracts with the gateway",
+  },
   {
     from: "lib/x402/core/",
     forbid: [
@@ -79,7 +140,72 @@ function matches(imported, prefix) {
   return imported === prefix || imported.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`);
 }
 
+const skipped = new Set([
+  "node_modules",
+  ".next",
+  ".git",
+  ".contentlayer",
+  ".data",
+  "tests",
+  "drizzle",
+  "public",
+  "content",
+  "stubs",
+]);
+
+function treeFiles(folder = "") {
+  return readdirSync(join(root, folder)).flatMap((name) => {
+    const path = folder ? `${folder}/${name}` : name;
+    if (skipped.has(path) || path === "bench/out" || name === "node_modules") return [];
+    if (statSync(join(root, path)).isDirectory()) return treeFiles(path);
+    return /\.(tsx?|mjs)$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** The unit a repository path (with or without its extension) belongs to. */
+function unitOf(path) {
+  const parts = path.split("/");
+  if (parts[0] === "lib" || parts[0] === "packages") {
+    return parts.length === 2
+      ? `${parts[0]}/${parts[1].replace(/\.(tsx?|mjs)$/, "")}`
+      : `${parts[0]}/${parts[1]}`;
+  }
+  return parts.length === 1 ? parts[0].replace(/\.(tsx?|mjs)$/, "") : parts[0];
+}
+
+/** The repository path an import names, or undefined for a package outside the tree. */
+function projectTarget(file, specifier) {
+  if (specifier.startsWith("@/")) return specifier.slice(2);
+  if (specifier.startsWith("@pod-gateway/contracts")) return "packages/contracts/src";
+  if (specifier.startsWith(".")) return relative(root, resolve(root, dirname(file), specifier));
+  return undefined;
+}
+
+const floorOf = new Map(floors.flatMap((units, floor) => units.map((unit) => [unit, floor])));
 const broken = [];
+for (const file of treeFiles()) {
+  const unit = unitOf(file);
+  const floor = floorOf.get(unit);
+  if (floor === undefined) {
+    broken.push(
+      `${file}: its unit ${unit} is on no floor (add it to \`floors\` above everything it imports)`,
+    );
+    continue;
+  }
+  const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
+  for (const { fileName } of importedFiles) {
+    const imported = projectTarget(file, fileName);
+    if (imported === undefined) continue;
+    const importedUnit = unitOf(imported);
+    if (importedUnit === unit) continue;
+    const importedFloor = floorOf.get(importedUnit);
+    if (importedFloor === undefined || importedFloor >= floor)
+      broken.push(
+        `${file} imports ${fileName}: ${unit} (floor ${floor + 1}) may import only lower floors, ${importedUnit} is on ${importedFloor === undefined ? "no floor" : `floor ${importedFloor + 1}`}`,
+      );
+  }
+}
+
 for (const rule of rules) {
   for (const file of sourceFiles(rule.from)) {
     const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
@@ -95,4 +221,4 @@ if (broken.length > 0) {
   console.error(`layer rule broken (scripts/check-layers.mjs):\n  ${broken.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`layer rule holds (${rules.length} rules)`);
+console.log(`layer rule holds (${floors.length} floors, ${rules.length} rules)`);

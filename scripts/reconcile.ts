@@ -1,6 +1,6 @@
 // `npm run reconcile`: matches the ledger of DATABASE_URL (or the embedded PGlite under
 // POD_DATA_DIR) against Stripe and the chains; prints the report, exits 1 on any difference.
-import { createAppContext } from "../lib/app-context";
+import { createAppContext } from "../compose-app";
 import { loadEnv } from "../lib/env";
 import { reconcile, reportJson } from "../lib/reconcile/reconcile";
 

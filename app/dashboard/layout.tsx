@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
-import { readDashboardSession } from "@/components/dashboard/dashboard-session";
+import { readDashboardSession } from "@/app/dashboard/read-dashboard-session";
 import { SessionKeeper } from "@/components/dashboard/session-keeper";
 import { SiteHeader } from "@/components/docs/site-header";
 import "./dashboard.css";

@@ -1,5 +1,5 @@
+import { readDashboardSession } from "@/app/dashboard/read-dashboard-session";
 import { DashboardHome } from "@/components/dashboard/dashboard-home";
-import { readDashboardSession } from "@/components/dashboard/dashboard-session";
 import { SignInPanel } from "@/components/dashboard/sign-in-panel";
 
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { AppContext } from "../app-context";
 import { GatewayError } from "../errors/gateway-error";
 import { authenticateHost } from "../hosts/authenticate-host";
 import type { ApiRequest } from "../http/api-request";
 import { authenticateToken } from "../tokens/authenticate-token";
+import type { ApiServices } from "./api-services";
 import type { AuthKind, Principals } from "./route-definition";
 
 /** The credential of `Authorization: Bearer <credential>`; anything else (a bare token) is none. */
@@ -13,7 +13,7 @@ function bearerCredential(request: ApiRequest): string | undefined {
 }
 
 /** Admin routes need `Authorization: Bearer <ADMIN_TOKEN>`; without ADMIN_TOKEN they do not exist. */
-function requireAdmin(app: AppContext, request: ApiRequest): void {
+function requireAdmin(app: ApiServices, request: ApiRequest): void {
   const adminToken = app.env.ADMIN_TOKEN;
   if (!adminToken) throw new GatewayError("not_found", "admin API is disabled (ADMIN_TOKEN is not set)");
   // Digests of equal length: comparing raw lengths first would tell the token's length by timing.
@@ -32,7 +32,7 @@ function requireAdmin(app: AppContext, request: ApiRequest): void {
 /** Checks the credential a route's auth kind asks for and returns who is calling. */
 export async function authenticate<A extends AuthKind>(
   kind: A,
-  app: AppContext,
+  app: ApiServices,
   request: ApiRequest,
   params: Readonly<Record<string, string>>,
 ): Promise<Principals[A]> {

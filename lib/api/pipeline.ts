@@ -1,10 +1,10 @@
-import type { AppContext } from "../app-context";
 import type { Dialect } from "../dialects/dialect";
 import { GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { corsHeaders, preflightResponse } from "../http/cors";
 import { errorResponse, requestIdHeader } from "../http/responses";
 import { newId } from "../ids";
+import type { ApiServices } from "./api-services";
 import { authenticate } from "./authenticate";
 import { createRouteMatcher } from "./match-route";
 import type { RouteDefinition } from "./route-definition";
@@ -51,13 +51,13 @@ function finish(response: Response, dialect: Dialect, requestId: string): Respon
   }
 }
 
-function bodyLimitOf(app: AppContext, route: RouteDefinition): number {
+function bodyLimitOf(app: ApiServices, route: RouteDefinition): number {
   return route.bodyLimit === "env" ? app.env.MAX_BODY_BYTES : route.bodyLimit;
 }
 
 /** Runs one matched route: body limit, authentication, the handler, and the one error renderer. */
 async function runRoute(
-  app: AppContext,
+  app: ApiServices,
   route: RouteDefinition,
   request: ApiRequest,
   params: Record<string, string>,
@@ -89,7 +89,7 @@ async function runRoute(
  * preflight, route match (JSON 404/405 in the path's dialect), then the route itself.
  * The request target was already checked (canonical path, known method) by the caller.
  */
-export async function serveApiRequest(app: AppContext, request: ApiRequest): Promise<Response> {
+export async function serveApiRequest(app: ApiServices, request: ApiRequest): Promise<Response> {
   const requestId = newId("req");
   const { pathname } = new URL(request.url);
   if (request.method === "OPTIONS") return finish(preflightResponse(request), "openai", requestId);

@@ -1,8 +1,8 @@
-import type { AppContext } from "../app-context";
 import type { Host } from "../db/schema";
 import type { Dialect } from "../dialects/dialect";
 import type { ApiRequest } from "../http/api-request";
 import type { TokenRecord } from "../tokens/find-token";
+import type { ApiServices } from "./api-services";
 
 /**
  * Who may call a route, checked by the pipeline before the handler runs:
@@ -27,7 +27,7 @@ type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** One request as a handler sees it, after the pipeline's checks. */
 export interface ApiCall<A extends AuthKind = AuthKind> {
-  app: AppContext;
+  app: ApiServices;
   request: ApiRequest;
   /** Decoded `:name` path segments. */
   params: Readonly<Record<string, string>>;

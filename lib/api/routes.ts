@@ -1,5 +1,3 @@
-import { handleEmbeddings } from "../proxy/handle-embeddings";
-import { handleTokenInference } from "../proxy/handle-token-inference";
 import { approvePayout } from "./admin/approve-payout";
 import { creditToken } from "./admin/credit-token";
 import {
@@ -35,6 +33,8 @@ import { retireHost } from "./hosts/retire-host";
 import { revokeRelayKey } from "./hosts/revoke-relay-key";
 import { withdrawEarnings } from "./hosts/withdraw-earnings";
 import { countTokens } from "./inference/count-tokens";
+import { handleEmbeddings } from "./inference/handle-embeddings";
+import { handleTokenInference } from "./inference/handle-token-inference";
 import { listModels } from "./inference/list-models";
 import { deleteResponse, getStoredResponse } from "./inference/stored-response";
 import { createKey, revokeKey, rotateKey, updateKey } from "./keys/issue-key";

@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "../db/client";
 import { catalogChanges, catalogState, centralizedPrices, models } from "../db/schema";
-import { spellings } from "../routing/resolve-model";
 import { type CatalogEntry, canonicalModelId } from "./catalog-entry";
+import { spellings } from "./resolve-model";
 import { loadStoredCatalog, type StoredPrice } from "./stored-catalog";
 
 export interface ApplyResult {

@@ -1,4 +1,4 @@
-import { centralizedCap } from "../routing/price-cap";
+import { centralizedCap } from "../pricing/price-cap";
 import type { CatalogIndex } from "./catalog-index";
 import type { CatalogModel } from "./models";
 

@@ -1,12 +1,13 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import type { AppContext } from "../app-context";
 import { catalogState } from "../db/schema";
 import type { CentralizedUpstreamName } from "../env";
 import { log } from "../log";
 import type { CentralizedUpstream } from "../providers/centralized-upstreams";
+import type { Services } from "../services";
 import { type ApplyResult, applyCatalogEntries } from "./apply-entries";
 import { boundedTokens, type CatalogEntry, decimalToMicrounits } from "./catalog-entry";
+import type { CatalogStore } from "./catalog-store";
 import { entriesFromModelsDevProvider, modelsDevProviderIds } from "./dataset-entries";
 
 /** A model list is small; anything past this is not one. */
@@ -156,7 +157,13 @@ async function readSource(
  * their model list (OpenRouter, Together) and from the dataset's live source (models.dev)
  * when `MODELS_DEV_URL` is set and reachable. Operator prices are never overwritten.
  */
-export async function refreshCatalog(app: AppContext, actor = "refresh"): Promise<RefreshReport> {
+/** What a refresh reads and writes: the upstreams it asks, the store it reloads. */
+export interface CatalogRefreshServices extends Services {
+  upstreams: ReadonlyMap<CentralizedUpstreamName, CentralizedUpstream>;
+  catalogStore: CatalogStore;
+}
+
+export async function refreshCatalog(app: CatalogRefreshServices, actor = "refresh"): Promise<RefreshReport> {
   const report: RefreshReport = { modelsAdded: 0, pricesAdded: 0, pricesChanged: 0, sources: [] };
   const entries: CatalogEntry[] = [];
   for (const [name, upstream] of app.upstreams) {

@@ -1,9 +1,9 @@
-import type { AppContext } from "../app-context";
 import { badRequest, GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { readJsonBody } from "../http/read-body";
 import { errorResponse, jsonResponse } from "../http/responses";
 import { newId } from "../ids";
+import type { Services } from "../services";
 import { findDashboardToken } from "./queries";
 import { clearedSessionCookie, sessionCookie } from "./session-cookie";
 
@@ -13,7 +13,7 @@ import { clearedSessionCookie, sessionCookie } from "./session-cookie";
  * a cross-site form cannot send JSON, and the origin check stops a page elsewhere from signing
  * a visitor into someone else's token (who would then fund it).
  */
-export async function handleDashboardSession(app: AppContext, request: ApiRequest): Promise<Response> {
+export async function handleDashboardSession(app: Services, request: ApiRequest): Promise<Response> {
   const secure = isSecure(app, request);
   try {
     assertSameOrigin(app, request);
@@ -41,13 +41,13 @@ export async function handleDashboardSession(app: AppContext, request: ApiReques
   }
 }
 
-function isSecure(app: AppContext, request: ApiRequest): boolean {
+function isSecure(app: Services, request: ApiRequest): boolean {
   if (app.env.PUBLIC_BASE_URL?.startsWith("https:")) return true;
   if (app.env.TRUST_PROXY && request.headers.get("x-forwarded-proto") === "https") return true;
   return new URL(request.url).protocol === "https:";
 }
 
-function assertSameOrigin(app: AppContext, request: ApiRequest): void {
+function assertSameOrigin(app: Services, request: ApiRequest): void {
   const site = request.headers.get("sec-fetch-site");
   if (site !== null && site !== "same-origin" && site !== "none")
     throw new GatewayError("forbidden", "sign in from the dashboard page itself");

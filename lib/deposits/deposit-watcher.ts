@@ -1,9 +1,10 @@
 import { type Address, createSolanaRpc, type Signature } from "@solana/kit";
 import { eq, sql } from "drizzle-orm";
-import type { AppContext } from "../app-context";
 import { depositCursors } from "../db/schema";
+import type { LedgerServices } from "../ledger/ledger-services";
 import { log } from "../log";
 import { acquireLease, releaseLease } from "../maintenance-lease";
+import type { Services } from "../services";
 import { depositTokenAccount, type SolanaDepositConfig, solanaDepositSettings } from "./deposit-config";
 import type { DepositTransactionJson } from "./read-deposit-transaction";
 import { readDepositTransaction } from "./read-deposit-transaction";
@@ -93,7 +94,7 @@ const RENEW_EVERY = 100;
  * recording again is a no-op, so a rescan is always safe.
  */
 export async function scanDeposits(
-  app: AppContext,
+  app: Services & Pick<LedgerServices, "holds">,
   options: DepositScanOptions = {},
 ): Promise<DepositScanResult> {
   const result: DepositScanResult = {
@@ -131,7 +132,7 @@ export async function scanDeposits(
 }
 
 async function scanAddress(
-  app: AppContext,
+  app: Services & Pick<LedgerServices, "holds">,
   settings: SolanaDepositConfig,
   reader: DepositChainReader,
   address: string,

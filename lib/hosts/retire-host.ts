@@ -1,17 +1,17 @@
 import { and, eq, inArray, isNull, lte } from "drizzle-orm";
-import type { AppContext } from "../app-context";
 import { hostPayouts, hosts } from "../db/schema";
 import { getAccountBalance } from "../ledger/accounts";
 import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
 import { payoutAccountIds } from "../payouts/payout-accounts";
+import type { Services } from "../services";
 
 /**
  * Starts retirement: the host leaves routing at once (only `active` hosts are routed) and
  * its in-flight jobs finish; `finishRetirements` then closes the agent, marks it `retired`
  * and starts the bond cooldown. Returns false for a host that is already retiring or retired, or suspended.
  */
-export async function startRetirement(app: AppContext, hostId: string): Promise<boolean> {
+export async function startRetirement(app: Pick<Services, "database">, hostId: string): Promise<boolean> {
   const updated = await app.database.db
     .update(hosts)
     .set({ status: "retiring" })
@@ -22,7 +22,15 @@ export async function startRetirement(app: AppContext, hostId: string): Promise<
 }
 
 /** Retiring hosts with no job in flight become retired; their cooldown starts now. */
-export async function finishRetirements(app: AppContext): Promise<number> {
+/** The part of the marketplace registry a retirement reads: a host's jobs in flight, and its removal. */
+interface ConnectedHosts {
+  inFlight(hostId: string): number;
+  disconnect(hostId: string): void;
+}
+
+export async function finishRetirements(
+  app: Services & { routing: { registry: ConnectedHosts } },
+): Promise<number> {
   const { registry } = app.routing;
   const retiring = await app.database.db
     .select({ id: hosts.id })
@@ -52,7 +60,7 @@ export async function finishRetirements(app: AppContext): Promise<number> {
  * (the payout worker sends it). A host with no bond on the books (activated by an admin)
  * is simply marked done.
  */
-export async function returnDueBonds(app: AppContext): Promise<number> {
+export async function returnDueBonds(app: Services): Promise<number> {
   const database = app.database.db;
   const due = await database
     .select()

@@ -1,7 +1,7 @@
 import type { CapabilitiesMessage } from "@pod-gateway/contracts/agent-protocol";
 import type { CatalogIndex } from "../catalog/catalog-index";
-import { centralizedCap } from "../routing/price-cap";
-import { resolveModel } from "../routing/resolve-model";
+import { resolveModel } from "../catalog/resolve-model";
+import { centralizedCap } from "../pricing/price-cap";
 import type { MarketplaceOffer } from "./registry";
 
 export interface CapabilitiesVerdict {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { GatewayMessage } from "@pod-gateway/contracts/agent-protocol";
 import { log } from "../log";
-import type { AgentTransport } from "./agent-transport";
+import type { AgentTransport } from "./registry";
 
 const missedDeadline = "the agent missed the job deadline";
 

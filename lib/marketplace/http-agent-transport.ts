@@ -1,5 +1,5 @@
 import { dispatchHttp } from "../providers/http-dispatch";
-import type { AgentTransport } from "./agent-transport";
+import type { AgentTransport } from "./registry";
 
 export interface HttpAgentTransportOptions {
   /** An OpenAI-format base (ending in the version segment) or an Anthropic-format base. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentTransport } from "./agent-transport";
 import { InMemoryMarketplaceRegistry } from "./in-memory-registry";
+import type { AgentTransport } from "./registry";
 
 const offer = {
   modelId: "gpt-4o-mini",

@@ -1,4 +1,4 @@
-import type { DispatchOptions } from "../routing/candidate";
+import type { DispatchOptions } from "../providers/candidate";
 import type {
   AgentConnectionHandle,
   AgentConnectionInput,

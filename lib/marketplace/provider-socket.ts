@@ -7,14 +7,21 @@ import {
   parseAgentFrame,
 } from "@pod-gateway/contracts/agent-protocol";
 import { type WebSocket, WebSocketServer } from "ws";
-import type { AppContext } from "../app-context";
+import type { CatalogIndex } from "../catalog/catalog-index";
 import { log } from "../log";
 import { noteTrustEvents } from "../trust/note-trust-events";
+import type { TrustServices } from "../trust/trust-services";
 import { bindAgent } from "./agent-binding";
 import { reviewCapabilities } from "./agent-capabilities";
 import { AgentJobs, type JobViolation } from "./agent-jobs";
 import { decodeAgentPubkey, newAuthNonce, verifyNonceSignature } from "./agent-signature";
-import type { AgentConnectionHandle } from "./registry";
+import type { AgentConnectionHandle, MarketplaceRegistry } from "./registry";
+
+/** What an agent session reads: the registry it joins, the catalog its offers are checked against. */
+export interface MarketplaceServices extends TrustServices {
+  routing: TrustServices["routing"] & { registry: MarketplaceRegistry };
+  catalog: CatalogIndex;
+}
 
 const providerConnectPath = "/provider/connect";
 
@@ -30,7 +37,7 @@ const maxStrayViolations = 3;
  * WebSocket that authenticates the agent's Ed25519 key, registers its capabilities with
  * the marketplace registry and carries jobs. Other upgrade requests are refused.
  */
-export function attachProviderSocket(server: Server, app: AppContext): () => void {
+export function attachProviderSocket(server: Server, app: MarketplaceServices): () => void {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: maxFrameBytes });
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const pathname = (request.url ?? "/").split("?")[0];
@@ -54,7 +61,7 @@ function send(ws: WebSocket, message: GatewayMessage): void {
   if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
 }
 
-function runAgentSession(app: AppContext, ws: WebSocket): void {
+function runAgentSession(app: MarketplaceServices, ws: WebSocket): void {
   const nonce = newAuthNonce();
   const { registry } = app.routing;
   let providerId: string | undefined;

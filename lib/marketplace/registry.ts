@@ -1,6 +1,5 @@
 import type { Dialect } from "../dialects/dialect";
-import type { DispatchOptions } from "../routing/candidate";
-import type { AgentTransport } from "./agent-transport";
+import type { DispatchOptions } from "../providers/candidate";
 
 /** What a connected provider agent offers for one model, as its capabilities announced it. */
 export interface MarketplaceOffer {
@@ -15,6 +14,13 @@ export interface MarketplaceOffer {
   /** Concurrent jobs the agent accepts for this model. */
   maxConcurrent: number;
 }
+
+/** How a job reaches one connected agent and how its bytes come back (a WebSocket in production). */
+export type AgentTransport = (
+  offer: MarketplaceOffer,
+  body: string,
+  options: DispatchOptions,
+) => Promise<Response>;
 
 /** An offer of a live connection, with its capacity right now. */
 export interface LiveOffer extends MarketplaceOffer {

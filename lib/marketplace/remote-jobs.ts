@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
-import type { DispatchOptions } from "../routing/candidate";
+import type { DispatchOptions } from "../providers/candidate";
 import { AgentJobError } from "./agent-jobs";
 
 /** Where a job runs: the agent's connection on its home replica. */

@@ -7,7 +7,7 @@ import {
   type SharedMessage,
 } from "@pod-gateway/contracts/replica-protocol";
 import { log } from "../log";
-import type { DispatchOptions } from "../routing/candidate";
+import type { DispatchOptions } from "../providers/candidate";
 import { AgentJobError } from "./agent-jobs";
 import { HostedJobs, type RunLocal } from "./hosted-jobs";
 import { InMemoryMarketplaceRegistry } from "./in-memory-registry";

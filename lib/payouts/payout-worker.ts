@@ -1,6 +1,5 @@
 import { type Address, address, createSolanaRpc, isAddress, type KeyPairSigner } from "@solana/kit";
 import { and, eq, inArray, ne, or } from "drizzle-orm";
-import type { AppContext } from "../app-context";
 import { defaultSolanaRpcUrl, usdcMintForNetwork } from "../chains/solana/constants";
 import { parseFeePayerSecret } from "../chains/solana/fee-payer-key";
 import { type BroadcastRpc, broadcastAndConfirm } from "../chains/solana/transaction-broadcast";
@@ -9,6 +8,7 @@ import { type HostPayout, hostPayouts, hosts } from "../db/schema";
 import type { Env } from "../env";
 import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
+import type { Services } from "../services";
 import { payoutAccountIds } from "./payout-accounts";
 import { signUsdcTransfer } from "./usdc-transfer";
 
@@ -19,7 +19,7 @@ export interface PayoutRail {
 }
 
 /**
- * The payout wallet and chain (`AppContext.payoutRail`), built on first use; undefined when no
+ * The payout wallet and chain (the services' `payoutRail`), built on first use; undefined when no
  * payout wallet (HOST_PAYOUT_SECRET) is configured.
  */
 export function payoutRailLoader(env: Env): () => Promise<PayoutRail | undefined> {
@@ -102,7 +102,10 @@ async function settleFailed(database: Database, payout: HostPayout, error: strin
  * transaction behind. A `broadcast` payout is re-sent as the same bytes and followed until it
  * is confirmed, failed, or provably expired; only an expired one is signed again.
  */
-export async function runPayouts(app: AppContext, options: { timeoutMs?: number } = {}): Promise<number> {
+export async function runPayouts(
+  app: Services & { payoutRail(): Promise<PayoutRail | undefined> },
+  options: { timeoutMs?: number } = {},
+): Promise<number> {
   const rail = await app.payoutRail();
   if (!rail) return 0;
   const database = app.database.db;

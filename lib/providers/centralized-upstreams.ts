@@ -1,6 +1,6 @@
-import { centralizedProviderSpecs, type WireDialect } from "../catalog/centralized-providers";
 import type { CentralizedUpstreamName, Env } from "../env";
 import { upstreamConfigs } from "../env";
+import { centralizedProviderSpecs, type WireDialect } from "./centralized-providers";
 
 /** A centralized upstream that is configured (has a key) and can be dispatched to. */
 export interface CentralizedUpstream {

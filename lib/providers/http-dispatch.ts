@@ -1,6 +1,6 @@
 import { Agent, request } from "undici";
 import type { Dialect } from "../dialects/dialect";
-import type { DispatchOptions } from "../routing/candidate";
+import type { DispatchOptions } from "./candidate";
 import { NodeBodyResponse } from "./node-body-response";
 
 export interface HttpTarget {

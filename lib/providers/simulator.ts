@@ -1,4 +1,4 @@
-import type { DispatchOptions } from "../routing/candidate";
+import type { DispatchOptions } from "./candidate";
 
 /**
  * The dev simulator: an in-process, clearly labelled stand-in for an OpenAI-format upstream,

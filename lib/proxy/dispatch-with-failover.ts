@@ -2,7 +2,7 @@ import type { Dialect } from "../dialects/dialect";
 import { parseUpstreamError } from "../dialects/translate/translate-error";
 import { GatewayError } from "../errors/gateway-error";
 import { log } from "../log";
-import type { Candidate, UpstreamOperation } from "../routing/candidate";
+import type { Candidate, UpstreamOperation } from "../providers/candidate";
 
 export interface DispatchSuccess {
   candidate: Candidate;

@@ -1,5 +1,5 @@
 import type { TokenPrice } from "../pricing/cost";
-import type { Candidate } from "../routing/candidate";
+import type { Candidate } from "../providers/candidate";
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 

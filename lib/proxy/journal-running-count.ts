@@ -1,6 +1,7 @@
-import type { AppContext } from "../app-context";
+import type { LedgerServices } from "../ledger/ledger-services";
 import { log } from "../log";
 import type { Usage } from "../pricing/cost";
+import type { Services } from "../services";
 import { leaseSettlementOf, type SettleRequestInput } from "./settle-request";
 
 /** How often a stream's running count is journaled while it relays. */
@@ -22,7 +23,7 @@ export interface RunningCount {
  * the payment as wallet credit, as for any unserved value.
  */
 export function runningCountJournal(
-  app: AppContext,
+  app: Pick<Services, "database"> & LedgerServices,
   input: Omit<SettleRequestInput, "usage" | "outcome">,
 ): RunningCount | undefined {
   const { hold } = input;

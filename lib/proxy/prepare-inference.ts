@@ -1,13 +1,13 @@
-import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
+import { resolveModel } from "../catalog/resolve-model";
 import type { CallerDialect } from "../dialects/dialect";
 import { badRequest, GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { parseJsonText, readBodyText } from "../http/read-body";
 import { type TokenPrice, worstCaseCost } from "../pricing/cost";
-import type { Candidate } from "../routing/candidate";
-import { resolveModel } from "../routing/resolve-model";
+import type { Candidate } from "../providers/candidate";
 import { parseRoutingHeaders, routeRequest } from "../routing/route-request";
+import type { RoutingServices } from "../routing/routing-state";
 import { translatableCandidates } from "../routing/translatable-candidates";
 import { highestPrice } from "./highest-price";
 import { estimateInputTokens, type InferenceRequest, parseInferenceRequest } from "./inference-request";
@@ -38,7 +38,7 @@ export interface PreparedInference {
 export type BodyExpansion = (body: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 export async function prepareInference(
-  app: AppContext,
+  app: RoutingServices,
   request: ApiRequest,
   dialect: CallerDialect,
   expand?: BodyExpansion,

@@ -1,11 +1,13 @@
-import type { AppContext } from "../app-context";
 import { GatewayError } from "../errors/gateway-error";
 import type { KeyPrincipal } from "../keys/key-principal";
+import type { KeyServices } from "../keys/key-services";
 import type { KeyClaim } from "../keys/key-spend-limits";
 import { placeBoundedHold } from "../ledger/holds";
+import type { LedgerServices } from "../ledger/ledger-services";
 import { outstandingOf } from "../ledger/receivables";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { affordableOutputTokens, type TokenPrice, worstCaseCost } from "../pricing/cost";
+import type { Services } from "../services";
 
 /**
  * A hold row of its own (x402, or leases off), or an amount held in memory against this
@@ -52,7 +54,10 @@ export interface ReserveInput {
  * overdraws an account and one large request does not starve the others. A request is
  * refused only when the free balance cannot pay for one output token.
  */
-export async function reserveForRequest(app: AppContext, input: ReserveInput): Promise<Reservation> {
+export async function reserveForRequest(
+  app: Services & LedgerServices & KeyServices,
+  input: ReserveInput,
+): Promise<Reservation> {
   const worst = (outputTokens: number) =>
     worstCaseCost(input.inputTokens, outputTokens * input.choices, input.price);
   const bounds = {
@@ -81,7 +86,7 @@ export async function reserveForRequest(app: AppContext, input: ReserveInput): P
 }
 
 async function claimKeyLimit(
-  app: AppContext,
+  app: KeyServices,
   key: KeyPrincipal | undefined,
   least: bigint,
   most: bigint,
@@ -116,7 +121,7 @@ function formatMicrounits(microunits: bigint): string {
 }
 
 async function reserveBalance(
-  app: AppContext,
+  app: Services & LedgerServices,
   input: ReserveInput,
   bounds: { accountId: bigint; max: bigint; min: bigint; share: bigint; whole: boolean },
 ): Promise<{ reservation: Reservation; amount: bigint }> {
@@ -183,7 +188,7 @@ function owing(receivable: bigint, needed: bigint): GatewayError {
 
 /** The request failed before anything was billed: its hold goes back, whole. */
 export async function releaseReservation(
-  app: AppContext,
+  app: Services & LedgerServices & KeyServices,
   accountId: bigint,
   hold: ReservedHold,
 ): Promise<void> {

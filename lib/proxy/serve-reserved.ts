@@ -1,4 +1,4 @@
-import type { AppContext } from "../app-context";
+import type { BalanceWatchServices } from "../balance-watch/balance-watch-services";
 import type { CatalogModel } from "../catalog/models";
 import {
   createStreamTranslator,
@@ -11,10 +11,15 @@ import { GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { BufferedResponse } from "../http/buffered-response";
 import { StreamedResponse } from "../http/streamed-response";
+import type { KeyServices } from "../keys/key-services";
+import type { LedgerServices } from "../ledger/ledger-services";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
+import type { Candidate } from "../providers/candidate";
 import { NodeBodyResponse } from "../providers/node-body-response";
-import type { Candidate } from "../routing/candidate";
+import type { RoutingState } from "../routing/routing-state";
+import type { Services } from "../services";
 import { recordFindings } from "../trust/record-findings";
+import type { TrustServices } from "../trust/trust-services";
 import { countPromptTokens } from "../usage/count-prompt";
 import { estimateRunningUsage, type MeterInput, meterUsage, tokenizerFamilyOf } from "../usage/meter-usage";
 import type { RelayedContent } from "../usage/relayed-content";
@@ -173,8 +178,18 @@ function callerBody(reserved: ReservedRequest, candidate: Candidate, text: strin
   return JSON.stringify(translateResponse(candidate.dialect, inference.dialect, parsed, inference.model));
 }
 
+/** What serving a held request reads: the ledger, the routing state, and trust for what the meter finds. */
+export interface ServingServices
+  extends Services,
+    LedgerServices,
+    TrustServices,
+    KeyServices,
+    BalanceWatchServices {
+  routing: RoutingState;
+}
+
 export async function serveReserved(
-  app: AppContext,
+  app: ServingServices,
   request: ApiRequest,
   reserved: ReservedRequest,
 ): Promise<Response> {

@@ -1,12 +1,15 @@
-import type { AppContext } from "../app-context";
+import type { BalanceWatchServices } from "../balance-watch/balance-watch-services";
 import type { Executor } from "../db/client";
+import type { KeyServices } from "../keys/key-services";
 import { type AccountKind, ensureAccount, systemAccounts } from "../ledger/accounts";
+import type { LedgerServices } from "../ledger/ledger-services";
 import type { LeaseSettlement } from "../ledger/settle-batch";
 import { type SettleInferenceResult, settleInference } from "../ledger/settle-inference";
 import { log } from "../log";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { costOfUsage, type Usage } from "../pricing/cost";
-import type { Candidate } from "../routing/candidate";
+import type { Candidate } from "../providers/candidate";
+import type { Services } from "../services";
 import type { ReservedHold } from "./reserve";
 
 export type RequestOutcome =
@@ -52,14 +55,14 @@ async function cachedAccountId(executor: Executor, kind: AccountKind, ref: strin
 
 /** The settlement of a request against a lease, as journaled and written (lib/ledger/settle-batch.ts). */
 export async function leaseSettlementOf(
-  app: AppContext,
+  app: Pick<Services, "database"> & LedgerServices,
   input: SettleRequestInput,
 ): Promise<Omit<LeaseSettlement, "leaseId" | "charged">> {
   const { shared, usageRecord } = await settlementParts(app, input);
   return { ...shared, requestId: input.requestId, usageRecord };
 }
 
-async function settlementParts(app: AppContext, input: SettleRequestInput) {
+async function settlementParts(app: Pick<Services, "database"> & LedgerServices, input: SettleRequestInput) {
   const database = app.database.db;
   const treasuryAccountId = await cachedAccountId(
     database,
@@ -106,7 +109,10 @@ async function settlementParts(app: AppContext, input: SettleRequestInput) {
  * Charges the actual usage and releases the rest of the hold, in one statement.
  * Centralized revenue goes to the treasury; marketplace and relay revenue is split 80/20.
  */
-export async function settleRequest(app: AppContext, input: SettleRequestInput) {
+export async function settleRequest(
+  app: Pick<Services, "database"> & LedgerServices & KeyServices & BalanceWatchServices,
+  input: SettleRequestInput,
+) {
   const database = app.database.db;
   const { cost, shared, usageRecord } = await settlementParts(app, input);
   let settled: SettleInferenceResult;

@@ -1,9 +1,10 @@
-import type { AppContext } from "../app-context";
 import { evmChainOf } from "../chains/evm/evm-chain";
 import { defaultSolanaRpcUrl, usdcMintForNetwork } from "../chains/solana/constants";
 import { rpcDepositReader } from "../deposits/deposit-watcher";
 import { cardSettings } from "../funding/card-settings";
+import type { LedgerServices } from "../ledger/ledger-services";
 import { verifyLedger } from "../ledger/verify-ledger";
+import type { Services } from "../services";
 import type { Difference } from "./difference";
 import { reconcileBase } from "./reconcile-base";
 import { reconcileSolana } from "./reconcile-solana";
@@ -23,7 +24,7 @@ export interface ReconcileReport {
  * and x402 payment receipts). Every
  * unexplained difference is reported to the microunit; an empty list means the books agree.
  */
-export async function reconcile(app: AppContext): Promise<ReconcileReport> {
+export async function reconcile(app: Services & Pick<LedgerServices, "leases">): Promise<ReconcileReport> {
   await app.leases?.flush(10_000);
   const db = app.database.db;
   const report: ReconcileReport = { differences: [], checked: ["ledger"], skipped: [] };

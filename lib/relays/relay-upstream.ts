@@ -1,6 +1,6 @@
-import { centralizedProviderSpecs } from "../catalog/centralized-providers";
 import type { Dialect } from "../dialects/dialect";
 import { type CentralizedUpstreamName, centralizedUpstreamNames, type Env, upstreamConfigs } from "../env";
+import { centralizedProviderSpecs } from "../providers/centralized-providers";
 
 /** Upstreams a relay key may belong to: the centralized upstream kinds the gateway can call. */
 export const relayUpstreamKinds: readonly CentralizedUpstreamName[] = centralizedUpstreamNames;

@@ -1,7 +1,7 @@
-import type { AppContext } from "../app-context";
 import { BufferedResponse } from "../http/buffered-response";
 import { type ChunkSource, StreamedResponse } from "../http/streamed-response";
 import { log } from "../log";
+import type { Services } from "../services";
 import { createSseDecoder } from "../sse/sse-decoder";
 import { storeResponse } from "./stored-responses";
 
@@ -42,7 +42,7 @@ function collector() {
  * store is logged, never turned into a failed answer.
  */
 export async function keepResponse(
-  app: AppContext,
+  app: Services,
   tokenId: string,
   requestBody: Record<string, unknown>,
   response: Response,

@@ -1,9 +1,9 @@
-import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
+import { centralizedCap } from "../pricing/price-cap";
 import { centralizedCandidates } from "./centralized-candidates";
 import { marketplaceCandidates } from "./marketplace-candidates";
-import { centralizedCap } from "./price-cap";
 import { relayCandidates } from "./relay-candidates";
+import type { RoutingServices } from "./routing-state";
 import type { CandidatePools } from "./select-candidates";
 
 /**
@@ -13,7 +13,7 @@ import type { CandidatePools } from "./select-candidates";
  * whether or not this gateway holds that provider's key.
  */
 export async function loadCandidatePools(
-  app: AppContext,
+  app: RoutingServices,
   model: CatalogModel,
   options: { market: boolean } = { market: true },
 ): Promise<CandidatePools> {

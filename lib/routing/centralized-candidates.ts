@@ -1,11 +1,11 @@
-import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
+import type { Candidate } from "../providers/candidate";
 import { dispatchHttp } from "../providers/http-dispatch";
 import { dispatchSimulator, simulatorProviderName } from "../providers/simulator";
-import type { Candidate } from "./candidate";
+import type { RoutingServices } from "./routing-state";
 
 /** Every configured centralized provider that lists the model, cheapest first; the dev simulator last. */
-export function centralizedCandidates(app: AppContext, model: CatalogModel): Candidate[] {
+export function centralizedCandidates(app: RoutingServices, model: CatalogModel): Candidate[] {
   const candidates: Candidate[] = [];
   for (const price of app.catalog.pricesFor(model)) {
     const upstream = app.upstreams.get(price.provider);

@@ -1,14 +1,14 @@
-import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
+import { resolveModel } from "../catalog/resolve-model";
 import { findHosts } from "../hosts/host-status";
 import type { LiveOffer } from "../marketplace/registry";
 import type { TokenPrice } from "../pricing/cost";
-import type { Candidate } from "./candidate";
-import { cappedListingPrice } from "./price-cap";
-import { resolveModel } from "./resolve-model";
+import { cappedListingPrice } from "../pricing/price-cap";
+import type { Candidate } from "../providers/candidate";
+import type { RoutingServices } from "./routing-state";
 
 /** Live offers for a canonical model, whatever model id the agents advertised it under. */
-export function liveOffersFor(app: AppContext, model: CatalogModel): LiveOffer[] {
+export function liveOffersFor(app: RoutingServices, model: CatalogModel): LiveOffer[] {
   return app.routing.registry
     .liveOffers()
     .filter((offer) => resolveModel(app.catalog, offer.modelId)?.id === model.id);
@@ -20,7 +20,7 @@ export function liveOffersFor(app: AppContext, model: CatalogModel): LiveOffer[]
  * holds the slot until the response ends.
  */
 export async function marketplaceCandidates(
-  app: AppContext,
+  app: RoutingServices,
   model: CatalogModel,
   cap: TokenPrice | undefined,
   options: { includeExcluded?: boolean } = {},

@@ -1,5 +1,5 @@
 import { badRequest } from "../errors/gateway-error";
-import type { ListedPrice } from "./price-cap";
+import type { ListedPrice } from "../pricing/price-cap";
 
 /** The caller's spend controls, microunits per 1M tokens; an absent header sets no ceiling. */
 export interface PriceCeilings {

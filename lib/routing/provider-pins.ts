@@ -1,6 +1,6 @@
-import { pinnableCentralizedNames } from "../catalog/centralized-providers";
 import { badRequest } from "../errors/gateway-error";
 import { isUuid } from "../ids";
+import { pinnableCentralizedNames } from "../providers/centralized-providers";
 import type { RoutingMode } from "./routing-mode";
 
 const providersHeader = "x-pod-providers";

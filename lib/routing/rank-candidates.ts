@@ -1,4 +1,4 @@
-import type { Candidate } from "./candidate";
+import type { Candidate } from "../providers/candidate";
 
 function compareBigint(a: bigint, b: bigint): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,14 +1,14 @@
-import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
 import type { TokenPrice } from "../pricing/cost";
+import { cappedListingPrice } from "../pricing/price-cap";
+import type { Candidate } from "../providers/candidate";
 import { dispatchHttp } from "../providers/http-dispatch";
 import { relayEarningsLastDay } from "../relays/daily-earnings";
 import { relayEncryptionKey } from "../relays/relay-encryption-key";
 import { openRelayKey } from "../relays/relay-keys";
 import { isRelayUpstreamKind, relayUpstreamTarget } from "../relays/relay-upstream";
 import { loadRoutableListings, type RoutableListing } from "../relays/routable-listings";
-import type { Candidate } from "./candidate";
-import { cappedListingPrice } from "./price-cap";
+import type { RoutingServices } from "./routing-state";
 
 /**
  * Key-relay candidates for a model: enabled listings on active hosts, within the centralized
@@ -16,7 +16,7 @@ import { cappedListingPrice } from "./price-cap";
  * key is decrypted only when a request is actually sent to it.
  */
 export async function relayCandidates(
-  app: AppContext,
+  app: RoutingServices,
   model: CatalogModel,
   cap: TokenPrice | undefined,
 ): Promise<Candidate[]> {
@@ -43,7 +43,11 @@ export async function relayCandidates(
   return candidates;
 }
 
-function relayCandidate(app: AppContext, listing: RoutableListing, price: TokenPrice): Candidate | undefined {
+function relayCandidate(
+  app: RoutingServices,
+  listing: RoutableListing,
+  price: TokenPrice,
+): Candidate | undefined {
   if (!isRelayUpstreamKind(listing.upstream)) return undefined;
   const target = relayUpstreamTarget(app.env, listing.upstream);
   return {

@@ -1,12 +1,12 @@
-import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
 import { GatewayError } from "../errors/gateway-error";
 import { findHosts } from "../hosts/host-status";
-import type { Candidate } from "./candidate";
+import type { Candidate } from "../providers/candidate";
 import { loadCandidatePools } from "./candidate-pools";
 import { type PriceCeilings, parsePriceCeilings } from "./price-ceilings";
 import { checkPinsAgainstMode, checkPinsKnown, type ProviderPin, parseProviderPins } from "./provider-pins";
 import { parseRoutingMode, type RoutingMode } from "./routing-mode";
+import type { RoutingServices } from "./routing-state";
 import { defaultMaxMarketAttempts, type Selection, selectCandidates } from "./select-candidates";
 
 /** The caller's routing instructions, from the `X-Pod-*` request headers. */
@@ -31,7 +31,7 @@ export function parseRoutingHeaders(headers: Headers): RoutingRequest {
  * ceilings stand in the way, 503 `no_provider` when nobody (or no pinned provider) can serve.
  */
 export async function routeRequest(
-  app: AppContext,
+  app: RoutingServices,
   model: CatalogModel,
   routing: RoutingRequest,
 ): Promise<Candidate[]> {

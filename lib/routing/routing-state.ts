@@ -1,12 +1,15 @@
 import { hostname } from "node:os";
-import type { Env } from "../env";
+import type { CatalogIndex } from "../catalog/catalog-index";
+import type { CentralizedUpstreamName, Env } from "../env";
 import { InMemoryMarketplaceRegistry } from "../marketplace/in-memory-registry";
 import type { MarketplaceRegistry } from "../marketplace/registry";
 import { SharedMarketplaceRegistry } from "../marketplace/shared-registry";
+import type { CentralizedUpstream } from "../providers/centralized-upstreams";
+import type { Services } from "../services";
 import { ReputationBook } from "../trust/reputation";
 import { HealthTracker } from "./health-tracker";
 
-/** Routing state (`AppContext.routing`): marketplace supply, provider health and host reputation. */
+/** Per-process routing state: marketplace supply, provider health and host reputation. */
 export interface RoutingState {
   registry: MarketplaceRegistry;
   health: HealthTracker;
@@ -14,10 +17,19 @@ export interface RoutingState {
   reputation: ReputationBook;
 }
 
+/** What routing reads: the catalog's prices, the configured upstreams and the routing state. */
+export interface RoutingServices extends Services {
+  routing: RoutingState;
+  /** The in-memory catalog index; the composition root replaces it whenever the catalog changes. */
+  catalog: CatalogIndex;
+  upstreams: ReadonlyMap<CentralizedUpstreamName, CentralizedUpstream>;
+}
+
 /**
  * Without REDIS_URL the marketplace and provider health belong to this process. With it, they
  * are shared by every replica through Redis (lib/marketplace/shared-registry.ts); `instanceId`
- * is this process's address there.
+ * is this process's address there. The composition root calls this once; a test may swap the
+ * registry for a double.
  */
 export function createRoutingState(env: Env, instanceId: string): RoutingState {
   const health = new HealthTracker();

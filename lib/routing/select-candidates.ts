@@ -1,4 +1,4 @@
-import type { Candidate } from "./candidate";
+import type { Candidate } from "../providers/candidate";
 import { isWithinCeilings, type PriceCeilings } from "./price-ceilings";
 import { type ProviderPin, pinKey } from "./provider-pins";
 import { demoteUnhealthy, rankCandidates } from "./rank-candidates";

@@ -1,4 +1,4 @@
-import type { Candidate, RouteKind } from "./candidate";
+import type { Candidate, RouteKind } from "../providers/candidate";
 
 /** Builds a candidate for routing unit tests; dispatch is never called by the pure selection code. */
 export function testCandidate(

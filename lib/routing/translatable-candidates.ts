@@ -2,7 +2,7 @@ import type { CallerDialect, Dialect } from "../dialects/dialect";
 import { translateRequest } from "../dialects/translate";
 import type { TargetModel } from "../dialects/translate/target-model";
 import { GatewayError } from "../errors/gateway-error";
-import type { Candidate } from "./candidate";
+import type { Candidate } from "../providers/candidate";
 
 /**
  * Drops candidates whose dialect the caller's body cannot be translated into (a feature the

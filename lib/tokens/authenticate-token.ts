@@ -1,7 +1,7 @@
 import type { Database } from "../db/client";
 import { GatewayError } from "../errors/gateway-error";
 import { isUuid } from "../ids";
-import { findKeyByHash } from "../keys/find-key";
+import { findKeyByHash } from "./find-key";
 import { findToken, type TokenRecord } from "./find-token";
 import { hashToken } from "./token-hash";
 

@@ -1,11 +1,16 @@
-import type { AppContext } from "../app-context";
 import { type AccountBalance, getInFlightBalance } from "../ledger/accounts";
+import type { LedgerServices } from "../ledger/ledger-services";
+import type { Services } from "../services";
 
 /**
  * A balance read without leases (`getInFlightBalance`) as its owner should see it: this
  * process's unwritten charges taken off, its requests in flight counted as held.
  */
-export function correctForLease(app: AppContext, accountId: bigint, stored: AccountBalance): AccountBalance {
+export function correctForLease(
+  app: Pick<LedgerServices, "leases">,
+  accountId: bigint,
+  stored: AccountBalance,
+): AccountBalance {
   if (!app.leases) return stored;
   const seen = app.leases.view(accountId, stored);
   return { ...seen, available: seen.balance - seen.held };
@@ -17,7 +22,10 @@ export function correctForLease(app: AppContext, accountId: bigint, stored: Acco
  * in flight reserve, never a lease: an idle account shows nothing held. (Another replica's
  * requests in flight are not seen until they settle.)
  */
-export async function readTokenBalance(app: AppContext, accountId: bigint): Promise<AccountBalance> {
+export async function readTokenBalance(
+  app: Pick<Services, "database"> & Pick<LedgerServices, "leases">,
+  accountId: bigint,
+): Promise<AccountBalance> {
   await app.leases?.flush();
   return correctForLease(app, accountId, await getInFlightBalance(app.database.db, accountId));
 }

@@ -1,8 +1,8 @@
-import type { AppContext } from "../app-context";
 import { findHosts } from "../hosts/host-status";
 import { log } from "../log";
 import { slashHost } from "./slash-host";
 import { recordTrustEvents, type TrustEventInput } from "./trust-events";
+import type { TrustServices } from "./trust-services";
 
 /**
  * Records what was observed about a host, re-reads its standing at once (so this process's
@@ -10,7 +10,7 @@ import { recordTrustEvents, type TrustEventInput } from "./trust-events";
  * another model (TRUST_AUTO_SLASH, on by default).
  */
 export async function noteTrustEvents(
-  app: AppContext,
+  app: TrustServices,
   hostId: string,
   events: readonly TrustEventInput[],
 ): Promise<void> {

@@ -1,7 +1,7 @@
-import type { AppContext } from "../app-context";
-import type { Candidate } from "../routing/candidate";
+import type { Candidate } from "../providers/candidate";
 import type { MeterFinding } from "../usage/meter-usage";
 import { noteTrustEvents } from "./note-trust-events";
+import type { TrustServices } from "./trust-services";
 
 /**
  * Files what the meter found on one request against the host that served it (marketplace
@@ -9,7 +9,7 @@ import { noteTrustEvents } from "./note-trust-events";
  * go into the evidence beside the finding.
  */
 export async function recordFindings(
-  app: AppContext,
+  app: TrustServices,
   candidate: Candidate,
   requestId: string,
   findings: readonly MeterFinding[],

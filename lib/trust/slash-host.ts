@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
-import type { AppContext } from "../app-context";
 import { accounts, hostSlashes, hosts, usageRecords } from "../db/schema";
 import { GatewayError } from "../errors/gateway-error";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../ledger/accounts";
@@ -8,6 +7,7 @@ import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
 import { immatureEarnings } from "../payouts/immature-earnings";
 import { payoutAccountIds } from "../payouts/payout-accounts";
+import type { TrustServices } from "./trust-services";
 
 /** Where slashed money waits, inside the slash's own transaction, to be paid back. Always empty after. */
 const refundPool = { kind: "suspense", ref: "slash-refund-pool" } as const;
@@ -46,7 +46,7 @@ export interface SlashResult {
  * movement is a balanced ledger transaction whose metadata carries the slash, its reason and
  * the evidence; the slash row keeps the case.
  */
-export async function slashHost(app: AppContext, input: SlashInput): Promise<SlashResult> {
+export async function slashHost(app: TrustServices, input: SlashInput): Promise<SlashResult> {
   const database = app.database.db;
   const [known] = await database.select({ id: hosts.id }).from(hosts).where(eq(hosts.id, input.hostId));
   if (!known) throw new GatewayError("not_found", "host not found");

@@ -1,14 +1,14 @@
-import type { AppContext } from "../app-context";
 import type { Dialect } from "../dialects/dialect";
 import { GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
+import type { Candidate } from "../providers/candidate";
 import {
   holdPrice,
   type PreparedInference,
   prepareInference,
   worstCaseOf as worstCaseOfPrepared,
 } from "../proxy/prepare-inference";
-import type { Candidate } from "../routing/candidate";
+import type { RoutingServices } from "../routing/routing-state";
 import { requestBodyHash } from "./core/body-hash";
 import type { QuoteRequest } from "./core/issue-quote";
 import { x402BadRequest, x402Messages } from "./core/x402-errors";
@@ -25,7 +25,7 @@ export interface PricedRequest extends PreparedInference {
  * plus the x402 rule that an output limit is mandatory (the quote is a ceiling, so it needs one).
  */
 export async function priceRequest(
-  app: AppContext,
+  app: RoutingServices,
   request: ApiRequest,
   dialect: Dialect,
 ): Promise<PricedRequest> {

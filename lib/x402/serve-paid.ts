@@ -1,13 +1,13 @@
 import { eq } from "drizzle-orm";
-import type { AppContext } from "../app-context";
+import { scheduleCanary } from "../canaries/run-canary";
 import type { Executor } from "../db/client";
 import { usageRecords } from "../db/schema";
 import { GatewayError, toGatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { getAccountBalance } from "../ledger/accounts";
 import { log } from "../log";
-import { serveReserved } from "../proxy/serve-reserved";
-import { scheduleCanary } from "../trust/run-canary";
+import { type ServingServices, serveReserved } from "../proxy/serve-reserved";
+import type { RoutingServices } from "../routing/routing-state";
 import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./core/receipt";
 import type { Settlement } from "./core/settlement";
 import { candidatesWithinCap, type PricedRequest, unservableReason } from "./price-request";
@@ -21,7 +21,7 @@ import { candidatesWithinCap, type PricedRequest, unservableReason } from "./pri
  * nothing, so the whole payment remains credited to the wallet; the error says so.
  */
 export async function servePaid(
-  app: AppContext,
+  app: ServingServices & RoutingServices,
   request: ApiRequest,
   priced: PricedRequest,
   settlement: Settlement,

@@ -1,4 +1,4 @@
-import { type AppContext, createAppContext } from "../../lib/app-context";
+import { type AppContext, createAppContext } from "../../compose-app";
 import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";

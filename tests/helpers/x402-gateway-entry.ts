@@ -1,6 +1,6 @@
 // A gateway process for multi-process tests: configured entirely from its environment
 // (DATABASE_URL, upstream base URLs, x402 settings); prints `{"url": ...}` once listening.
-import { createAppContext } from "../../lib/app-context";
+import { createAppContext } from "../../compose-app";
 import { loadEnv } from "../../lib/env";
 import { startGatewayServer } from "../../server";
 

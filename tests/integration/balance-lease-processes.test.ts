@@ -4,7 +4,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAppContext } from "../../lib/app-context";
+import { createAppContext } from "../../compose-app";
 import { type DatabaseHandle, openDatabase, queryRows } from "../../lib/db/client";
 import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";

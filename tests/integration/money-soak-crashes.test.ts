@@ -5,7 +5,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAppContext } from "../../lib/app-context";
+import { createAppContext } from "../../compose-app";
 import { SOLANA_DEVNET_CAIP2 } from "../../lib/chains/solana/constants";
 import { type DatabaseHandle, openDatabase, queryRows } from "../../lib/db/client";
 import { loadEnv } from "../../lib/env";

@@ -1,5 +1,5 @@
+import { readDashboardSession } from "@/app/dashboard/read-dashboard-session";
 import { DashboardNav } from "@/components/dashboard/dashboard-nav";
-import { readDashboardSession } from "@/components/dashboard/dashboard-session";
 import { FundPanels } from "@/components/dashboard/fund-panels";
 import { SignInPanel } from "@/components/dashboard/sign-in-panel";
 

@@ -1,5 +1,5 @@
+import { readDashboardSession } from "@/app/dashboard/read-dashboard-session";
 import { DashboardNav } from "@/components/dashboard/dashboard-nav";
-import { readDashboardSession } from "@/components/dashboard/dashboard-session";
 import { KeysPanel } from "@/components/dashboard/keys-panel";
 import { SignInPanel } from "@/components/dashboard/sign-in-panel";
 

@@ -1,5 +1,5 @@
 // POST /dashboard/session – sign a browser in with a token in the body; DELETE – sign out
-import { getAppContext } from "@/lib/app-context";
+import { getAppContext } from "@/compose-app";
 import { handleDashboardSession } from "@/lib/dashboard/session-handler";
 
 export const runtime = "nodejs";

@@ -10,7 +10,7 @@ import { dashboardBaseUrl } from "../../funding/dashboard-urls";
 import { publicBaseUrl } from "../../http/public-urls";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
-import { requireOwner } from "../../keys/manage-keys";
+import { requireOwner } from "../../tokens/manage-keys";
 import type { ApiCall } from "../route-definition";
 
 async function answer(call: ApiCall<"token">): Promise<Response> {

@@ -8,7 +8,7 @@ import {
 import { parseWebhookUrl } from "../../balance-watch/webhook-target";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
-import { requireOwner } from "../../keys/manage-keys";
+import { requireOwner } from "../../tokens/manage-keys";
 import { readTokenBalance } from "../../tokens/token-balance";
 import type { ApiCall } from "../route-definition";
 

@@ -1,6 +1,5 @@
 import { getAddress, isAddress } from "viem";
 import { z } from "zod";
-import type { AppContext } from "../../app-context";
 import { parseTransferAuthorization } from "../../chains/evm/eip3009";
 import type { BaseDepositServices } from "../../deposits/base-deposit-config";
 import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/base-deposit-errors";
@@ -12,11 +11,12 @@ import { badRequest, GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
 import { readTokenBalance } from "../../tokens/token-balance";
+import type { ApiServices } from "../api-services";
 import type { ApiCall } from "../route-definition";
 
 const noStore = { "cache-control": "no-store" };
 
-function enabledBaseDeposits(app: AppContext): BaseDepositServices {
+function enabledBaseDeposits(app: ApiServices): BaseDepositServices {
   const settings = app.baseDeposits();
   if (!settings.enabled) {
     throw new GatewayError("service_unavailable", settings.reason, {

@@ -1,6 +1,5 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import type { AppContext } from "../../app-context";
 import { cardSessions } from "../../db/schema";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
 import { centsToMicrounits, quoteCard } from "../../funding/card-fee";
@@ -11,12 +10,13 @@ import { publicBaseUrl } from "../../http/public-urls";
 import { readJsonBody } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
 import { readTokenBalance } from "../../tokens/token-balance";
+import type { ApiServices } from "../api-services";
 import type { ApiCall } from "../route-definition";
 
 const noStore = { "cache-control": "no-store" };
 const bodySchema = z.object({ amount_usd: z.unknown() });
 
-function enabledCard(app: AppContext): CardConfig {
+function enabledCard(app: ApiServices): CardConfig {
   const card = cardSettings(app.env);
   if (!card.enabled)
     throw new GatewayError("service_unavailable", card.reason, { headers: { "x-should-retry": "false" } });

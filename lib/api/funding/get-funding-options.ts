@@ -1,9 +1,9 @@
-import type { AppContext } from "../../app-context";
 import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/base-deposit-errors";
 import { depositInstructions, solanaDepositSettings } from "../../deposits/deposit-config";
 import { describeFee, quoteCard } from "../../funding/card-fee";
 import { cardSettings } from "../../funding/card-settings";
 import { jsonResponse } from "../../http/responses";
+import type { ApiServices } from "../api-services";
 import type { ApiCall } from "../route-definition";
 
 /**
@@ -46,7 +46,7 @@ export async function getFundingOptions(call: ApiCall<"token">): Promise<Respons
   );
 }
 
-function baseOptions(app: AppContext) {
+function baseOptions(app: ApiServices) {
   const base = app.baseDeposits();
   if (!base.enabled) return { enabled: false, reason: base.reason };
   return {

@@ -1,19 +1,19 @@
-import type { AppContext } from "../../app-context";
 import type { CatalogModel } from "../../catalog/models";
+import { resolveModel } from "../../catalog/resolve-model";
 import { GatewayError } from "../../errors/gateway-error";
+import { centralizedCap, isWithinCap } from "../../pricing/price-cap";
 import { relayEarningsLastDay } from "../../relays/daily-earnings";
 import { type ListingView, listListings } from "../../relays/relay-listings";
 import { formatUsdc } from "../../relays/usdc-amount";
-import { centralizedCap, isWithinCap } from "../../routing/price-cap";
-import { resolveModel } from "../../routing/resolve-model";
+import type { ApiServices } from "../api-services";
 
-export function modelOrThrow(app: AppContext, modelId: string): CatalogModel {
+export function modelOrThrow(app: ApiServices, modelId: string): CatalogModel {
   const model = resolveModel(app.catalog, modelId);
   if (!model) throw new GatewayError("model_not_found", `model not found: ${modelId}`, { param: "model" });
   return model;
 }
 
-function listingView(app: AppContext, listing: ListingView, earned: bigint) {
+function listingView(app: ApiServices, listing: ListingView, earned: bigint) {
   const model = app.catalog.models.find((item) => item.id === listing.modelId);
   const cap = model ? centralizedCap(app.catalog.pricesFor(model)) : undefined;
   const withinCap = isWithinCap(listing, cap);
@@ -45,7 +45,7 @@ function listingView(app: AppContext, listing: ListingView, earned: bigint) {
 }
 
 /** The host's listings with their cap and daily-cap state, as the host API shows them. */
-export async function listingViews(app: AppContext, hostId: string) {
+export async function listingViews(app: ApiServices, hostId: string) {
   const listings = await listListings(app.database.db, hostId);
   const views = [];
   for (const listing of listings) {

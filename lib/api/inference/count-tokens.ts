@@ -1,4 +1,4 @@
-import type { AppContext } from "../../app-context";
+import { resolveModel } from "../../catalog/resolve-model";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
 import type { ApiRequest } from "../../http/api-request";
 import { parseJsonText, readBodyText } from "../../http/read-body";
@@ -6,9 +6,9 @@ import { jsonResponse } from "../../http/responses";
 import { log } from "../../log";
 import { dispatchWithFailover } from "../../proxy/dispatch-with-failover";
 import { centralizedCandidates } from "../../routing/centralized-candidates";
-import { resolveModel } from "../../routing/resolve-model";
 import type { TokenRecord } from "../../tokens/find-token";
 import { readTokenBalance } from "../../tokens/token-balance";
+import type { ApiServices } from "../api-services";
 import type { ApiCall } from "../route-definition";
 
 /** Claude Code waits on the count before it sends a turn: past this, an estimate is better. */
@@ -28,7 +28,7 @@ function estimateTokens(body: Record<string, unknown>): number {
  * Free to the caller but not to the operator (each count uses the Anthropic key), so only a
  * funded token may ask, and at most COUNT_TOKENS_RATE_LIMIT_PER_MINUTE times a minute.
  */
-async function admit(app: AppContext, record: TokenRecord): Promise<void> {
+async function admit(app: ApiServices, record: TokenRecord): Promise<void> {
   // Keyed by the token row's random id: unique across databases sharing one Redis.
   const limit = await app.countTokensLimiter.hit(`count-tokens:${record.id}`);
   if (!limit.allowed) {
@@ -71,7 +71,7 @@ async function textWithin(response: Response, ms: number, abort: () => void): Pr
  * gets an estimate. A request the upstream calls malformed is the caller's 4xx.
  */
 async function askUpstream(
-  app: AppContext,
+  app: ApiServices,
   request: ApiRequest,
   body: Record<string, unknown>,
   modelId: string,

@@ -14,7 +14,7 @@ import {
   revokeKey as revokeAccountKey,
   rotateKey as rotateAccountKey,
   updateKey as updateAccountKey,
-} from "../../keys/manage-keys";
+} from "../../tokens/manage-keys";
 import type { ApiCall } from "../route-definition";
 
 async function issued(call: ApiCall<"token">, key: IssuedKey, status: number): Promise<Response> {

@@ -1,6 +1,6 @@
 import type { ListKeysResponse } from "@pod-gateway/contracts/account-keys";
 import { jsonResponse } from "../../http/responses";
-import { keyViews, listKeys as listAccountKeys, requireOwner } from "../../keys/manage-keys";
+import { keyViews, listKeys as listAccountKeys, requireOwner } from "../../tokens/manage-keys";
 import type { ApiCall } from "../route-definition";
 
 /** GET /proxy/<token>/keys – the account's further API keys, revoked ones too, with their spend. */

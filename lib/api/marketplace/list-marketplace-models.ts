@@ -1,18 +1,18 @@
-import type { AppContext } from "../../app-context";
 import { modelMetadata } from "../../catalog/model-view";
 import type { CatalogModel } from "../../catalog/models";
+import { resolveModel } from "../../catalog/resolve-model";
 import { jsonResponse } from "../../http/responses";
+import { centralizedCap } from "../../pricing/price-cap";
 import { loadRoutableListings } from "../../relays/routable-listings";
 import { loadCandidatePools } from "../../routing/candidate-pools";
 import { liveOffersFor } from "../../routing/marketplace-candidates";
-import { centralizedCap } from "../../routing/price-cap";
 import { rankCandidates } from "../../routing/rank-candidates";
-import { resolveModel } from "../../routing/resolve-model";
+import type { ApiServices } from "../api-services";
 import type { ApiCall } from "../route-definition";
 
 const microunits = (value: bigint | undefined) => (value === undefined ? null : Number(value));
 
-async function modelRow(app: AppContext, model: CatalogModel, withMarket: boolean) {
+async function modelRow(app: ApiServices, model: CatalogModel, withMarket: boolean) {
   const pools = await loadCandidatePools(app, model, { market: withMarket });
   const cap = centralizedCap(app.catalog.pricesFor(model));
   const cheapest = rankCandidates([...pools.market, ...pools.centralized])[0]?.price ?? cap;

@@ -1,9 +1,9 @@
+import { resolveModel } from "../../catalog/resolve-model";
 import { listActiveHosts } from "../../hosts/host-status";
 import { jsonResponse } from "../../http/responses";
+import { centralizedCap, isWithinCap } from "../../pricing/price-cap";
 import { loadRoutableListings } from "../../relays/routable-listings";
 import { centralizedCandidates } from "../../routing/centralized-candidates";
-import { centralizedCap, isWithinCap } from "../../routing/price-cap";
-import { resolveModel } from "../../routing/resolve-model";
 import type { ApiCall } from "../route-definition";
 
 interface ProviderModel {

@@ -16,7 +16,7 @@ import {
 } from "@solana-program/token";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAppContext } from "../../../lib/app-context";
+import { createAppContext } from "../../../compose-app";
 import { deriveAssociatedTokenAddress } from "../../../lib/chains/solana/associated-token-address";
 import { MEMO_PROGRAM_ADDRESS, SOLANA_DEVNET_CAIP2, WSOL_MINT } from "../../../lib/chains/solana/constants";
 import { queryRows } from "../../../lib/db/client";

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../../../lib/log";
-import type { AgentTransport } from "../../../lib/marketplace/agent-transport";
-import type { LiveOffer } from "../../../lib/marketplace/registry";
+import type { AgentTransport, LiveOffer } from "../../../lib/marketplace/registry";
 import { SharedMarketplaceRegistry } from "../../../lib/marketplace/shared-registry";
 import { HealthTracker } from "../../../lib/routing/health-tracker";
 import { testRedis } from "../../helpers/services";

@@ -1,6 +1,6 @@
+import { readDashboardSession } from "@/app/dashboard/read-dashboard-session";
 import { CardReturn } from "@/components/dashboard/card-return";
 import { DashboardNav } from "@/components/dashboard/dashboard-nav";
-import { readDashboardSession } from "@/components/dashboard/dashboard-session";
 import { SignInPanel } from "@/components/dashboard/sign-in-panel";
 
 export const dynamic = "force-dynamic";

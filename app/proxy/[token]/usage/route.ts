@@ -1,5 +1,5 @@
 // GET /proxy/<token>/usage: defined in lib/api/routes.ts
-import { nextRoute } from "@/lib/api/next-route";
+import { nextRoute } from "@/next-route";
 
 export const dynamic = "force-dynamic";
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/proxy/:token/usage");

@@ -1,5 +1,5 @@
 // POST /v1/host/withdraw: defined in lib/api/routes.ts
-import { nextRoute } from "@/lib/api/next-route";
+import { nextRoute } from "@/next-route";
 
 export const dynamic = "force-dynamic";
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/host/withdraw");

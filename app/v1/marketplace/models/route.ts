@@ -1,5 +1,5 @@
 // GET /v1/marketplace/models: defined in lib/api/routes.ts
-import { nextRoute } from "@/lib/api/next-route";
+import { nextRoute } from "@/next-route";
 
 export const dynamic = "force-dynamic";
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = nextRoute("/v1/marketplace/models");

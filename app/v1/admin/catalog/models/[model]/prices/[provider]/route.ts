@@ -1,5 +1,5 @@
 // PUT /v1/admin/catalog/models/:model/prices/:provider: defined in lib/api/routes.ts
-import { nextRoute } from "@/lib/api/next-route";
+import { nextRoute } from "@/next-route";
 
 export const dynamic = "force-dynamic";
 // biome-ignore format: the route-parity test reads the manifest path from this one line

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildCatalogIndex } from "../catalog/catalog-index";
-import { gatewayAdditions } from "../catalog/gateway-additions";
+import { buildCatalogIndex } from "./catalog-index";
+import { gatewayAdditions } from "./gateway-additions";
 import { resolveModel } from "./resolve-model";
 
 const catalog = buildCatalogIndex(gatewayAdditions);

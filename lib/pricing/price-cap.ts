@@ -1,4 +1,4 @@
-import type { TokenPrice } from "../pricing/cost";
+import type { TokenPrice } from "./cost";
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 

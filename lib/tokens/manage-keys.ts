@@ -5,11 +5,11 @@ import { queryRows } from "../db/client";
 import { apiKeys } from "../db/schema";
 import { GatewayError } from "../errors/gateway-error";
 import { newUuid } from "../ids";
-import { forgetAuthenticated } from "../tokens/authenticate-token";
-import type { TokenRecord } from "../tokens/find-token";
-import { hashToken } from "../tokens/token-hash";
-import type { KeySpendLimits } from "./key-spend-limits";
-import { type LimitPeriod, periodEnd, periodStart } from "./limit-period";
+import type { KeySpendLimits } from "../keys/key-spend-limits";
+import { type LimitPeriod, periodEnd, periodStart } from "../keys/limit-period";
+import { forgetAuthenticated } from "./authenticate-token";
+import type { TokenRecord } from "./find-token";
+import { hashToken } from "./token-hash";
 
 type KeyRow = typeof apiKeys.$inferSelect;
 

@@ -1,8 +1,8 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { apiKeys, apiTokens } from "../db/schema";
-import type { TokenRecord } from "../tokens/find-token";
-import type { LimitPeriod } from "./limit-period";
+import type { LimitPeriod } from "../keys/limit-period";
+import type { TokenRecord } from "./find-token";
 
 /** The live (not revoked) key with this hash, as the token record its requests run as. */
 export async function findKeyByHash(executor: Executor, keyHash: string): Promise<TokenRecord | undefined> {

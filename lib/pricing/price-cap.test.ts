@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TokenPrice } from "../pricing/cost";
+import type { TokenPrice } from "./cost";
 import { cappedListingPrice, centralizedCap } from "./price-cap";
 
 const price = (input: number, output: number, read = input, write = input): TokenPrice => ({

@@ -1,12 +1,12 @@
-import type { ApiCall } from "../api/route-definition";
-import type { CallerDialect } from "../dialects/dialect";
-import { badRequest } from "../errors/gateway-error";
-import { keepResponse } from "../responses/keep-response";
-import { withPreviousResponse } from "../responses/stored-responses";
-import { scheduleCanary } from "../trust/run-canary";
-import { holdPrice, prepareInference, routedCandidates } from "./prepare-inference";
-import { releaseReservation, reserveForRequest } from "./reserve";
-import { serveReserved } from "./serve-reserved";
+import { scheduleCanary } from "../../canaries/run-canary";
+import type { CallerDialect } from "../../dialects/dialect";
+import { badRequest } from "../../errors/gateway-error";
+import { holdPrice, prepareInference, routedCandidates } from "../../proxy/prepare-inference";
+import { releaseReservation, reserveForRequest } from "../../proxy/reserve";
+import { serveReserved } from "../../proxy/serve-reserved";
+import { keepResponse } from "../../responses/keep-response";
+import { withPreviousResponse } from "../../responses/stored-responses";
+import type { ApiCall } from "../route-definition";
 
 /**
  * POST /proxy/<token>/v1/chat/completions, /proxy/<token>/v1/messages and

@@ -1,63 +1,36 @@
 import path from "node:path";
-import { BalanceWatcher } from "./balance-watch/balance-watcher";
-import type { CatalogIndex } from "./catalog/catalog-index";
-import { CatalogStore } from "./catalog/catalog-store";
-import { seedCatalog } from "./catalog/seed-catalog";
-import { type DatabaseHandle, openDatabase } from "./db/client";
-import { asDatabaseStartStep } from "./db/database-unavailable";
-import { type BaseDepositSettings, baseDepositsLoader } from "./deposits/base-deposit-config";
-import type { CentralizedUpstreamName, Env } from "./env";
-import { loadEnv } from "./env";
-import { cardSettings } from "./funding/card-settings";
-import { KeySpendLimits } from "./keys/key-spend-limits";
-import { BalanceLeases } from "./ledger/balance-lease";
-import { DatabaseJournal } from "./ledger/database-journal";
-import { HoldKeeper } from "./ledger/hold-keeper";
-import { releaseExpiredHolds } from "./ledger/holds";
-import { replayJournals } from "./ledger/replay-journals";
-import { type Journal, SettlementJournal } from "./ledger/settlement-journal";
-import { log, setLogLevel } from "./log";
-import { startMaintenance } from "./maintenance";
-import { type PayoutRail, payoutRailLoader } from "./payouts/payout-worker";
-import { type CentralizedUpstream, configuredUpstreams } from "./providers/centralized-upstreams";
-import type { RateLimiter } from "./rate-limit/fixed-window";
-import { createLimiterFactory } from "./rate-limit/shared-limiter";
-import { createRoutingState, type RoutingState } from "./routing/routing-state";
-import { createX402Wiring, type X402Wiring } from "./x402/x402-wiring";
+import type { ApiServices } from "./lib/api/api-services";
+import { BalanceWatcher } from "./lib/balance-watch/balance-watcher";
+import { CatalogStore } from "./lib/catalog/catalog-store";
+import { seedCatalog } from "./lib/catalog/seed-catalog";
+import { type DatabaseHandle, openDatabase } from "./lib/db/client";
+import { asDatabaseStartStep } from "./lib/db/database-unavailable";
+import { baseDepositsLoader } from "./lib/deposits/base-deposit-config";
+import type { Env } from "./lib/env";
+import { loadEnv } from "./lib/env";
+import { cardSettings } from "./lib/funding/card-settings";
+import { KeySpendLimits } from "./lib/keys/key-spend-limits";
+import { BalanceLeases } from "./lib/ledger/balance-lease";
+import { DatabaseJournal } from "./lib/ledger/database-journal";
+import { HoldKeeper } from "./lib/ledger/hold-keeper";
+import { releaseExpiredHolds } from "./lib/ledger/holds";
+import { replayJournals } from "./lib/ledger/replay-journals";
+import { type Journal, SettlementJournal } from "./lib/ledger/settlement-journal";
+import { log, setLogLevel } from "./lib/log";
+import { startMaintenance } from "./lib/maintenance";
+import { payoutRailLoader } from "./lib/payouts/payout-worker";
+import { configuredUpstreams } from "./lib/providers/centralized-upstreams";
+import { createLimiterFactory } from "./lib/rate-limit/shared-limiter";
+import { createRoutingState } from "./lib/routing/routing-state";
+import { createX402Wiring } from "./lib/x402/x402-wiring";
 
-/** Everything a handler needs, built once per process from validated env. */
-export interface AppContext {
-  env: Env;
-  database: DatabaseHandle;
-  /** This process's holds: tagged, kept alive while their request runs, released if it dies. */
-  holds: HoldKeeper;
-  /** Prepaid holds and settlements against per-process balance leases; undefined with BALANCE_LEASE=off. */
-  leases: BalanceLeases | undefined;
-  /** Where this process journals what it served before the ledger has it (shared by leases and streams on hold rows). */
-  journal: Journal;
-  /** Further API keys' spend limits, enforced in memory (lib/keys/key-spend-limits.ts). */
-  keyLimits: KeySpendLimits;
-  /** Low-balance alerts and auto top-up, checked after charges (lib/balance-watch). */
-  balanceWatch: BalanceWatcher;
-  /** The in-memory catalog index; `catalogStore` replaces it whenever the catalog changes. */
-  catalog: CatalogIndex;
-  catalogStore: CatalogStore;
-  upstreams: Map<CentralizedUpstreamName, CentralizedUpstream>;
-  /** Marketplace supply and provider health; the provider-agent registry or a test double replaces it. */
-  routing: RoutingState;
-  registerLimiter: RateLimiter;
-  /** Paid x402 attempts per client address: each one can cost RPC calls and simulations. */
-  x402PaymentLimiter: RateLimiter;
-  /** Unpaid x402 quotes per client address: each one writes a quote row. */
-  x402QuoteLimiter: RateLimiter;
-  /** count_tokens calls per token: free to the caller, forwarded on the operator's key. */
-  countTokensLimiter: RateLimiter;
-  /** USDC deposits on Base: the chain clients and the settling wallet, built on first use. */
-  baseDeposits(): BaseDepositSettings;
-  /** The host payout wallet and chain, built on first use; undefined without HOST_PAYOUT_SECRET. */
-  payoutRail(): Promise<PayoutRail | undefined>;
-  /** x402 payments: the configured rails and their background reconciliation. */
-  x402: X402Wiring;
+/**
+ * The composition root: the one place that builds the process's services from validated env,
+ * starts their upkeep, and closes them. Everything below takes the members it reads.
+ */
+
+/** The services of one gateway process (what a handler reaches as `call.app`), and how to stop them. */
+export interface AppContext extends ApiServices {
   close(): Promise<void>;
 }
 

@@ -1,18 +1,18 @@
 import { tokenCountSchema } from "@pod-gateway/contracts/bounded-values";
 import { z } from "zod";
-import type { ApiCall } from "../api/route-definition";
-import { safeParseJson } from "../dialects/translate/json-value";
-import { parseRequestBody } from "../dialects/translate/parse-body";
-import { GatewayError } from "../errors/gateway-error";
-import { BufferedResponse } from "../http/buffered-response";
-import { readBodyText } from "../http/read-body";
-import { centralizedCandidates } from "../routing/centralized-candidates";
-import { resolveModel } from "../routing/resolve-model";
-import { dispatchWithFailover } from "./dispatch-with-failover";
-import { highestPrice } from "./highest-price";
-import { readUpstreamBody } from "./read-upstream-body";
-import { releaseReservation, reserveForRequest } from "./reserve";
-import { settleRequest } from "./settle-request";
+import { resolveModel } from "../../catalog/resolve-model";
+import { safeParseJson } from "../../dialects/translate/json-value";
+import { parseRequestBody } from "../../dialects/translate/parse-body";
+import { GatewayError } from "../../errors/gateway-error";
+import { BufferedResponse } from "../../http/buffered-response";
+import { readBodyText } from "../../http/read-body";
+import { dispatchWithFailover } from "../../proxy/dispatch-with-failover";
+import { highestPrice } from "../../proxy/highest-price";
+import { readUpstreamBody } from "../../proxy/read-upstream-body";
+import { releaseReservation, reserveForRequest } from "../../proxy/reserve";
+import { settleRequest } from "../../proxy/settle-request";
+import { centralizedCandidates } from "../../routing/centralized-candidates";
+import type { ApiCall } from "../route-definition";
 
 /** OpenAI's own bounds: 2048 inputs a request, token ids are non-negative 32-bit integers. */
 const maxInputs = 2048;

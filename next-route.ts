@@ -1,9 +1,9 @@
-import { getAppContext } from "../app-context";
-import { BufferedResponse } from "../http/buffered-response";
-import { clientIpFromForwarded, clientIpHeader } from "../http/client-ip";
-import { StreamedResponse } from "../http/streamed-response";
-import { serveApiRequest } from "./pipeline";
-import { apiRoutes } from "./routes";
+import { getAppContext } from "./compose-app";
+import { serveApiRequest } from "./lib/api/pipeline";
+import { apiRoutes } from "./lib/api/routes";
+import { BufferedResponse } from "./lib/http/buffered-response";
+import { clientIpFromForwarded, clientIpHeader } from "./lib/http/client-ip";
+import { StreamedResponse } from "./lib/http/streamed-response";
 
 /** Next passes `{ params }` as a second argument; the manifest match reads the path itself. */
 type RouteFileHandler = (request: Request, context?: unknown) => Promise<Response>;

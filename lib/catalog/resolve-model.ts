@@ -1,5 +1,5 @@
-import type { CatalogIndex } from "../catalog/catalog-index";
-import type { CatalogModel } from "../catalog/models";
+import type { CatalogIndex } from "./catalog-index";
+import type { CatalogModel } from "./models";
 
 const datedSuffix = /-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$/i;
 

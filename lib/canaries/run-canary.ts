@@ -1,22 +1,25 @@
-import type { AppContext } from "../app-context";
 import type { CatalogModel } from "../catalog/models";
 import { StreamedResponse } from "../http/streamed-response";
 import { newId } from "../ids";
 import { ensureAccount, getAccountBalance } from "../ledger/accounts";
 import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
+import { centralizedCap } from "../pricing/price-cap";
+import type { Candidate } from "../providers/candidate";
 import { highestPrice } from "../proxy/highest-price";
 import { estimateInputTokens, parseInferenceRequest } from "../proxy/inference-request";
 import { releaseReservation, reserveForRequest } from "../proxy/reserve";
-import { serveReserved } from "../proxy/serve-reserved";
-import type { Candidate } from "../routing/candidate";
+import { type ServingServices, serveReserved } from "../proxy/serve-reserved";
 import { centralizedCandidates } from "../routing/centralized-candidates";
 import { marketplaceCandidates } from "../routing/marketplace-candidates";
-import { centralizedCap } from "../routing/price-cap";
+import type { RoutingServices } from "../routing/routing-state";
+import { noteTrustEvents } from "../trust/note-trust-events";
 import { tapWholeStream } from "../usage/usage-from-body";
 import { type CanaryPrompt, knownAnswerPrompt, openPrompt } from "./canary-prompts";
 import { answerSimilarity, similarityThreshold } from "./compare-answers";
-import { noteTrustEvents } from "./note-trust-events";
+
+/** What a canary reads: the routing state to pick the host, and what serving a held request reads. */
+type CanaryServices = RoutingServices & ServingServices;
 
 /**
  * The caller canaries are billed to, like any caller, so the host is paid for a canary exactly
@@ -30,7 +33,7 @@ const topUpAmount = 5_000_000n;
 /** Canaries ask for a short answer at temperature 0, as many real calls do. */
 const canaryMaxTokens = 64;
 
-async function canaryAccount(app: AppContext): Promise<bigint> {
+async function canaryAccount(app: CanaryServices): Promise<bigint> {
   const database = app.database.db;
   const account = await ensureAccount(database, canaryCaller.kind, canaryCaller.ref);
   if ((await getAccountBalance(database, account)).available >= topUpBelow) return account;
@@ -54,7 +57,7 @@ async function canaryAccount(app: AppContext): Promise<bigint> {
  * served it.
  */
 async function serveCanaryRequest(
-  app: AppContext,
+  app: CanaryServices,
   model: CatalogModel,
   body: Record<string, unknown>,
   candidates: Candidate[],
@@ -143,7 +146,7 @@ function judge(prompt: CanaryPrompt, answer: string, reference: string | undefin
  * had no free slot or a source did not answer (no verdict either way).
  */
 async function runCanary(
-  app: AppContext,
+  app: CanaryServices,
   hostId: string,
   model: CatalogModel,
 ): Promise<CanaryVerdict | undefined> {
@@ -197,7 +200,7 @@ const maxRunning = 4;
  * model follows after a random delay of up to CANARY_MAX_DELAY_MS: canaries arrive mixed into
  * real traffic, at a share of it.
  */
-export function scheduleCanary(app: AppContext, candidate: Candidate, model: CatalogModel): void {
+export function scheduleCanary(app: CanaryServices, candidate: Candidate, model: CatalogModel): void {
   if (candidate.route !== "marketplace" || app.env.CANARY_SHARE <= 0) return;
   if (Math.random() >= app.env.CANARY_SHARE) return;
   launch(app, candidate.providerId, model);
@@ -207,7 +210,7 @@ export function scheduleCanary(app: AppContext, candidate: Candidate, model: Cat
  * Runs one canary for the host after a random delay within CANARY_MAX_DELAY_MS. A follow-up of a
  * failed canary is never dropped for the bound: the chain is one canary at a time per host.
  */
-function launch(app: AppContext, hostId: string, model: CatalogModel, followUp = false): void {
+function launch(app: CanaryServices, hostId: string, model: CatalogModel, followUp = false): void {
   if (running >= maxRunning && !followUp) return;
   running += 1;
   const timer = setTimeout(

@@ -1,0 +1,12 @@
+import type { LedgerServices } from "../ledger/ledger-services";
+import type { Services } from "../services";
+import type { ReputationBook } from "./reputation";
+
+/**
+ * What recording trust events and slashing read: the host's reputation (re-read at once),
+ * the live registry (a slashed host is disconnected) and the leases (flushed before the
+ * host's earnings are counted).
+ */
+export interface TrustServices extends Services, Pick<LedgerServices, "leases"> {
+  routing: { registry: { disconnect(hostId: string): void }; reputation: ReputationBook };
+}
