@@ -1,3 +1,4 @@
+import type { AnthropicErrorBody, OpenaiErrorBody } from "@pod-gateway/contracts/gateway-errors";
 import { anthropicErrorType, type GatewayError } from "../errors/gateway-error";
 import type { Dialect } from "./dialect";
 
@@ -12,7 +13,7 @@ export function renderErrorBody(
   dialect: Dialect,
   error: GatewayError,
   requestId?: string,
-): Record<string, unknown> {
+): OpenaiErrorBody | AnthropicErrorBody {
   const id = requestId ? { request_id: requestId } : {};
   if (dialect === "anthropic") {
     return {

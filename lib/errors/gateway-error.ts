@@ -1,3 +1,5 @@
+import type { GatewayErrorKind } from "@pod-gateway/contracts/gateway-errors";
+
 /**
  * The one error hierarchy of the gateway. Every failure a caller can see is a
  * GatewayError with a closed `type`; the dialect renderers turn it into the envelope
@@ -23,7 +25,7 @@ export const errorStatus = {
   no_provider: 503,
   service_unavailable: 503,
   upstream_timeout: 504,
-} as const;
+} as const satisfies Record<GatewayErrorKind, number>;
 
 /**
  * The same kinds in Anthropic's own `error.type` vocabulary, so the Anthropic SDK and tools
@@ -50,9 +52,10 @@ export const anthropicErrorType = {
   no_provider: "overloaded_error",
   service_unavailable: "api_error",
   upstream_timeout: "timeout_error",
-} as const satisfies Record<keyof typeof errorStatus, string>;
+} as const satisfies Record<GatewayErrorKind, string>;
 
-export type ErrorType = keyof typeof errorStatus;
+/** A kind of the closed vocabulary (`@pod-gateway/contracts/gateway-errors`). */
+export type ErrorType = GatewayErrorKind;
 
 export interface GatewayErrorOptions {
   details?: Record<string, unknown>;

@@ -1,6 +1,7 @@
 import { type CallerDialect, type Dialect, errorDialectOf } from "../dialects/dialect";
 import { encodeStreamError, type StreamTranslator } from "../dialects/translate";
 import { encodeSseFrame } from "../dialects/translate/sse";
+import type { ErrorType } from "../errors/gateway-error";
 import { type ChunkSource, webStreamOf } from "../http/streamed-response";
 import { log } from "../log";
 import { createSseDecoder } from "../sse/sse-decoder";
@@ -109,10 +110,10 @@ export function relayStream(options: RelayStreamOptions): ChunkSource {
   const taps = tapped(upstream, tap, options.suppressInjectedUsage);
   const source = (options.translate ? translated(taps, options.translate) : taps)[Symbol.asyncIterator]();
   // A translated stream ends in the caller's own vocabulary, and only if it has not ended yet.
-  const inBandError = (type: string, message: string): Uint8Array[] =>
+  const inBandError = (kind: ErrorType, message: string): Uint8Array[] =>
     options.translate
-      ? options.translate.encodeError(type, message)
-      : [encodeStreamError(errorDialectOf(options.callerDialect), type, message)];
+      ? options.translate.encodeError(kind, message)
+      : [encodeStreamError(errorDialectOf(options.callerDialect), kind, message)];
   let ended = false;
   let stoppedBy: RequestOutcome | undefined;
   const cutOffListeners: Array<() => void> = [];

@@ -1,3 +1,4 @@
+import type { ErrorType } from "../../errors/gateway-error";
 import { createSseDecoder } from "../../sse/sse-decoder";
 import { createAnthropicStreamDecoder } from "./anthropic/decode-stream";
 import { createAnthropicStreamEncoder } from "./anthropic/encode-stream";
@@ -31,7 +32,7 @@ export interface StreamTranslatorOptions {
  */
 export interface StreamTranslator extends ReadableWritablePair<Uint8Array, Uint8Array> {
   /** The in-band error frames in the caller's dialect, or none if the caller's stream already ended. */
-  encodeError(type: string, message: string): Uint8Array[];
+  encodeError(kind: ErrorType, message: string): Uint8Array[];
 }
 
 function encoderFor(to: CallerDialect, options: StreamTranslatorOptions) {
@@ -48,7 +49,7 @@ function encoderFor(to: CallerDialect, options: StreamTranslatorOptions) {
 function withPlainErrors(encoder: StreamEncoder, to: Dialect) {
   return {
     ...encoder,
-    encodeFailure: (type: string, message: string) => [encodeStreamError(to, type, message)],
+    encodeFailure: (kind: ErrorType, message: string) => [encodeStreamError(to, kind, message)],
   };
 }
 
@@ -68,7 +69,7 @@ function passthroughTranslator(to: Dialect, options: StreamTranslatorOptions): S
   return {
     readable: transform.readable,
     writable: transform.writable,
-    encodeError: (type, message) => [encodeStreamError(to, type, message)],
+    encodeError: (kind, message) => [encodeStreamError(to, kind, message)],
   };
 }
 

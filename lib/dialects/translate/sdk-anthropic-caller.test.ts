@@ -222,7 +222,7 @@ describe("Anthropic SDK caller, OpenAI upstream", () => {
         sentText = new TextDecoder().decode(read.value).includes("text_delta");
       }
       await reader.cancel();
-      response.end(encodeStreamError("anthropic", "overloaded_error", "upstream budget exhausted"));
+      response.end(encodeStreamError("anthropic", "no_provider", "upstream budget exhausted"));
     };
     const events: string[] = [];
     const stream = client().messages.stream({

@@ -1,4 +1,7 @@
+import { anthropicErrorBodySchema, openaiErrorBodySchema } from "@pod-gateway/contracts/gateway-errors";
 import { describe, expect, it } from "vitest";
+import { GatewayError } from "../../errors/gateway-error";
+import { renderErrorBody } from "../render-error";
 import { encodeStreamError, translateErrorBody } from "./translate-error";
 
 describe("translateErrorBody anthropic → openai", () => {
@@ -94,13 +97,26 @@ describe("encodeStreamError", () => {
 
   it("openai: a data frame with an error object", () => {
     expect(decode(encodeStreamError("openai", "upstream_error", "upstream died"))).toBe(
-      'data: {"error":{"message":"upstream died","type":"upstream_error","param":null,"code":null}}\n\n',
+      'data: {"error":{"message":"upstream died","type":"upstream_error","code":"upstream_error","param":null}}\n\n',
     );
   });
 
   it("anthropic: an `event: error` frame", () => {
-    expect(decode(encodeStreamError("anthropic", "overloaded_error", "busy\nnow"))).toBe(
-      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"busy\\nnow"}}\n\n',
+    expect(decode(encodeStreamError("anthropic", "no_provider", "busy\nnow"))).toBe(
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","code":"no_provider","message":"busy\\nnow"}}\n\n',
     );
+  });
+
+  it("carries the kind an error response before the first byte carries, in the contract's shape", () => {
+    for (const dialect of ["openai", "anthropic"] as const) {
+      const frame = decode(encodeStreamError(dialect, "upstream_timeout", "upstream sent nothing"));
+      const data = JSON.parse(frame.slice(frame.indexOf("data: ") + 6));
+      const before = renderErrorBody(dialect, new GatewayError("upstream_timeout", "upstream sent nothing"));
+      expect(data).toEqual(before);
+      const schema = dialect === "openai" ? openaiErrorBodySchema : anthropicErrorBodySchema;
+      expect(schema.parse(data).error.code).toBe("upstream_timeout");
+    }
+    const anthropic = decode(encodeStreamError("anthropic", "upstream_timeout", "x"));
+    expect(anthropic).toContain('"type":"timeout_error","code":"upstream_timeout"');
   });
 });

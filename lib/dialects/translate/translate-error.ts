@@ -1,3 +1,5 @@
+import { type ErrorType, GatewayError } from "../../errors/gateway-error";
+import { renderErrorBody } from "../render-error";
 import { parseAnthropicError, renderAnthropicError } from "./anthropic/error-envelope";
 import type { ErrorInfo } from "./error-kind";
 import type { Dialect } from "./ir";
@@ -31,10 +33,13 @@ export function translateErrorBody(
 }
 
 /**
- * An error to put in-band in a stream of dialect `to`, after the first byte went out.
- * `type` is used verbatim (the caller's vocabulary); both SDKs throw an APIError on these.
+ * A failure the gateway detects after the first byte went out (a stall, a cut connection, a
+ * limit), put in-band in a stream of dialect `to`. The body is the one renderer's, the same a
+ * response before the first byte carries (`@pod-gateway/contracts/gateway-errors`), so a client
+ * reads one kind for one failure whenever it happens; only the framing is the stream's (an
+ * OpenAI `data:` frame, an Anthropic `event: error`). Both SDKs throw an APIError on these.
  */
-export function encodeStreamError(to: Dialect, type: string, message: string): Uint8Array {
-  if (to === "openai") return encodeJsonFrame({ error: { message, type, param: null, code: null } });
-  return encodeJsonFrame({ type: "error", error: { type, message } }, "error");
+export function encodeStreamError(to: Dialect, kind: ErrorType, message: string): Uint8Array {
+  const body = renderErrorBody(to, new GatewayError(kind, message));
+  return to === "openai" ? encodeJsonFrame(body) : encodeJsonFrame(body, "error");
 }
