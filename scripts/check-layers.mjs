@@ -18,9 +18,10 @@ const root = resolve(import.meta.dirname, "..");
  * imports; a new import that needs a unit higher moves the importer up, never the other way.
  */
 const floors = [
-  // ground: no import of the project
+  // the contracts other processes share: no import of the project
+  ["packages/contracts"],
+  // ground: nothing but the contracts
   [
-    "packages/contracts",
     "lib/errors",
     "lib/ids",
     "lib/crypto",
