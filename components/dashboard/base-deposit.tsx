@@ -1,5 +1,6 @@
 "use client";
 
+import type { BaseOptions } from "@pod-gateway/contracts/dashboard-api";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState } from "react";
 import { type Chain, defineChain, parseUnits } from "viem";
@@ -18,7 +19,7 @@ import {
 import { injected } from "wagmi/connectors";
 import { DepositSteps } from "./deposit-steps";
 import { formatUsd } from "./format";
-import { type BaseOptions, errorMessage } from "./funding-options";
+import { errorMessage } from "./funding-options";
 
 type Step = "idle" | "signing" | "submitted" | "credited" | "failed";
 const order = ["signing", "submitted", "credited"] as const;

@@ -1,5 +1,6 @@
 "use client";
 
+import type { SolanaOptions } from "@pod-gateway/contracts/dashboard-api";
 import { useConnection, useWallet } from "@solana/wallet-adapter-react";
 import { VersionedTransaction } from "@solana/web3.js";
 import { useState } from "react";
@@ -7,7 +8,6 @@ import { CopyButton } from "./copy-button";
 import { DepositSteps } from "./deposit-steps";
 import { buildDepositTransaction } from "./deposit-transaction";
 import { formatUsd } from "./format";
-import type { SolanaOptions } from "./funding-options";
 import { loadProfile } from "./provider-api";
 import { SolanaWalletPicker, SolanaWalletScope } from "./solana-wallet-picker";
 import { useWalletUsdc } from "./use-wallet-usdc";

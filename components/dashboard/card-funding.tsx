@@ -1,7 +1,8 @@
 "use client";
 
+import type { CardOptions, CardQuote } from "@pod-gateway/contracts/dashboard-api";
 import { useEffect, useState } from "react";
-import { type CardOptions, type CardQuote, errorMessage, formatDollars } from "./funding-options";
+import { errorMessage, formatDollars } from "./funding-options";
 
 /**
  * Fund by card: a preset or a custom amount within the gateway's limits, the fee shown before

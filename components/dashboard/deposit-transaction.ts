@@ -1,3 +1,4 @@
+import type { SolanaOptions } from "@pod-gateway/contracts/dashboard-api";
 import {
   address,
   appendTransactionMessageInstructions,
@@ -11,7 +12,6 @@ import {
 } from "@solana/kit";
 import { getAddMemoInstruction } from "@solana-program/memo";
 import { findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
-import type { SolanaOptions } from "./funding-options";
 
 /** The payer's USDC account: its associated token account for the gateway's USDC mint. */
 export async function payerUsdcAccount(options: SolanaOptions, payer: string): Promise<string> {

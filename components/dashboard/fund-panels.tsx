@@ -1,10 +1,11 @@
 "use client";
 
+import type { FundingOptions } from "@pod-gateway/contracts/dashboard-api";
 import dynamic from "next/dynamic";
 import { useEffect, useState } from "react";
 import { CardFunding } from "./card-funding";
 import { FundingNotSetUp } from "./funding-not-set-up";
-import { type FundingOptions, fetchFundingOptions } from "./funding-options";
+import { fetchFundingOptions } from "./funding-options";
 
 // The wallet code (wallet adapter, web3.js) loads only on this page, and only when deposits are on.
 const SolanaDeposit = dynamic(() => import("./solana-deposit").then((module) => module.SolanaDeposit), {

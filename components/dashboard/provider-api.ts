@@ -2,7 +2,7 @@
  * The host API as the provider page calls it: the host token goes in the Authorization header
  * of same-origin requests, never in a URL. The token is kept in this tab's sessionStorage only.
  */
-import type { SolanaOptions } from "./funding-options";
+import type { SolanaOptions } from "@pod-gateway/contracts/dashboard-api";
 
 export const hostTokenKey = "pod-provider-host-token";
 

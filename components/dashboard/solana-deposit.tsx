@@ -1,12 +1,12 @@
 "use client";
 
+import type { SolanaOptions, TokenBalance } from "@pod-gateway/contracts/dashboard-api";
 import { useConnection, useWallet } from "@solana/wallet-adapter-react";
 import { VersionedTransaction } from "@solana/web3.js";
 import { useState } from "react";
 import { DepositSteps } from "./deposit-steps";
 import { buildDepositTransaction, parseUsdc } from "./deposit-transaction";
 import { formatUsd } from "./format";
-import type { SolanaOptions } from "./funding-options";
 import { SolanaWalletPicker, SolanaWalletScope } from "./solana-wallet-picker";
 import { useWalletUsdc } from "./use-wallet-usdc";
 import { waitForCommitment } from "./wait-for-commitment";
@@ -35,7 +35,7 @@ export function SolanaDeposit({ token, options }: { token: string; options: Sola
 async function availableBalance(token: string): Promise<number> {
   const response = await fetch(`/proxy/${token}/balance`, { cache: "no-store" });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return ((await response.json()) as { usdc_balance: number }).usdc_balance;
+  return ((await response.json()) as TokenBalance).usdc_balance;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));

@@ -1,10 +1,10 @@
 "use client";
 
+import type { SolanaOptions } from "@pod-gateway/contracts/dashboard-api";
 import { WalletReadyState } from "@solana/wallet-adapter-base";
 import { ConnectionProvider, useWallet, WalletProvider } from "@solana/wallet-adapter-react";
 import { type ReactNode, useState } from "react";
 import { formatUsd } from "./format";
-import type { SolanaOptions } from "./funding-options";
 
 /**
  * The Solana wallet of the funding page's deposit and the provider page's bond: the wallet

@@ -1,10 +1,10 @@
 "use client";
 
+import type { SolanaOptions } from "@pod-gateway/contracts/dashboard-api";
 import { useConnection, useWallet } from "@solana/wallet-adapter-react";
 import { PublicKey } from "@solana/web3.js";
 import { useEffect, useState } from "react";
 import { payerUsdcAccount } from "./deposit-transaction";
-import type { SolanaOptions } from "./funding-options";
 
 /** The connected wallet's address and its USDC (undefined while it is read; 0 without a USDC account). */
 export function useWalletUsdc(options: SolanaOptions): {

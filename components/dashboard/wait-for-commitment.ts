@@ -1,5 +1,5 @@
+import type { SolanaOptions } from "@pod-gateway/contracts/dashboard-api";
 import type { Connection } from "@solana/web3.js";
-import type { SolanaOptions } from "./funding-options";
 
 const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));
 

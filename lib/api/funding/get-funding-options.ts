@@ -1,3 +1,4 @@
+import type { BaseOptions, DisabledOption, FundingOptions } from "@pod-gateway/contracts/dashboard-api";
 import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/base-deposit-errors";
 import { depositInstructions, solanaDepositSettings } from "../../deposits/deposit-config";
 import { describeFee, quoteCard } from "../../funding/card-fee";
@@ -16,37 +17,34 @@ export async function getFundingOptions(call: ApiCall<"token">): Promise<Respons
   const card = cardSettings(app.env);
   const presets = card.enabled ? card.presetsUsd : [];
   const deposits = solanaDepositSettings(app.env);
-  return jsonResponse(
-    {
-      card: {
-        enabled: card.enabled,
-        reason: card.enabled ? null : card.reason,
-        min_usd: card.minUsd,
-        max_usd: card.maxUsd,
-        presets_usd: presets,
-        fee: {
-          mode: card.fee.mode,
-          percent_bps: card.fee.percentBps,
-          fixed_cents: card.fee.fixedCents,
-          description: describeFee(card.fee),
-        },
-        quotes: presets.map((usd) => {
-          const quote = quoteCard(card.fee, usd * 100);
-          return { credit_usd: usd, fee_usd: quote.feeCents / 100, total_usd: quote.totalCents / 100 };
-        }),
-        publishable_key: card.enabled ? card.publishableKey : null,
+  const options: FundingOptions = {
+    card: {
+      enabled: card.enabled,
+      reason: card.enabled ? null : card.reason,
+      min_usd: card.minUsd,
+      max_usd: card.maxUsd,
+      presets_usd: presets,
+      fee: {
+        mode: card.fee.mode,
+        percent_bps: card.fee.percentBps,
+        fixed_cents: card.fee.fixedCents,
+        description: describeFee(card.fee),
       },
-      solana: deposits.enabled
-        ? { ...(await depositInstructions(deposits, record.depositCode)), reason: null }
-        : { enabled: false, reason: deposits.reason },
-      base: baseOptions(call.app),
+      quotes: presets.map((usd) => {
+        const quote = quoteCard(card.fee, usd * 100);
+        return { credit_usd: usd, fee_usd: quote.feeCents / 100, total_usd: quote.totalCents / 100 };
+      }),
+      publishable_key: card.enabled ? card.publishableKey : null,
     },
-    200,
-    { "cache-control": "no-store" },
-  );
+    solana: deposits.enabled
+      ? { ...(await depositInstructions(deposits, record.depositCode)), reason: null }
+      : { enabled: false, reason: deposits.reason },
+    base: baseOptions(call.app),
+  };
+  return jsonResponse(options, 200, { "cache-control": "no-store" });
 }
 
-function baseOptions(app: ApiServices) {
+function baseOptions(app: ApiServices): BaseOptions | DisabledOption {
   const base = app.baseDeposits();
   if (!base.enabled) return { enabled: false, reason: base.reason };
   return {

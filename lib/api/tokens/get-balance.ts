@@ -1,3 +1,4 @@
+import type { TokenBalance } from "@pod-gateway/contracts/dashboard-api";
 import { jsonResponse } from "../../http/responses";
 import { findToken } from "../../tokens/find-token";
 import { readTokenBalance } from "../../tokens/token-balance";
@@ -8,17 +9,14 @@ export async function getBalance({ app, params, principal }: ApiCall<"token">): 
   const balance = await readTokenBalance(app, principal.accountId);
   // The authenticated record is cached; activation is read fresh.
   const activatedAt = (await findToken(app.database.db, params.token ?? ""))?.activatedAt ?? null;
-  return jsonResponse(
-    {
-      api_token: params.token,
-      // Available balance: what is not reserved by in-flight requests.
-      usdc_balance: Number(balance.available),
-      credit_balance: 0,
-      deposit_code: principal.depositCode,
-      is_active: activatedAt !== null && balance.balance > 0n,
-      held_balance: Number(balance.held),
-    },
-    200,
-    { "cache-control": "no-store" },
-  );
+  const body: TokenBalance = {
+    api_token: params.token ?? "",
+    // Available balance: what is not reserved by in-flight requests.
+    usdc_balance: Number(balance.available),
+    credit_balance: 0,
+    deposit_code: principal.depositCode,
+    is_active: activatedAt !== null && balance.balance > 0n,
+    held_balance: Number(balance.held),
+  };
+  return jsonResponse(body, 200, { "cache-control": "no-store" });
 }
