@@ -1,5 +1,6 @@
 import type { Dialect } from "../dialects/dialect";
 import { renderErrorBody } from "../dialects/render-error";
+import { callerFormats } from "../dialects/wire-format";
 import { type GatewayError, toGatewayError } from "../errors/gateway-error";
 import { log } from "../log";
 import { BufferedResponse } from "./buffered-response";
@@ -13,7 +14,7 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 
 /** The header a dialect's SDK reads the request id from. */
 export function requestIdHeader(dialect: Dialect): "request-id" | "x-request-id" {
-  return dialect === "anthropic" ? "request-id" : "x-request-id";
+  return callerFormats[dialect].requestIdHeader;
 }
 
 /**

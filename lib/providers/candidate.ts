@@ -1,4 +1,5 @@
 import type { Dialect } from "../dialects/dialect";
+import type { UpstreamOperation } from "../dialects/wire-format";
 import type { TokenPrice } from "../pricing/cost";
 
 export type RouteKind = "centralized" | "marketplace" | "key-relay";
@@ -12,8 +13,6 @@ export interface DispatchOptions {
   /** A marketplace agent's own token counts (its job_done): compared with the gateway's, never billed. */
   onAgentTokens?(tokens: Record<string, number>): void;
 }
-
-export type UpstreamOperation = "generate" | "count_tokens" | "embeddings";
 
 /** One source that can serve a request, at the price the caller will be charged. */
 export interface Candidate {

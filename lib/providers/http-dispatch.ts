@@ -1,5 +1,6 @@
 import { Agent, request } from "undici";
 import type { Dialect } from "../dialects/dialect";
+import { upstreamFormats } from "../dialects/wire-format";
 import type { DispatchOptions } from "./candidate";
 import { NodeBodyResponse } from "./node-body-response";
 
@@ -11,39 +12,23 @@ export interface HttpTarget {
 }
 
 /**
- * Posts a body to an OpenAI- or Anthropic-format upstream with that vendor's auth headers:
- * a chat body for a generation, (Anthropic only) a token-count request, or (OpenAI format
- * only) an embeddings request.
+ * Posts a body to an upstream at the path its format (`lib/dialects/wire-format.ts`) gives the
+ * operation, with that format's headers; an operation the format does not serve is refused.
  */
 export function dispatchHttp(target: HttpTarget, body: string, options: DispatchOptions): Promise<Response> {
   const operation = options.operation ?? "generate";
-  if (target.dialect === "anthropic") {
-    if (operation === "embeddings")
-      return Promise.reject(new Error("an Anthropic-format upstream cannot serve embeddings"));
-    const path = operation === "count_tokens" ? "/v1/messages/count_tokens" : "/v1/messages";
-    return postUpstream(`${target.baseUrl}${path}`, {
-      headers: {
-        "content-type": "application/json",
-        "x-api-key": target.apiKey,
-        "anthropic-version": options.forwardHeaders["anthropic-version"] ?? "2023-06-01",
-        ...(options.forwardHeaders["anthropic-beta"]
-          ? { "anthropic-beta": options.forwardHeaders["anthropic-beta"] }
-          : {}),
-      },
-      body,
-      signal: options.signal,
-    });
-  }
-  if (operation === "count_tokens") {
-    return Promise.reject(new Error(`an OpenAI-format upstream cannot serve ${operation}`));
-  }
-  const path = operation === "embeddings" ? "/embeddings" : "/chat/completions";
+  const format = upstreamFormats[target.dialect];
+  const path = format.paths[operation];
+  if (path === undefined)
+    return Promise.reject(new Error(`${formatLabel[target.dialect]} upstream cannot serve ${operation}`));
   return postUpstream(`${target.baseUrl}${path}`, {
-    headers: { "content-type": "application/json", authorization: `Bearer ${target.apiKey}` },
+    headers: format.headers(target.apiKey, options.forwardHeaders),
     body,
     signal: options.signal,
   });
 }
+
+const formatLabel = { openai: "an OpenAI-format", anthropic: "an Anthropic-format" } as const;
 
 /**
  * Upstream calls use undici's dispatcher API, not the global fetch: in the production process

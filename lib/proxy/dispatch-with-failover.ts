@@ -1,8 +1,9 @@
 import type { Dialect } from "../dialects/dialect";
 import { parseUpstreamError } from "../dialects/translate/translate-error";
+import type { UpstreamOperation } from "../dialects/wire-format";
 import { GatewayError } from "../errors/gateway-error";
 import { log } from "../log";
-import type { Candidate, UpstreamOperation } from "../providers/candidate";
+import type { Candidate } from "../providers/candidate";
 
 export interface DispatchSuccess {
   candidate: Candidate;

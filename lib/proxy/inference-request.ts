@@ -1,5 +1,6 @@
 import type { CallerDialect } from "../dialects/dialect";
 import { parseResponsesRequest } from "../dialects/translate/responses/parse-request";
+import { callerFormats } from "../dialects/wire-format";
 import { badRequest } from "../errors/gateway-error";
 import { scanInput } from "./unsized-input";
 
@@ -28,9 +29,6 @@ export interface InferenceRequest {
   /** OpenAI only: the caller asked for the final usage chunk. */
   includeUsage: boolean;
 }
-
-/** OpenAI's own ceiling for `n`. */
-const maxChoices = 128;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -78,11 +76,13 @@ export function parseInferenceRequest(
   if (parsed.stream !== undefined && typeof parsed.stream !== "boolean") {
     throw badRequest("stream must be a boolean", { param: "stream" });
   }
-  const completionTokens =
-    dialect === "openai" ? positiveInteger(parsed.max_completion_tokens, "max_completion_tokens") : undefined;
+  const format = callerFormats[dialect];
+  const completionTokens = format.outputLimitFields.includes("max_completion_tokens")
+    ? positiveInteger(parsed.max_completion_tokens, "max_completion_tokens")
+    : undefined;
   const plainTokens = positiveInteger(parsed.max_tokens, "max_tokens");
-  const choices = dialect === "openai" ? (positiveInteger(parsed.n, "n") ?? 1) : 1;
-  if (choices > maxChoices) throw badRequest(`n must be at most ${maxChoices}`, { param: "n" });
+  const choices = format.maxChoices > 1 ? (positiveInteger(parsed.n, "n") ?? 1) : 1;
+  if (choices > format.maxChoices) throw badRequest(`n must be at most ${format.maxChoices}`, { param: "n" });
   const limits = [completionTokens, plainTokens].filter((value) => value !== undefined);
   const streamOptions = isRecord(parsed.stream_options) ? parsed.stream_options : undefined;
   const scan = scanInput(dialect, parsed);
@@ -99,7 +99,7 @@ export function parseInferenceRequest(
     unsizedInput: scan.unsized,
     imageInput: scan.images,
     toolsOffered: Array.isArray(parsed.tools) && parsed.tools.length > 0,
-    includeUsage: dialect === "openai" && streamOptions?.include_usage === true,
+    includeUsage: format.streamUsageOnRequest && streamOptions?.include_usage === true,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { CatalogModel } from "../catalog/models";
 import { resolveModel } from "../catalog/resolve-model";
 import type { CallerDialect } from "../dialects/dialect";
+import { callerFormats } from "../dialects/wire-format";
 import { badRequest, GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { parseJsonText, readBodyText } from "../http/read-body";
@@ -94,7 +95,7 @@ function refuseMissingCapabilities(inference: InferenceRequest, model: CatalogMo
     });
   if (inference.imageInput && !model.capabilities.vision)
     throw badRequest(`${model.id} does not take image input: send text only or choose a vision model`, {
-      param: inference.dialect === "responses" ? "input" : "messages",
+      param: callerFormats[inference.dialect].inputField,
     });
 }
 

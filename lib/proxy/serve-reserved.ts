@@ -7,6 +7,13 @@ import {
   translateResponseToResponsesStream,
   translateStreamedResponse,
 } from "../dialects/translate";
+import {
+  callerFormats,
+  forwardedCallerHeaders,
+  type OutputLimitField,
+  outputLimitFields,
+  upstreamFormats,
+} from "../dialects/wire-format";
 import { GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { BufferedResponse } from "../http/buffered-response";
@@ -54,26 +61,19 @@ export interface ReservedRequest {
   onServed?(candidate: Candidate): void;
 }
 
-const outputLimitFields = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
-type OutputLimitField = (typeof outputLimitFields)[number];
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * The one field a source honours: Anthropic's max_tokens; for OpenAI-format sources the
- * caller's own field, else max_completion_tokens for OpenAI itself (its reasoning models
- * refuse max_tokens) and max_tokens for the compatible APIs.
- */
+/** The one field a source honours (its format's rule); the caller's own field counts when it speaks the source's format. */
 function limitFieldFor(request: ReservedRequest, candidate: Candidate): OutputLimitField {
-  if (candidate.dialect === "anthropic") return "max_tokens";
   const { inference } = request;
-  if (inference.dialect === "openai" && inference.maxTokensField !== "max_output_tokens")
-    if (inference.maxTokens !== undefined) return inference.maxTokensField;
-  return candidate.route === "centralized" && candidate.providerId === "openai"
-    ? "max_completion_tokens"
-    : "max_tokens";
+  const callerField =
+    inference.dialect === candidate.dialect && inference.maxTokens !== undefined
+      ? inference.maxTokensField
+      : undefined;
+  const isOpenaiItself = candidate.route === "centralized" && candidate.providerId === "openai";
+  return upstreamFormats[candidate.dialect].outputLimitField(callerField, isOpenaiItself);
 }
 
 /** Leaves exactly one output limit in the body: the one the hold covers, in the honoured field. */
@@ -104,7 +104,8 @@ function buildUpstreamBody(request: ReservedRequest, candidate: Candidate): stri
     setOutputLimit(translated, field, limit);
     return JSON.stringify(translated);
   }
-  const injectUsage = inference.dialect === "openai" && inference.stream && !inference.includeUsage;
+  const injectUsage =
+    callerFormats[inference.dialect].streamUsageOnRequest && inference.stream && !inference.includeUsage;
   const other = field === "max_tokens" ? "max_completion_tokens" : "max_tokens";
   const limitAsSent = inference.body[field] === limit && inference.body[other] === undefined;
   if (candidate.upstreamModelId === inference.model && limitAsSent && !injectUsage) return inference.rawBody;
@@ -115,23 +116,6 @@ function buildUpstreamBody(request: ReservedRequest, candidate: Candidate): stri
     body.stream_options = { ...options, include_usage: true };
   }
   return JSON.stringify(body);
-}
-
-/**
- * Caller headers forwarded to a same-dialect upstream. Betas that switch on pricing the
- * hold does not cover (the 1M-token context window bills long prompts at premium rates)
- * are dropped; the rest pass.
- */
-function forwardedHeaders(headers: Headers): Record<string, string> {
-  const forward: Record<string, string> = {};
-  const version = headers.get("anthropic-version");
-  if (version) forward["anthropic-version"] = version;
-  const betas = (headers.get("anthropic-beta") ?? "")
-    .split(",")
-    .map((beta) => beta.trim())
-    .filter((beta) => beta !== "" && !beta.startsWith("context-1m"));
-  if (betas.length > 0) forward["anthropic-beta"] = betas.join(",");
-  return forward;
 }
 
 /** An Anthropic caller streamed from another format: its message_start carries the gateway's prompt count. */
@@ -149,7 +133,7 @@ function proxyHeaders(
   balance: bigint,
 ): Record<string, string> {
   return {
-    [request.inference.dialect === "anthropic" ? "request-id" : "x-request-id"]: request.requestId,
+    [callerFormats[request.inference.dialect].requestIdHeader]: request.requestId,
     "x-balance-remaining": balance.toString(),
     "x-pod-route": candidate.route,
     "x-pod-provider-id": candidate.providerId,
@@ -193,7 +177,7 @@ export async function serveReserved(
   request: ApiRequest,
   reserved: ReservedRequest,
 ): Promise<Response> {
-  const forwardHeaders = forwardedHeaders(request.headers);
+  const forwardHeaders = forwardedCallerHeaders(request.headers);
   const { health } = app.routing;
   let agentTokens: Record<string, number> | undefined;
   // A marketplace job is metered with the tokenizer, and a translated Anthropic stream opens
@@ -284,7 +268,9 @@ export async function serveReserved(
       upstreamDialect: candidate.dialect,
       callerDialect: inference.dialect,
       suppressInjectedUsage:
-        translate === undefined && inference.dialect === "openai" && !inference.includeUsage,
+        translate === undefined &&
+        callerFormats[inference.dialect].streamUsageOnRequest &&
+        !inference.includeUsage,
       ...(translate ? { translate } : {}),
       abortUpstream: success.abort,
       idleTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,

@@ -1,4 +1,5 @@
 import { resolveModel } from "../../catalog/resolve-model";
+import { upstreamFormats } from "../../dialects/wire-format";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
 import type { ApiRequest } from "../../http/api-request";
 import { parseJsonText, readBodyText } from "../../http/read-body";
@@ -79,7 +80,7 @@ async function askUpstream(
   const model = resolveModel(app.catalog, modelId);
   if (!model) throw new GatewayError("model_not_found", `model not found: ${modelId}`, { param: "model" });
   const candidates = centralizedCandidates(app, model).filter(
-    (candidate) => candidate.dialect === "anthropic",
+    (candidate) => upstreamFormats[candidate.dialect].paths.count_tokens !== undefined,
   );
   if (candidates.length === 0) return undefined;
   try {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { resolveModel } from "../../catalog/resolve-model";
 import { safeParseJson } from "../../dialects/translate/json-value";
 import { parseRequestBody } from "../../dialects/translate/parse-body";
+import { upstreamFormats } from "../../dialects/wire-format";
 import { GatewayError } from "../../errors/gateway-error";
 import { BufferedResponse } from "../../http/buffered-response";
 import { readBodyText } from "../../http/read-body";
@@ -78,7 +79,9 @@ export async function handleEmbeddings(call: ApiCall<"token">): Promise<Response
     throw new GatewayError("bad_request", `${model.id} is not an embedding model`, { param: "model" });
   }
   // Anthropic has no embeddings API; only OpenAI-format sources can serve one.
-  const candidates = centralizedCandidates(app, model).filter((candidate) => candidate.dialect === "openai");
+  const candidates = centralizedCandidates(app, model).filter(
+    (candidate) => upstreamFormats[candidate.dialect].paths.embeddings !== undefined,
+  );
   if (candidates.length === 0) {
     throw new GatewayError("no_provider", `no configured provider serves ${model.id}`);
   }

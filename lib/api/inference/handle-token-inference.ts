@@ -1,5 +1,6 @@
 import { scheduleCanary } from "../../canaries/run-canary";
 import type { CallerDialect } from "../../dialects/dialect";
+import { callerFormats } from "../../dialects/wire-format";
 import { badRequest } from "../../errors/gateway-error";
 import { holdPrice, prepareInference, routedCandidates } from "../../proxy/prepare-inference";
 import { releaseReservation, reserveForRequest } from "../../proxy/reserve";
@@ -30,7 +31,7 @@ export async function handleTokenInference(
     dialect === "responses" ? (body) => withPreviousResponse(app.database.db, record.id, body) : undefined,
   );
   // Anthropic's Messages API requires an output limit; so does its drop-in.
-  if (dialect === "anthropic" && prepared.inference.maxTokens === undefined)
+  if (callerFormats[dialect].requiresOutputLimit && prepared.inference.maxTokens === undefined)
     throw badRequest("max_tokens: Field required", { param: "max_tokens" });
   const candidates = routedCandidates(prepared);
   const reservation = await reserveForRequest(app, {

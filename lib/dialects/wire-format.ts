@@ -1,0 +1,117 @@
+import type { CallerDialect, Dialect } from "./dialect";
+
+/** What one call asks of an upstream: a generation, Anthropic's token count, or embeddings. */
+export type UpstreamOperation = "generate" | "count_tokens" | "embeddings";
+
+/** The body fields an output limit travels in, across the wire formats. */
+export const outputLimitFields = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
+export type OutputLimitField = (typeof outputLimitFields)[number];
+
+/**
+ * Everything the gateway knows about one wire format a caller speaks, in one record: proxy/,
+ * usage/ and providers/ read these fields instead of asking which format they hold.
+ */
+export interface CallerFormat {
+  /** The error envelope its SDK reads (the Responses API reads OpenAI's). */
+  errorDialect: Dialect;
+  /** The response header its SDK reads the request id from. */
+  requestIdHeader: "request-id" | "x-request-id";
+  /** The body field that holds the conversation, named in a 400 about it. */
+  inputField: "messages" | "input";
+  /** The output-limit fields a caller may send; when it sends several, the first present names the field. */
+  outputLimitFields: readonly OutputLimitField[];
+  /** The format's API refuses a request without an output limit (Anthropic's `max_tokens`). */
+  requiresOutputLimit: boolean;
+  /** Most choices (`n`) one request may ask for (OpenAI's own ceiling); 1 where the format has no `n`. */
+  maxChoices: number;
+  /**
+   * A stream reports its usage only when asked (`stream_options.include_usage`): the gateway
+   * asks on the caller's behalf and drops the chunk it asked for.
+   */
+  streamUsageOnRequest: boolean;
+}
+
+/** What the gateway knows about an upstream that speaks one format: where each operation goes, and its headers. */
+export interface UpstreamFormat {
+  /** The path of each operation it serves, after the upstream's base URL; absent, it does not serve it. */
+  paths: Partial<Record<UpstreamOperation, string>>;
+  /** Its auth header, plus the caller headers a same-format upstream should see. */
+  headers(apiKey: string, forward: Readonly<Record<string, string>>): Record<string, string>;
+  /**
+   * The output-limit field it honours: Anthropic's `max_tokens`; for OpenAI-format sources the
+   * caller's own field, else `max_completion_tokens` for OpenAI itself (its reasoning models
+   * refuse `max_tokens`) and `max_tokens` for the compatible APIs.
+   */
+  outputLimitField(callerField: OutputLimitField | undefined, isOpenaiItself: boolean): OutputLimitField;
+}
+
+export const callerFormats: Readonly<Record<CallerDialect, CallerFormat>> = {
+  openai: {
+    errorDialect: "openai",
+    requestIdHeader: "x-request-id",
+    inputField: "messages",
+    outputLimitFields: ["max_completion_tokens", "max_tokens"],
+    requiresOutputLimit: false,
+    maxChoices: 128,
+    streamUsageOnRequest: true,
+  },
+  anthropic: {
+    errorDialect: "anthropic",
+    requestIdHeader: "request-id",
+    inputField: "messages",
+    outputLimitFields: ["max_tokens"],
+    requiresOutputLimit: true,
+    maxChoices: 1,
+    streamUsageOnRequest: false,
+  },
+  responses: {
+    errorDialect: "openai",
+    requestIdHeader: "x-request-id",
+    inputField: "input",
+    outputLimitFields: ["max_output_tokens"],
+    requiresOutputLimit: false,
+    maxChoices: 1,
+    streamUsageOnRequest: false,
+  },
+};
+
+export const upstreamFormats: Readonly<Record<Dialect, UpstreamFormat>> = {
+  openai: {
+    paths: { generate: "/chat/completions", embeddings: "/embeddings" },
+    headers: (apiKey) => ({ "content-type": "application/json", authorization: `Bearer ${apiKey}` }),
+    outputLimitField: (callerField, isOpenaiItself) =>
+      callerField !== undefined && callerField !== "max_output_tokens"
+        ? callerField
+        : isOpenaiItself
+          ? "max_completion_tokens"
+          : "max_tokens",
+  },
+  anthropic: {
+    paths: { generate: "/v1/messages", count_tokens: "/v1/messages/count_tokens" },
+    headers: (apiKey, forward) => ({
+      "content-type": "application/json",
+      "x-api-key": apiKey,
+      "anthropic-version": forward["anthropic-version"] ?? "2023-06-01",
+      ...(forward["anthropic-beta"] ? { "anthropic-beta": forward["anthropic-beta"] } : {}),
+    }),
+    outputLimitField: () => "max_tokens",
+  },
+};
+
+/**
+ * Caller headers an upstream of the caller's format reads (its `headers` picks them up):
+ * Anthropic's version and betas. Betas that switch on pricing the
+ * hold does not cover (the 1M-token context window bills long prompts at premium rates)
+ * are dropped; the rest pass.
+ */
+export function forwardedCallerHeaders(headers: Headers): Record<string, string> {
+  const forward: Record<string, string> = {};
+  const version = headers.get("anthropic-version");
+  if (version) forward["anthropic-version"] = version;
+  const betas = (headers.get("anthropic-beta") ?? "")
+    .split(",")
+    .map((beta) => beta.trim())
+    .filter((beta) => beta !== "" && !beta.startsWith("context-1m"));
+  if (betas.length > 0) forward["anthropic-beta"] = betas.join(",");
+  return forward;
+}
