@@ -80,14 +80,20 @@ export async function placeBoundedHold(
   }
 }
 
+/**
+ * What a statement that sizes a hold from the account's row returns: what was free, the
+ * amount held (null when nothing could be), what stays available, and whether the account owes.
+ */
+export interface HoldSizingRow {
+  free: string | bigint;
+  amount: string | bigint | null;
+  available: string | bigint | null;
+  owes: boolean;
+}
+
 async function placeBoundedHoldOnce(executor: Executor, input: BoundedHoldInput): Promise<BoundedHoldResult> {
   const holdId = newId("hold");
-  const rows = await queryRows<{
-    free: string | bigint;
-    amount: string | bigint | null;
-    available: string | bigint | null;
-    owes: boolean;
-  }>(
+  const rows = await queryRows<HoldSizingRow>(
     executor,
     sql`WITH current AS (
           SELECT id, balance - held AS free, NOT ${owesNothing(input.accountId)} AS owes,

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { queryPrepared } from "../db/client";
+import type { HoldSizingRow } from "./holds";
 import { owesNothing } from "./receivables";
 
 export interface ExtendLeaseInput {
@@ -23,12 +24,7 @@ export type ExtendLeaseResult =
  * other half stays for other replicas and for what the lease does not know about.
  */
 export async function extendLease(executor: Executor, input: ExtendLeaseInput): Promise<ExtendLeaseResult> {
-  const rows = await queryPrepared<{
-    free: string | bigint;
-    amount: string | bigint | null;
-    available: string | bigint | null;
-    owes: boolean;
-  }>(
+  const rows = await queryPrepared<HoldSizingRow>(
     executor,
     "extend_lease",
     sql`WITH current AS (

@@ -14,14 +14,17 @@ export interface TokenRecord {
   key?: KeyPrincipal;
 }
 
+/** The columns of a token record, as every lookup selects them. */
+const tokenRecordColumns = {
+  id: apiTokens.id,
+  accountId: apiTokens.accountId,
+  depositCode: apiTokens.depositCode,
+  activatedAt: apiTokens.activatedAt,
+};
+
 export async function findToken(executor: Executor, token: string): Promise<TokenRecord | undefined> {
   const rows = await executor
-    .select({
-      id: apiTokens.id,
-      accountId: apiTokens.accountId,
-      depositCode: apiTokens.depositCode,
-      activatedAt: apiTokens.activatedAt,
-    })
+    .select(tokenRecordColumns)
     .from(apiTokens)
     .where(eq(apiTokens.tokenHash, hashToken(token)));
   return rows[0];
@@ -33,12 +36,7 @@ export async function findTokenByDepositCode(
   depositCode: string,
 ): Promise<TokenRecord | undefined> {
   const rows = await executor
-    .select({
-      id: apiTokens.id,
-      accountId: apiTokens.accountId,
-      depositCode: apiTokens.depositCode,
-      activatedAt: apiTokens.activatedAt,
-    })
+    .select(tokenRecordColumns)
     .from(apiTokens)
     .where(eq(apiTokens.depositCode, depositCode));
   return rows[0];

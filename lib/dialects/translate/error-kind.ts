@@ -54,3 +54,8 @@ export function errorKindFromStatus(status: number): ErrorKind {
 export function genericUpstreamMessage(status: number): string {
   return status > 0 ? `upstream request failed with status ${status}` : "upstream stream failed";
 }
+
+/** An error body that is not its vendor's envelope: the status decides the kind, the message is generic. */
+export function unreadableError(status: number): ErrorInfo {
+  return { kind: errorKindFromStatus(status), message: genericUpstreamMessage(status), sourceCode: undefined };
+}

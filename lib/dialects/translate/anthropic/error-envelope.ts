@@ -1,5 +1,5 @@
 import type { ErrorInfo, ErrorKind } from "../error-kind";
-import { errorKindFromStatus, genericUpstreamMessage } from "../error-kind";
+import { errorKindFromStatus, genericUpstreamMessage, unreadableError } from "../error-kind";
 import { anthropicErrorSchema } from "./schemas";
 
 /** @see https://docs.anthropic.com/en/api/errors */
@@ -22,12 +22,7 @@ const kindByAnthropicType = new Map<string, ErrorKind>(
 
 export function parseAnthropicError(body: unknown, status: number): ErrorInfo {
   const parsed = anthropicErrorSchema.safeParse(body);
-  if (!parsed.success)
-    return {
-      kind: errorKindFromStatus(status),
-      message: genericUpstreamMessage(status),
-      sourceCode: undefined,
-    };
+  if (!parsed.success) return unreadableError(status);
   const { error } = parsed.data;
   const type = error.type ?? undefined;
   return {

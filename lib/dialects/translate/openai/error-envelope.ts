@@ -1,5 +1,5 @@
 import type { ErrorInfo, ErrorKind } from "../error-kind";
-import { errorKindFromStatus, genericUpstreamMessage } from "../error-kind";
+import { errorKindFromStatus, genericUpstreamMessage, unreadableError } from "../error-kind";
 import { openaiErrorSchema } from "./schemas";
 
 /**
@@ -24,12 +24,7 @@ const kindByOpenaiCode: Record<string, ErrorKind> = {
 
 export function parseOpenaiError(body: unknown, status: number): ErrorInfo {
   const parsed = openaiErrorSchema.safeParse(body);
-  if (!parsed.success)
-    return {
-      kind: errorKindFromStatus(status),
-      message: genericUpstreamMessage(status),
-      sourceCode: undefined,
-    };
+  if (!parsed.success) return unreadableError(status);
   const { error } = parsed.data;
   const code = error.code === null || error.code === undefined ? undefined : String(error.code);
   const type = error.type ?? undefined;
