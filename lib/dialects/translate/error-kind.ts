@@ -57,5 +57,9 @@ export function genericUpstreamMessage(status: number): string {
 
 /** An error body that is not its vendor's envelope: the status decides the kind, the message is generic. */
 export function unreadableError(status: number): ErrorInfo {
-  return { kind: errorKindFromStatus(status), message: genericUpstreamMessage(status), sourceCode: undefined };
+  return {
+    kind: errorKindFromStatus(status),
+    message: genericUpstreamMessage(status),
+    sourceCode: undefined,
+  };
 }
