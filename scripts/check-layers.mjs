@@ -147,6 +147,7 @@ const skipped = new Set([
   ".git",
   ".contentlayer",
   ".data",
+  ".pod",
   "tests",
   "drizzle",
   "public",
