@@ -1,4 +1,7 @@
 import type { CallerDialect, Dialect } from "./dialect";
+import { anthropicMessagesReply } from "./usage/anthropic-messages-reply";
+import { openaiChatReply } from "./usage/openai-chat-reply";
+import type { ReplyReader } from "./usage/reply-reader";
 
 /** What one call asks of an upstream: a generation, Anthropic's token count, or embeddings. */
 export type UpstreamOperation = "generate" | "count_tokens" | "embeddings";
@@ -29,6 +32,37 @@ export interface CallerFormat {
    * asks on the caller's behalf and drops the chunk it asked for.
    */
   streamUsageOnRequest: boolean;
+  /**
+   * How its body is read: `chat`, a model, `messages` and `stream` (OpenAI chat and Anthropic
+   * Messages, told apart by the fields above); `responses`, the Responses API's input items.
+   */
+  requestShape: "chat" | "responses";
+  /**
+   * A turn may continue a response the token stored (`previous_response_id`), and the answer
+   * is stored in its turn (the Responses API's state).
+   */
+  storesResponses: boolean;
+  /**
+   * A stream translated from another format opens with the gateway's count of the prompt
+   * (Anthropic's message_start carries input tokens, and LangChain's ChatAnthropic reads them
+   * only there).
+   */
+  streamOpensWithPromptCount: boolean;
+  /**
+   * A caller that asked to stream reads the format's events even when a translated source
+   * answered with a whole body (the Responses API's clients read events only).
+   */
+  streamsWholeTranslatedReply: boolean;
+  /**
+   * The format has OpenAI's `web_search_options`, which turns on searches the upstream bills
+   * beyond token prices (refused).
+   */
+  hasWebSearchOptions: boolean;
+  /**
+   * A tool of this type runs on the upstream's side and is billed beyond token prices
+   * (refused); false for every type where the codec drops such tools before forwarding.
+   */
+  isServerTool(type: string): boolean;
 }
 
 /** What the gateway knows about an upstream that speaks one format: where each operation goes, and its headers. */
@@ -43,7 +77,12 @@ export interface UpstreamFormat {
    * refuse `max_tokens`) and `max_tokens` for the compatible APIs.
    */
   outputLimitField(callerField: OutputLimitField | undefined, isOpenaiItself: boolean): OutputLimitField;
+  /** How its replies are read for billing: the usage they claim and the content they carry. */
+  reply: ReplyReader;
 }
+
+/** Anthropic's server tools (web search and fetch, code execution, MCP, tool search). */
+const anthropicServerTool = /^(web_search|web_fetch|code_execution|mcp_toolset|tool_search)/;
 
 export const callerFormats: Readonly<Record<CallerDialect, CallerFormat>> = {
   openai: {
@@ -54,6 +93,12 @@ export const callerFormats: Readonly<Record<CallerDialect, CallerFormat>> = {
     requiresOutputLimit: false,
     maxChoices: 128,
     streamUsageOnRequest: true,
+    requestShape: "chat",
+    storesResponses: false,
+    streamOpensWithPromptCount: false,
+    streamsWholeTranslatedReply: false,
+    hasWebSearchOptions: true,
+    isServerTool: (type) => type !== "function" && type !== "custom",
   },
   anthropic: {
     errorDialect: "anthropic",
@@ -63,6 +108,12 @@ export const callerFormats: Readonly<Record<CallerDialect, CallerFormat>> = {
     requiresOutputLimit: true,
     maxChoices: 1,
     streamUsageOnRequest: false,
+    requestShape: "chat",
+    storesResponses: false,
+    streamOpensWithPromptCount: true,
+    streamsWholeTranslatedReply: false,
+    hasWebSearchOptions: false,
+    isServerTool: (type) => anthropicServerTool.test(type),
   },
   responses: {
     errorDialect: "openai",
@@ -72,6 +123,13 @@ export const callerFormats: Readonly<Record<CallerDialect, CallerFormat>> = {
     requiresOutputLimit: false,
     maxChoices: 1,
     streamUsageOnRequest: false,
+    requestShape: "responses",
+    storesResponses: true,
+    streamOpensWithPromptCount: false,
+    streamsWholeTranslatedReply: true,
+    hasWebSearchOptions: true,
+    // The Responses codec drops hosted tools (web_search, file_search, …) rather than forward them.
+    isServerTool: () => false,
   },
 };
 
@@ -85,6 +143,7 @@ export const upstreamFormats: Readonly<Record<Dialect, UpstreamFormat>> = {
         : isOpenaiItself
           ? "max_completion_tokens"
           : "max_tokens",
+    reply: openaiChatReply,
   },
   anthropic: {
     paths: { generate: "/v1/messages", count_tokens: "/v1/messages/count_tokens" },
@@ -95,6 +154,7 @@ export const upstreamFormats: Readonly<Record<Dialect, UpstreamFormat>> = {
       ...(forward["anthropic-beta"] ? { "anthropic-beta": forward["anthropic-beta"] } : {}),
     }),
     outputLimitField: () => "max_tokens",
+    reply: anthropicMessagesReply,
   },
 };
 

@@ -68,7 +68,7 @@ export function parseInferenceRequest(
   rawBody: string,
 ): InferenceRequest {
   if (!isRecord(parsed)) throw badRequest("request body must be a JSON object");
-  if (dialect === "responses") return parseResponsesInference(parsed, rawBody);
+  if (callerFormats[dialect].requestShape === "responses") return parseResponsesInference(parsed, rawBody);
   const model = parsed.model;
   if (typeof model !== "string" || model.trim() === "")
     throw badRequest("model is required", { param: "model" });

@@ -7,6 +7,7 @@ import {
   translateResponseToResponsesStream,
   translateStreamedResponse,
 } from "../dialects/translate";
+import type { UsageClaim } from "../dialects/usage/usage-claim";
 import {
   callerFormats,
   forwardedCallerHeaders,
@@ -32,7 +33,6 @@ import { estimateRunningUsage, type MeterInput, meterUsage, tokenizerFamilyOf } 
 import type { RelayedContent } from "../usage/relayed-content";
 import type { StreamUsageTap } from "../usage/stream-usage-tap";
 import { loadedTokenizer } from "../usage/tokenizer";
-import type { UsageClaim } from "../usage/usage-claim";
 import {
   claimFromBody,
   contentFromBody,
@@ -118,12 +118,13 @@ function buildUpstreamBody(request: ReservedRequest, candidate: Candidate): stri
   return JSON.stringify(body);
 }
 
-/** An Anthropic caller streamed from another format: its message_start carries the gateway's prompt count. */
+/** A stream translated for a format that opens with the prompt's count (Anthropic's message_start). */
 function countsPromptForCaller(reserved: ReservedRequest, candidate: Candidate): boolean {
+  const { inference } = reserved;
   return (
-    reserved.inference.stream &&
-    reserved.inference.dialect === "anthropic" &&
-    candidate.dialect !== "anthropic"
+    inference.stream &&
+    candidate.dialect !== inference.dialect &&
+    callerFormats[inference.dialect].streamOpensWithPromptCount
   );
 }
 
@@ -152,7 +153,7 @@ function callerBody(reserved: ReservedRequest, candidate: Candidate, text: strin
       throw new GatewayError("upstream_error", "upstream error: the provider's response is not valid JSON");
     }
     // A Responses client that asked to stream reads events, whatever the source sent.
-    if (inference.dialect === "responses" && inference.stream)
+    if (inference.stream && callerFormats[inference.dialect].streamsWholeTranslatedReply)
       return translateResponseToResponsesStream(candidate.dialect, parsed, inference.body);
     return JSON.stringify(
       translateResponse(candidate.dialect, inference.dialect, parsed, inference.model, inference.body),
@@ -351,7 +352,7 @@ export async function serveReserved(
       "content-type":
         body === text
           ? contentType
-          : inference.dialect === "responses" && inference.stream
+          : inference.stream && callerFormats[inference.dialect].streamsWholeTranslatedReply
             ? "text/event-stream"
             : "application/json",
       ...proxyHeaders(reserved, candidate, settled.availableAfter),

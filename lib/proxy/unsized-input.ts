@@ -1,4 +1,5 @@
 import type { CallerDialect } from "../dialects/dialect";
+import { callerFormats } from "../dialects/wire-format";
 import { badRequest } from "../errors/gateway-error";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -9,7 +10,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * Anthropic tools the upstream runs itself and bills per use (searches, fetched pages,
  * container time) on top of tokens: the gateway's prices cannot cover them.
  */
-const serverToolPattern = /^(web_search|web_fetch|code_execution|mcp_toolset|tool_search)/;
 
 export interface InputScan {
   /** Input the upstream fetches itself (images, documents or files by URL or id). */
@@ -69,19 +69,15 @@ function refuseServerTools(dialect: CallerDialect, body: Record<string, unknown>
     throw badRequest("mcp_servers is not supported: the upstream bills its tool calls beyond token prices", {
       param: "mcp_servers",
     });
-  if (dialect !== "anthropic" && body.web_search_options !== undefined)
+  const format = callerFormats[dialect];
+  if (format.hasWebSearchOptions && body.web_search_options !== undefined)
     throw badRequest("web_search_options is not supported: the upstream bills searches beyond token prices", {
       param: "web_search_options",
     });
-  // The Responses codec drops hosted tools (web_search, file_search, …) rather than forward them.
-  if (dialect === "responses" || !Array.isArray(body.tools)) return;
+  if (!Array.isArray(body.tools)) return;
   for (const tool of body.tools) {
     if (!isRecord(tool) || typeof tool.type !== "string") continue;
-    const serverTool =
-      dialect === "anthropic"
-        ? serverToolPattern.test(tool.type)
-        : tool.type !== "function" && tool.type !== "custom";
-    if (serverTool)
+    if (format.isServerTool(tool.type))
       throw badRequest(
         `tool type ${tool.type} is not supported: the upstream runs it and bills it beyond token prices`,
         { param: "tools" },

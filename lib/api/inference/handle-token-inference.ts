@@ -23,15 +23,16 @@ export async function handleTokenInference(
   dialect: CallerDialect,
 ): Promise<Response> {
   const { app, request, requestId, principal: record } = call;
+  const format = callerFormats[dialect];
   // A Responses turn may continue a response this token stored: its conversation goes first.
   const prepared = await prepareInference(
     app,
     request,
     dialect,
-    dialect === "responses" ? (body) => withPreviousResponse(app.database.db, record.id, body) : undefined,
+    format.storesResponses ? (body) => withPreviousResponse(app.database.db, record.id, body) : undefined,
   );
   // Anthropic's Messages API requires an output limit; so does its drop-in.
-  if (callerFormats[dialect].requiresOutputLimit && prepared.inference.maxTokens === undefined)
+  if (format.requiresOutputLimit && prepared.inference.maxTokens === undefined)
     throw badRequest("max_tokens: Field required", { param: "max_tokens" });
   const candidates = routedCandidates(prepared);
   const reservation = await reserveForRequest(app, {
@@ -62,5 +63,5 @@ export async function handleTokenInference(
     throw error;
   }
   // Served and billed: keeping the answer can no longer fail the request.
-  return dialect === "responses" ? keepResponse(app, record.id, prepared.inference.body, response) : response;
+  return format.storesResponses ? keepResponse(app, record.id, prepared.inference.body, response) : response;
 }
