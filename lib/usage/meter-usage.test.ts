@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { UsageClaim } from "../dialects/usage/usage-claim";
 import { type MeterInput, meterUsage } from "./meter-usage";
 import { RelayedContent } from "./relayed-content";
 import { countTokens } from "./tokenizer";
-import type { UsageClaim } from "./usage-claim";
 
 const prompt = JSON.stringify({
   model: "m",

@@ -1,8 +1,8 @@
+import type { UsageClaim } from "../dialects/usage/usage-claim";
 import { emptyUsage, type Usage } from "../pricing/cost";
 import { countPromptTokens } from "./count-prompt";
 import type { RelayedContent } from "./relayed-content";
 import { countTokens } from "./tokenizer";
-import type { UsageClaim } from "./usage-claim";
 
 /**
  * The gateway is the meter. A reply's claimed usage is checked against what the gateway

@@ -1,9 +1,9 @@
-import type { UsageReading } from "../dialects/usage/usage-reading";
-import type { Usage } from "../pricing/cost";
+import type { Usage } from "../../pricing/cost";
+import type { UsageReading } from "./usage-reading";
 
 /**
  * What a reply said it used, read through the bounded readers of lib/dialects/usage: nothing,
- * a figure refused at the boundary, or a reading. It is a claim: the meter (./meter-usage.ts)
+ * a figure refused at the boundary, or a reading. It is a claim: the meter (lib/usage/meter-usage.ts)
  * decides what is billed.
  */
 export type UsageClaim =
