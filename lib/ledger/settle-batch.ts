@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { queryPrepared } from "../db/client";
 import type { Usage } from "../pricing/cost";
+import type { UsageRecordFields } from "./settle-inference";
 
 /** One served request's settlement, charged out of a lease (a hold this process keeps for many requests). */
 export interface LeaseSettlement {
@@ -19,15 +20,7 @@ export interface LeaseSettlement {
   providerAccountId?: bigint;
   providerSharePercent: bigint;
   metadata: Record<string, unknown>;
-  usageRecord: {
-    model: string;
-    route: string;
-    providerId: string;
-    usage: Usage;
-    outcome: string;
-    /** The further API key that made the request, if not the token itself. */
-    apiKeyId?: string;
-  };
+  usageRecord: UsageRecordFields;
 }
 
 export interface SettleBatchResult {

@@ -3,6 +3,17 @@ import type { Executor } from "../db/client";
 import { queryPrepared } from "../db/client";
 import type { Usage } from "../pricing/cost";
 
+/** The usage row a settlement writes beside its ledger entries (one per request id). */
+export interface UsageRecordFields {
+  model: string;
+  route: string;
+  providerId: string;
+  usage: Usage;
+  outcome: string;
+  /** The further API key that made the request, if not the token itself. */
+  apiKeyId?: string;
+}
+
 export interface SettleInferenceInput {
   holdId: string;
   accountId: bigint;
@@ -26,15 +37,7 @@ export interface SettleInferenceInput {
   providerSharePercent: bigint;
   idempotencyKey: string;
   metadata: Record<string, unknown>;
-  usageRecord: {
-    requestId: string;
-    model: string;
-    route: string;
-    providerId: string;
-    usage: Usage;
-    outcome: string;
-    apiKeyId?: string;
-  };
+  usageRecord: UsageRecordFields & { requestId: string };
 }
 
 export interface SettleInferenceResult {
