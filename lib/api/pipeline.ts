@@ -1,4 +1,5 @@
 import type { Dialect } from "../dialects/dialect";
+import { errorDialectOfPath } from "../dialects/wire-format";
 import { GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { corsHeaders, preflightResponse } from "../http/cors";
@@ -15,11 +16,6 @@ const matcher = createRouteMatcher(apiRoutes);
 /** True for paths the API owns (`/v1/…`, `/proxy/…`, `/health`): never handed to Next's pages. */
 export function isApiPath(pathname: string): boolean {
   return matcher.owns(pathname);
-}
-
-/** The envelope for a path no route serves: Anthropic's for `…/messages`, OpenAI's otherwise. */
-function guessDialect(pathname: string): Dialect {
-  return /\/messages(\/|$)/.test(pathname) ? "anthropic" : "openai";
 }
 
 function redactedPath(pathname: string): string {
@@ -97,7 +93,7 @@ export async function serveApiRequest(app: ApiServices, request: ApiRequest): Pr
   try {
     match = matcher.match(request.method, pathname);
   } catch (error) {
-    const dialect = guessDialect(pathname);
+    const dialect = errorDialectOfPath(pathname);
     return finish(errorResponse(dialect, error, requestId), dialect, requestId);
   }
   if (match.type === "matched") return runRoute(app, match.route, request, match.params, requestId);
@@ -109,7 +105,7 @@ export async function serveApiRequest(app: ApiServices, request: ApiRequest): Pr
     );
     return finish(errorResponse(match.route.dialect, error, requestId), match.route.dialect, requestId);
   }
-  const dialect = guessDialect(pathname);
+  const dialect = errorDialectOfPath(pathname);
   const error = new GatewayError("not_found", "not found: no such endpoint");
   return finish(errorResponse(dialect, error, requestId), dialect, requestId);
 }

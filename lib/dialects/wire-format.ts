@@ -158,6 +158,11 @@ export const upstreamFormats: Readonly<Record<Dialect, UpstreamFormat>> = {
   },
 };
 
+/** The envelope for a path no route serves: Anthropic's for `…/messages` (its SDK reads it), OpenAI's otherwise. */
+export function errorDialectOfPath(pathname: string): Dialect {
+  return /\/messages(\/|$)/.test(pathname) ? "anthropic" : "openai";
+}
+
 /**
  * Caller headers an upstream of the caller's format reads (its `headers` picks them up):
  * Anthropic's version and betas. Betas that switch on pricing the
