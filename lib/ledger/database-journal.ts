@@ -111,11 +111,17 @@ export class DatabaseJournal implements Journal {
       request_id: settlement.requestId,
       settlement: asJson(settlement),
     }));
-    // A running count never replaces a final settlement that got there first.
+    // A running count never replaces a final settlement that got there first. The row commits
+    // without waiting for the WAL flush (synchronous_commit off for this statement's transaction
+    // only): the row guards against this process dying, and once committed it lives in the
+    // database server whatever happens to us. Only a crash of the database server itself in the
+    // next ~0.6 s (3 x wal_writer_delay) could drop it, the same trade the file journal makes by
+    // not calling fsync; the wait for the flush was 4 to 5 ms per answer on this machine's disk.
     await this.#database.execute(
-      sql`INSERT INTO settlement_journal (request_id, instance_id, settlement, final)
+      sql`WITH no_flush_wait AS (SELECT set_config('synchronous_commit', 'off', true))
+          INSERT INTO settlement_journal (request_id, instance_id, settlement, final)
           SELECT r.request_id, ${this.#instanceId}, r.settlement, ${final}
-          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(request_id text, settlement jsonb)
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(request_id text, settlement jsonb), no_flush_wait
           ON CONFLICT (request_id) DO UPDATE SET settlement = excluded.settlement, final = excluded.final, updated_at = now()
           WHERE NOT settlement_journal.final`,
     );

@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DatabaseHandle, openDatabase, queryRows } from "../../lib/db/client";
+import { DatabaseJournal, journaledBy } from "../../lib/ledger/database-journal";
+import type { LeaseSettlement } from "../../lib/ledger/settle-batch";
+import { SettlementJournal } from "../../lib/ledger/settlement-journal";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+
+/**
+ * The shared journal commits its rows without waiting for the WAL flush, for that one
+ * statement only: the connection it borrowed from the pool goes back with synchronous_commit
+ * as it was, so the ledger's own commits still wait for the disk.
+ */
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+if (!onPostgres)
+  console.warn(
+    "Database journal commit tests skipped (synchronous_commit is a Postgres server setting): set TEST_DATABASE_URL to run them (.ci/run does)",
+  );
+
+const settlement = (requestId: string): LeaseSettlement => ({
+  requestId,
+  accountId: 7n,
+  leaseId: "lease-journal-commit",
+  cost: 1_234n,
+  charged: 1_234n,
+  treasuryAccountId: 1n,
+  lossAccountId: 2n,
+  providerSharePercent: 80n,
+  metadata: { request_id: requestId },
+  usageRecord: {
+    model: "gpt-4o-mini",
+    route: "centralized",
+    providerId: "openai",
+    usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    outcome: "completed",
+  },
+});
+
+describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => {
+  let testDatabase: TestDatabase;
+  let handle: DatabaseHandle;
+  let journalDir: string;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+    const migrating = await openDatabase({ url: testDatabase.url });
+    await migrating.migrate();
+    await migrating.close();
+    // One connection, so the statement after the journal's runs on the very session it used.
+    handle = await openDatabase({ url: testDatabase.url, maxConnections: 1 });
+    journalDir = mkdtempSync(path.join(tmpdir(), "pod-journal-commit-"));
+  });
+
+  afterAll(async () => {
+    await handle?.close();
+    await testDatabase?.drop();
+    if (journalDir) rmSync(journalDir, { recursive: true, force: true });
+  });
+
+  it("journals a settlement that another instance can read, and leaves the session's synchronous_commit alone", async () => {
+    const [before] = await queryRows<{ synchronous_commit: string }>(handle.db, sql`SHOW synchronous_commit`);
+    const journal = new DatabaseJournal(
+      handle.db,
+      "instance-a",
+      new SettlementJournal(journalDir, "instance-a"),
+    );
+    await Promise.all([journal.append(settlement("req_one")), journal.append(settlement("req_two"))]);
+    const [after] = await queryRows<{ synchronous_commit: string }>(handle.db, sql`SHOW synchronous_commit`);
+    expect(after?.synchronous_commit).toBe(before?.synchronous_commit);
+    expect(after?.synchronous_commit).toBe("on");
+
+    const journaled = await journaledBy(handle.db, "instance-a");
+    expect(journaled.map((one) => one.requestId).sort()).toEqual(["req_one", "req_two"]);
+    expect(journaled.find((one) => one.requestId === "req_one")?.cost).toBe(1_234n);
+    journal.close();
+  });
+});
