@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalModelId, decimalToMicrounits } from "./catalog-entry";
+import { canonicalModelId, decimalToMicrounits, ownerOf, soldPrices } from "./catalog-entry";
 import { datasetEntries, entriesFromModelsDevProvider } from "./dataset-entries";
 import { modelFamily, modelSlug, traitsIndex } from "./model-traits";
 
@@ -21,6 +21,31 @@ describe("prices from outside, read exactly", () => {
       expect(decimalToMicrounits(value, 12)).toBeUndefined();
     },
   );
+});
+
+describe("a source's price row", () => {
+  it("bills an unstated cache rate as plain input, a stated one as stated", () => {
+    expect(soldPrices({ input: "0.000003", output: "0.000015", cacheRead: "0.0000003" }, 12)).toEqual({
+      inputPer1m: 3_000_000n,
+      outputPer1m: 15_000_000n,
+      cacheReadPer1m: 300_000n,
+      cacheWritePer1m: 3_000_000n,
+    });
+  });
+
+  it.each([
+    [{ input: "-1", output: "-1" }],
+    [{ input: "0", output: "0" }],
+    [{ input: "1", output: undefined }],
+  ])("%j is not sold", (stated) => {
+    expect(soldPrices(stated, 12)).toBeUndefined();
+  });
+
+  it("takes the owner from a vendor prefix, else the listing host", () => {
+    expect(ownerOf("Meta-Llama/Llama-3.3-70B", "together")).toBe("meta-llama");
+    expect(ownerOf("gpt-4o", "openai")).toBe("openai");
+    expect(ownerOf("/odd", "openrouter")).toBe("openrouter");
+  });
 });
 
 describe("canonical ids", () => {

@@ -55,6 +55,37 @@ export function decimalToMicrounits(value: unknown, scale: number): bigint | und
   return micro <= maxPricePer1m ? micro : undefined;
 }
 
+export type EntryPrices = Pick<
+  CatalogEntry,
+  "inputPer1m" | "outputPer1m" | "cacheReadPer1m" | "cacheWritePer1m"
+>;
+
+/**
+ * A source's stated prices in microunits per 1M tokens (`scale` as for decimalToMicrounits).
+ * Undefined for an unreadable or negative price (OpenRouter's "-1": a router, priced per
+ * request) and for a free row: neither is sold. An unstated cache rate bills as plain input.
+ */
+export function soldPrices(
+  stated: { input: unknown; output: unknown; cacheRead?: unknown; cacheWrite?: unknown },
+  scale: number,
+): EntryPrices | undefined {
+  const input = decimalToMicrounits(stated.input, scale);
+  const output = decimalToMicrounits(stated.output, scale);
+  if (input === undefined || output === undefined || input + output === 0n) return undefined;
+  return {
+    inputPer1m: input,
+    outputPer1m: output,
+    cacheReadPer1m: decimalToMicrounits(stated.cacheRead, scale) ?? input,
+    cacheWritePer1m: decimalToMicrounits(stated.cacheWrite, scale) ?? input,
+  };
+}
+
+/** `vendor/model` → `vendor`; an id without a vendor prefix is the listing host's own. */
+export function ownerOf(upstreamModelId: string, host: string): string {
+  const slash = upstreamModelId.indexOf("/");
+  return slash > 0 ? upstreamModelId.slice(0, slash).toLowerCase() : host;
+}
+
 /** `vendor/model-2025-01-01` → `model`: the canonical id a new model is created under. */
 export function canonicalModelId(upstreamModelId: string): string {
   const slug = upstreamModelId.slice(upstreamModelId.indexOf("/") + 1).toLowerCase();

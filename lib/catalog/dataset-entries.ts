@@ -1,5 +1,5 @@
 import type { CentralizedUpstreamName } from "../env";
-import { boundedTokens, type CatalogEntry, decimalToMicrounits } from "./catalog-entry";
+import { boundedTokens, type CatalogEntry, ownerOf, soldPrices } from "./catalog-entry";
 import { type ModelTraits, modelSlug, traitsIndex } from "./model-traits";
 
 /**
@@ -52,9 +52,11 @@ function entryFromModelsDev(
 ): CatalogEntry | undefined {
   const row = recordOf(raw);
   const cost = recordOf(row.cost);
-  const input = decimalToMicrounits(cost.input, 6);
-  const output = decimalToMicrounits(cost.output, 6);
-  if (input === undefined || output === undefined || input + output === 0n) return undefined;
+  const prices = soldPrices(
+    { input: cost.input, output: cost.output, cacheRead: cost.cache_read, cacheWrite: cost.cache_write },
+    6,
+  );
+  if (!prices) return undefined;
   const limit = recordOf(row.limit);
   const modalities = recordOf(row.modalities);
   const inputModalities = strings(modalities.input);
@@ -63,7 +65,6 @@ function entryFromModelsDev(
   if (unservable.test(upstreamModelId)) return undefined;
   const embedding = /embed/i.test(upstreamModelId);
   if (!embedding && outputModalities.length > 0 && !outputModalities.includes("text")) return undefined;
-  const slash = upstreamModelId.indexOf("/");
   // Past 200k tokens some rows cost more (`context_over_200k`); the catalog stores one price,
   // so such a model is sold up to 200k tokens of context, never past what its price covers.
   const contextWindow = Math.min(
@@ -74,7 +75,7 @@ function entryFromModelsDev(
     provider,
     upstreamModelId,
     name: typeof row.name === "string" ? row.name.slice(0, 200) : undefined,
-    ownedBy: slash > 0 ? upstreamModelId.slice(0, slash).toLowerCase() : provider,
+    ownedBy: ownerOf(upstreamModelId, provider),
     kind: embedding ? "embedding" : "chat",
     contextWindow,
     maxOutputTokens: embedding ? 0 : Math.min(boundedTokens(limit.output, 4096), contextWindow),
@@ -87,10 +88,7 @@ function entryFromModelsDev(
       // Native JSON-schema output is OpenAI's own; other rows use a forced tool (translation).
       structuredOutput: provider === "openai" && row.tool_call === true,
     },
-    inputPer1m: input,
-    outputPer1m: output,
-    cacheReadPer1m: decimalToMicrounits(cost.cache_read, 6) ?? input,
-    cacheWritePer1m: decimalToMicrounits(cost.cache_write, 6) ?? input,
+    ...prices,
   };
 }
 

@@ -1,172 +1,179 @@
 import type { CentralizedUpstreamName } from "../env";
-import type { CatalogModel, CatalogPrice, ModelCapabilities } from "./models";
+import type { CatalogModel, CatalogPrice } from "./models";
 
-const capable = (reasoning: boolean, structuredOutput: boolean, vision = true): ModelCapabilities => ({
-  tools: true,
-  vision,
-  reasoning,
-  structuredOutput,
-});
+interface Rate {
+  input: number;
+  output: number;
+  /** Published cache rates; without one, cached tokens bill as plain input. */
+  read?: number;
+  write?: number;
+}
 
-const chat = (vision: boolean) => ({
-  kind: "chat" as const,
-  inputModalities: vision ? ["text", "image"] : ["text"],
-  outputModalities: ["text"],
-});
-
-const price = (
-  provider: CentralizedUpstreamName,
-  upstreamModelId: string,
-  inputPer1m: number,
-  outputPer1m: number,
-  cache: { read?: number; write?: number } = {},
-): CatalogPrice => ({
+const price = (provider: CentralizedUpstreamName, upstreamModelId: string, rate: Rate): CatalogPrice => ({
   provider,
   upstreamModelId,
-  inputPer1m: BigInt(inputPer1m),
-  outputPer1m: BigInt(outputPer1m),
-  // Without a published cache rate, cached tokens bill as plain input.
-  cacheReadPer1m: BigInt(cache.read ?? inputPer1m),
-  cacheWritePer1m: BigInt(cache.write ?? inputPer1m),
+  inputPer1m: BigInt(rate.input),
+  outputPer1m: BigInt(rate.output),
+  cacheReadPer1m: BigInt(rate.read ?? rate.input),
+  cacheWritePer1m: BigInt(rate.write ?? rate.input),
 });
+
+/** A vendor's own model resold by OpenRouter at the vendor's list price, under OpenRouter's spelling. */
+const directAndOpenRouter = (
+  vendor: "openai" | "anthropic",
+  upstreamModelId: string,
+  openRouterId: string,
+  rate: Rate,
+): CatalogPrice[] => [price(vendor, upstreamModelId, rate), price("openrouter", openRouterId, rate)];
+
+interface ChatSpec {
+  ownedBy: string;
+  /** [context window, max output tokens] */
+  limits: [number, number];
+  /** Image input; every chat addition takes tools, these three are what differ. */
+  vision: boolean;
+  reasoning: boolean;
+  structuredOutput: boolean;
+  aliases: string[];
+  prices: CatalogPrice[];
+}
+
+const chatModel = (id: string, spec: ChatSpec): CatalogModel => ({
+  id,
+  ownedBy: spec.ownedBy,
+  kind: "chat",
+  contextWindow: spec.limits[0],
+  maxOutputTokens: spec.limits[1],
+  inputModalities: spec.vision ? ["text", "image"] : ["text"],
+  outputModalities: ["text"],
+  aliases: spec.aliases,
+  prices: spec.prices,
+  capabilities: {
+    tools: true,
+    vision: spec.vision,
+    reasoning: spec.reasoning,
+    structuredOutput: spec.structuredOutput,
+  },
+});
+
+/** OpenAI's embedding models: sold direct and through OpenRouter, input tokens only. */
+const openAiEmbedding = (id: string, inputPer1m: number): CatalogModel => ({
+  id,
+  ownedBy: "openai",
+  kind: "embedding",
+  contextWindow: 8191,
+  maxOutputTokens: 0,
+  inputModalities: ["text"],
+  outputModalities: ["embedding"],
+  aliases: [`openai/${id}`],
+  prices: directAndOpenRouter("openai", id, `openai/${id}`, { input: inputPer1m, output: 0 }),
+  capabilities: { tools: false, vision: false, reasoning: false, structuredOutput: false },
+});
+
+/** An OpenAI chat model: vision and structured output, no reasoning, OpenRouter as `openai/<id>`. */
+const openAiChat = (id: string, limits: [number, number], datedAliases: string[], rate: Rate) =>
+  chatModel(id, {
+    ownedBy: "openai",
+    limits,
+    vision: true,
+    reasoning: false,
+    structuredOutput: true,
+    aliases: [`openai/${id}`, ...datedAliases],
+    prices: directAndOpenRouter("openai", id, `openai/${id}`, rate),
+  });
+
+/**
+ * An Anthropic chat model: vision, reasoning and structured output. OpenRouter spells the
+ * version with a dot (`anthropic/claude-haiku-4.5`); clients send both spellings.
+ */
+const anthropicChat = (id: string, openRouterId: string, dated: string, rate: Rate) =>
+  chatModel(id, {
+    ownedBy: "anthropic",
+    limits: [200_000, 64_000],
+    vision: true,
+    reasoning: true,
+    structuredOutput: true,
+    aliases: [openRouterId, `anthropic/${id}`, dated],
+    prices: directAndOpenRouter("anthropic", id, openRouterId, rate),
+  });
+
+/** An open-weights text model served by the open-model hosts, each at its own price. */
+const openWeightsChat = (
+  id: string,
+  ownedBy: string,
+  limits: [number, number],
+  aliases: string[],
+  prices: CatalogPrice[],
+) =>
+  chatModel(id, {
+    ownedBy,
+    limits,
+    vision: false,
+    reasoning: false,
+    structuredOutput: false,
+    aliases,
+    prices,
+  });
 
 /**
  * Models the gateway ships beyond the dataset (whose snapshot predates them), with their
  * published prices: seeded at first start beside the dataset, then data like every other row.
  */
 export const gatewayAdditions: CatalogModel[] = [
-  {
-    id: "gpt-4o-mini",
-    ...chat(true),
-    capabilities: capable(false, true),
-    ownedBy: "openai",
-    contextWindow: 128_000,
-    maxOutputTokens: 16_384,
-    aliases: ["openai/gpt-4o-mini", "gpt-4o-mini-2024-07-18"],
-    prices: [
-      price("openai", "gpt-4o-mini", 150_000, 600_000, { read: 75_000 }),
-      price("openrouter", "openai/gpt-4o-mini", 150_000, 600_000, { read: 75_000 }),
-    ],
-  },
-  {
-    id: "gpt-4o",
-    ...chat(true),
-    capabilities: capable(false, true),
-    ownedBy: "openai",
-    contextWindow: 128_000,
-    maxOutputTokens: 16_384,
-    aliases: ["openai/gpt-4o", "gpt-4o-2024-11-20", "gpt-4o-2024-08-06"],
-    prices: [
-      price("openai", "gpt-4o", 2_500_000, 10_000_000, { read: 1_250_000 }),
-      price("openrouter", "openai/gpt-4o", 2_500_000, 10_000_000, { read: 1_250_000 }),
-    ],
-  },
-  {
-    id: "gpt-4.1-mini",
-    ...chat(true),
-    capabilities: capable(false, true),
-    ownedBy: "openai",
-    contextWindow: 1_047_576,
-    maxOutputTokens: 32_768,
-    aliases: ["openai/gpt-4.1-mini", "gpt-4.1-mini-2025-04-14"],
-    prices: [
-      price("openai", "gpt-4.1-mini", 400_000, 1_600_000, { read: 100_000 }),
-      price("openrouter", "openai/gpt-4.1-mini", 400_000, 1_600_000, { read: 100_000 }),
-    ],
-  },
-  {
-    id: "claude-haiku-4-5",
-    ...chat(true),
-    capabilities: capable(true, true),
-    ownedBy: "anthropic",
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
-    aliases: ["anthropic/claude-haiku-4.5", "anthropic/claude-haiku-4-5", "claude-haiku-4-5-20251001"],
-    prices: [
-      price("anthropic", "claude-haiku-4-5", 1_000_000, 5_000_000, { read: 100_000, write: 1_250_000 }),
-      price("openrouter", "anthropic/claude-haiku-4.5", 1_000_000, 5_000_000, {
-        read: 100_000,
-        write: 1_250_000,
-      }),
-    ],
-  },
-  {
-    id: "claude-sonnet-4-5",
-    ...chat(true),
-    capabilities: capable(true, true),
-    ownedBy: "anthropic",
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
-    aliases: ["anthropic/claude-sonnet-4.5", "anthropic/claude-sonnet-4-5", "claude-sonnet-4-5-20250929"],
-    prices: [
-      price("anthropic", "claude-sonnet-4-5", 3_000_000, 15_000_000, { read: 300_000, write: 3_750_000 }),
-      price("openrouter", "anthropic/claude-sonnet-4.5", 3_000_000, 15_000_000, {
-        read: 300_000,
-        write: 3_750_000,
-      }),
-    ],
-  },
-  {
-    id: "llama-3.3-70b-instruct",
-    ...chat(false),
-    capabilities: capable(false, false, false),
-    ownedBy: "meta",
-    contextWindow: 131_072,
-    maxOutputTokens: 32_768,
-    aliases: [
+  openAiChat("gpt-4o-mini", [128_000, 16_384], ["gpt-4o-mini-2024-07-18"], {
+    input: 150_000,
+    output: 600_000,
+    read: 75_000,
+  }),
+  openAiChat("gpt-4o", [128_000, 16_384], ["gpt-4o-2024-11-20", "gpt-4o-2024-08-06"], {
+    input: 2_500_000,
+    output: 10_000_000,
+    read: 1_250_000,
+  }),
+  openAiChat("gpt-4.1-mini", [1_047_576, 32_768], ["gpt-4.1-mini-2025-04-14"], {
+    input: 400_000,
+    output: 1_600_000,
+    read: 100_000,
+  }),
+  anthropicChat("claude-haiku-4-5", "anthropic/claude-haiku-4.5", "claude-haiku-4-5-20251001", {
+    input: 1_000_000,
+    output: 5_000_000,
+    read: 100_000,
+    write: 1_250_000,
+  }),
+  anthropicChat("claude-sonnet-4-5", "anthropic/claude-sonnet-4.5", "claude-sonnet-4-5-20250929", {
+    input: 3_000_000,
+    output: 15_000_000,
+    read: 300_000,
+    write: 3_750_000,
+  }),
+  openWeightsChat(
+    "llama-3.3-70b-instruct",
+    "meta",
+    [131_072, 32_768],
+    [
       "meta-llama/llama-3.3-70b-instruct",
       "llama-3.3-70b",
       "llama-3.3-70b-versatile",
       "meta-llama/Llama-3.3-70B-Instruct-Turbo",
     ],
-    prices: [
-      price("openrouter", "meta-llama/llama-3.3-70b-instruct", 130_000, 400_000),
-      price("groq", "llama-3.3-70b-versatile", 590_000, 790_000),
-      price("together", "meta-llama/Llama-3.3-70B-Instruct-Turbo", 880_000, 880_000),
-      price("venice", "llama-3.3-70b", 700_000, 2_800_000),
+    [
+      price("openrouter", "meta-llama/llama-3.3-70b-instruct", { input: 130_000, output: 400_000 }),
+      price("groq", "llama-3.3-70b-versatile", { input: 590_000, output: 790_000 }),
+      price("together", "meta-llama/Llama-3.3-70B-Instruct-Turbo", { input: 880_000, output: 880_000 }),
+      price("venice", "llama-3.3-70b", { input: 700_000, output: 2_800_000 }),
     ],
-  },
-  {
-    id: "deepseek-v3",
-    ...chat(false),
-    capabilities: capable(false, false, false),
-    ownedBy: "deepseek",
-    contextWindow: 128_000,
-    maxOutputTokens: 8_192,
-    aliases: ["deepseek/deepseek-chat", "deepseek-chat", "deepseek-ai/DeepSeek-V3"],
-    prices: [
-      price("openrouter", "deepseek/deepseek-chat", 270_000, 1_100_000),
-      price("together", "deepseek-ai/DeepSeek-V3", 1_250_000, 1_250_000),
+  ),
+  openWeightsChat(
+    "deepseek-v3",
+    "deepseek",
+    [128_000, 8_192],
+    ["deepseek/deepseek-chat", "deepseek-chat", "deepseek-ai/DeepSeek-V3"],
+    [
+      price("openrouter", "deepseek/deepseek-chat", { input: 270_000, output: 1_100_000 }),
+      price("together", "deepseek-ai/DeepSeek-V3", { input: 1_250_000, output: 1_250_000 }),
     ],
-  },
-  {
-    id: "text-embedding-3-small",
-    ownedBy: "openai",
-    kind: "embedding",
-    inputModalities: ["text"],
-    outputModalities: ["embedding"],
-    contextWindow: 8191,
-    maxOutputTokens: 0,
-    aliases: ["openai/text-embedding-3-small"],
-    capabilities: { tools: false, vision: false, reasoning: false, structuredOutput: false },
-    prices: [
-      price("openai", "text-embedding-3-small", 20_000, 0),
-      price("openrouter", "openai/text-embedding-3-small", 20_000, 0),
-    ],
-  },
-  {
-    id: "text-embedding-3-large",
-    ownedBy: "openai",
-    kind: "embedding",
-    inputModalities: ["text"],
-    outputModalities: ["embedding"],
-    contextWindow: 8191,
-    maxOutputTokens: 0,
-    aliases: ["openai/text-embedding-3-large"],
-    capabilities: { tools: false, vision: false, reasoning: false, structuredOutput: false },
-    prices: [
-      price("openai", "text-embedding-3-large", 130_000, 0),
-      price("openrouter", "openai/text-embedding-3-large", 130_000, 0),
-    ],
-  },
+  ),
+  openAiEmbedding("text-embedding-3-small", 20_000),
+  openAiEmbedding("text-embedding-3-large", 130_000),
 ];

@@ -6,7 +6,7 @@ import { log } from "../log";
 import type { CentralizedUpstream } from "../providers/centralized-upstreams";
 import type { Services } from "../services";
 import { type ApplyResult, applyCatalogEntries } from "./apply-entries";
-import { boundedTokens, type CatalogEntry, decimalToMicrounits } from "./catalog-entry";
+import { boundedTokens, type CatalogEntry, type EntryPrices, ownerOf, soldPrices } from "./catalog-entry";
 import type { CatalogStore } from "./catalog-store";
 import { entriesFromModelsDevProvider, modelsDevProviderIds } from "./dataset-entries";
 
@@ -50,40 +50,53 @@ const togetherList = z.array(
   }),
 );
 
+/** A chat model a host lists and sells under the vendor its id names (`vendor/model`). */
+const listedChat = (
+  provider: "openrouter" | "together",
+  row: { id: string; name: string | null | undefined; contextLength: number | null | undefined },
+  details: Pick<CatalogEntry, "maxOutputTokens" | "inputModalities" | "outputModalities" | "capabilities">,
+  prices: EntryPrices,
+): CatalogEntry => ({
+  provider,
+  upstreamModelId: row.id,
+  name: row.name ?? undefined,
+  ownedBy: ownerOf(row.id, provider),
+  kind: "chat",
+  contextWindow: boundedTokens(row.contextLength, 8192),
+  ...details,
+  ...prices,
+});
+
 function openrouterEntries(body: unknown): CatalogEntry[] {
   const parsed = openrouterList.safeParse(body);
   if (!parsed.success) throw new Error("OpenRouter model list did not parse");
   return parsed.data.data.flatMap((row): CatalogEntry[] => {
-    const input = decimalToMicrounits(row.pricing.prompt, 12);
-    const output = decimalToMicrounits(row.pricing.completion, 12);
-    // A negative price ("-1": a router, priced per request) or a free row is not sold.
-    if (input === undefined || output === undefined || input + output === 0n) return [];
+    const { pricing } = row;
+    const prices = soldPrices(
+      {
+        input: pricing.prompt,
+        output: pricing.completion,
+        cacheRead: pricing.input_cache_read,
+        cacheWrite: pricing.input_cache_write,
+      },
+      12,
+    );
+    if (!prices) return [];
     const inputModalities = row.architecture?.input_modalities?.slice(0, 8) ?? ["text"];
     const parameters = row.supported_parameters ?? [];
-    const slash = row.id.indexOf("/");
-    return [
-      {
-        provider: "openrouter",
-        upstreamModelId: row.id,
-        name: row.name ?? undefined,
-        ownedBy: slash > 0 ? row.id.slice(0, slash).toLowerCase() : "openrouter",
-        kind: "chat",
-        contextWindow: boundedTokens(row.context_length, 8192),
-        maxOutputTokens: boundedTokens(row.top_provider?.max_completion_tokens, 4096),
-        inputModalities,
-        outputModalities: row.architecture?.output_modalities?.slice(0, 8) ?? ["text"],
-        capabilities: {
-          tools: parameters.includes("tools"),
-          vision: inputModalities.includes("image"),
-          reasoning: parameters.includes("reasoning"),
-          structuredOutput: parameters.includes("structured_outputs"),
-        },
-        inputPer1m: input,
-        outputPer1m: output,
-        cacheReadPer1m: decimalToMicrounits(row.pricing.input_cache_read, 12) ?? input,
-        cacheWritePer1m: decimalToMicrounits(row.pricing.input_cache_write, 12) ?? input,
+    const listing = { id: row.id, name: row.name, contextLength: row.context_length };
+    const details = {
+      maxOutputTokens: boundedTokens(row.top_provider?.max_completion_tokens, 4096),
+      inputModalities,
+      outputModalities: row.architecture?.output_modalities?.slice(0, 8) ?? ["text"],
+      capabilities: {
+        tools: parameters.includes("tools"),
+        vision: inputModalities.includes("image"),
+        reasoning: parameters.includes("reasoning"),
+        structuredOutput: parameters.includes("structured_outputs"),
       },
-    ];
+    };
+    return [listedChat("openrouter", listing, details, prices)];
   });
 }
 
@@ -92,28 +105,16 @@ function togetherEntries(body: unknown): CatalogEntry[] {
   if (!parsed.success) throw new Error("Together model list did not parse");
   return parsed.data.flatMap((row): CatalogEntry[] => {
     if (row.type !== "chat" || !row.pricing) return [];
-    const input = decimalToMicrounits(row.pricing.input, 6);
-    const output = decimalToMicrounits(row.pricing.output, 6);
-    if (input === undefined || output === undefined || input + output === 0n) return [];
-    const slash = row.id.indexOf("/");
-    return [
-      {
-        provider: "together",
-        upstreamModelId: row.id,
-        name: row.display_name ?? undefined,
-        ownedBy: slash > 0 ? row.id.slice(0, slash).toLowerCase() : "together",
-        kind: "chat",
-        contextWindow: boundedTokens(row.context_length, 8192),
-        maxOutputTokens: 4096,
-        inputModalities: ["text"],
-        outputModalities: ["text"],
-        capabilities: { tools: true, vision: false, reasoning: false, structuredOutput: false },
-        inputPer1m: input,
-        outputPer1m: output,
-        cacheReadPer1m: input,
-        cacheWritePer1m: input,
-      },
-    ];
+    const prices = soldPrices({ input: row.pricing.input, output: row.pricing.output }, 6);
+    if (!prices) return [];
+    const listing = { id: row.id, name: row.display_name, contextLength: row.context_length };
+    const details = {
+      maxOutputTokens: 4096,
+      inputModalities: ["text"],
+      outputModalities: ["text"],
+      capabilities: { tools: true, vision: false, reasoning: false, structuredOutput: false },
+    };
+    return [listedChat("together", listing, details, prices)];
   });
 }
 
