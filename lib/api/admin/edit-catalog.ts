@@ -4,6 +4,7 @@ import { editModel, listCatalogChanges, setModelPrice } from "../../catalog/oper
 import { refreshCatalog } from "../../catalog/refresh-catalog";
 import { centralizedUpstreamNames } from "../../env";
 import { badRequest } from "../../errors/gateway-error";
+import { camelKeys } from "../../http/camel-keys";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
 import type { ApiCall } from "../route-definition";
@@ -15,7 +16,7 @@ const microunits = z
   .transform((value) => BigInt(value))
   .refine((value) => value <= maxPricePer1m, "price too large");
 /** Who made the change, as the log records it (the admin token itself names no one). */
-const actor = z.string().min(1).max(100).optional();
+const actorName = z.string().min(1).max(100).optional();
 
 const modelSchema = z.strictObject({
   owned_by: z.string().min(1).max(100).optional(),
@@ -32,7 +33,7 @@ const modelSchema = z.strictObject({
   supports_reasoning: z.boolean().optional(),
   supports_structured_output: z.boolean().optional(),
   disabled: z.boolean().optional(),
-  actor,
+  actor: actorName,
 });
 
 const priceSchema = z.strictObject({
@@ -41,8 +42,11 @@ const priceSchema = z.strictObject({
   output_per_1m: microunits,
   cache_read_per_1m: microunits.optional(),
   cache_write_per_1m: microunits.optional(),
-  actor,
+  actor: actorName,
 });
+
+/** The change log's actor for an operator's edit. */
+const operator = (actor: string | undefined) => `operator:${actor ?? "admin"}`;
 
 const modelIdPattern = /^[a-zA-Z0-9][a-zA-Z0-9._:@-]{0,199}$/;
 
@@ -56,25 +60,8 @@ function modelParam(call: ApiCall<"admin">): string {
 export async function putCatalogModel(call: ApiCall<"admin">): Promise<Response> {
   const { app } = call;
   const modelId = modelParam(call);
-  const body = await readValidatedJson(call.request, modelSchema, call.bodyLimit);
-  const { created } = await editModel(
-    app.database.db,
-    modelId,
-    {
-      ownedBy: body.owned_by,
-      name: body.name,
-      kind: body.kind,
-      contextWindow: body.context_window,
-      maxOutputTokens: body.max_output_tokens,
-      aliases: body.aliases,
-      inputModalities: body.input_modalities,
-      supportsTools: body.supports_tools,
-      supportsReasoning: body.supports_reasoning,
-      supportsStructuredOutput: body.supports_structured_output,
-      disabled: body.disabled,
-    },
-    `operator:${body.actor ?? "admin"}`,
-  );
+  const { actor, ...edit } = camelKeys(await readValidatedJson(call.request, modelSchema, call.bodyLimit));
+  const { created } = await editModel(app.database.db, modelId, edit, operator(actor));
   await app.catalogStore.reload();
   return jsonResponse({ model: modelId, created }, created ? 201 : 200);
 }
@@ -87,20 +74,8 @@ export async function putCatalogPrice(call: ApiCall<"admin">): Promise<Response>
   if (!provider) {
     throw badRequest(`provider must be one of ${centralizedUpstreamNames.join(", ")}`, { param: "provider" });
   }
-  const body = await readValidatedJson(call.request, priceSchema, call.bodyLimit);
-  await setModelPrice(
-    app.database.db,
-    modelId,
-    provider,
-    {
-      upstreamModelId: body.upstream_model_id,
-      inputPer1m: body.input_per_1m,
-      outputPer1m: body.output_per_1m,
-      cacheReadPer1m: body.cache_read_per_1m,
-      cacheWritePer1m: body.cache_write_per_1m,
-    },
-    `operator:${body.actor ?? "admin"}`,
-  );
+  const { actor, ...edit } = camelKeys(await readValidatedJson(call.request, priceSchema, call.bodyLimit));
+  await setModelPrice(app.database.db, modelId, provider, edit, operator(actor));
   await app.catalogStore.reload();
   return jsonResponse({ model: modelId, provider, pinned: true });
 }
