@@ -74,23 +74,11 @@ async function dispatch(transaction: Executor, event: Stripe.Event): Promise<Str
       return closeSession(transaction, event.data.object.id, "expired");
     case "charge.refunded": {
       const charge = event.data.object;
-      return reverseCredit(transaction, event, {
-        paymentIntentId: idOf(charge.payment_intent),
-        currency: charge.currency,
-        source: "stripe_refund",
-        share: (session) => shareOf(session, BigInt(charge.amount_refunded)),
-        cumulative: true,
-      });
+      return reverseCredit(transaction, event, "stripe_refund", charge, charge.amount_refunded);
     }
     case "charge.dispute.created": {
       const dispute = event.data.object;
-      return reverseCredit(transaction, event, {
-        paymentIntentId: idOf(dispute.payment_intent),
-        currency: dispute.currency,
-        source: "stripe_dispute",
-        share: (session) => shareOf(session, BigInt(dispute.amount)),
-        cumulative: false,
-      });
+      return reverseCredit(transaction, event, "stripe_dispute", dispute, dispute.amount);
     }
     case "charge.dispute.closed": {
       const dispute = event.data.object;
@@ -180,15 +168,16 @@ async function closeSession(
     : { outcome: "ignored", reason: "session unknown or not open", sessionId };
 }
 
-interface Reversal {
-  paymentIntentId: string | null;
-  currency: string;
-  source: "stripe_refund" | "stripe_dispute";
-  /** How much of the credit this event takes back in total. */
-  share: (session: CardSessionRow) => bigint;
-  /** Refund amounts are cumulative per charge; a dispute stands on its own. */
-  cumulative: boolean;
-}
+type ReversalSource = "stripe_refund" | "stripe_dispute";
+
+const reversals: Record<
+  ReversalSource,
+  { kind: "card_refund" | "card_dispute"; reason: string; cumulative: boolean }
+> = {
+  // A charge's refunded amount is the total so far; a dispute stands on its own.
+  stripe_refund: { kind: "card_refund", reason: "card payment refunded", cumulative: true },
+  stripe_dispute: { kind: "card_dispute", reason: "card payment disputed", cumulative: false },
+};
 
 /**
  * Takes back the credited share of a refund or dispute, up to the token's available
@@ -197,16 +186,21 @@ interface Reversal {
 async function reverseCredit(
   transaction: Executor,
   event: Stripe.Event,
-  reversal: Reversal,
+  source: ReversalSource,
+  /** The charge or dispute: the payment it reverses and the currency of its amount. */
+  against: { payment_intent: string | { id: string } | null; currency: string },
+  /** How much of the payment this event takes back, in the currency's minor unit. */
+  amountMinor: number,
 ): Promise<StripeEventResult> {
-  if (!reversal.paymentIntentId) return { outcome: "parked", reason: "no_payment_intent" };
-  const row = await lockSession(transaction, "payment_intent_id", reversal.paymentIntentId);
+  const reversal = reversals[source];
+  const paymentIntentId = idOf(against.payment_intent);
+  if (!paymentIntentId) return { outcome: "parked", reason: "no_payment_intent" };
+  const row = await lockSession(transaction, "payment_intent_id", paymentIntentId);
   if (!row) return { outcome: "parked", reason: "unknown_payment" };
   const sessionId = row.id;
   if (row.status !== "credited") return { outcome: "parked", reason: "session_not_credited", sessionId };
-  if (reversal.currency !== row.currency)
-    return { outcome: "parked", reason: "currency_mismatch", sessionId };
-  const share = reversal.share(row);
+  if (against.currency !== row.currency) return { outcome: "parked", reason: "currency_mismatch", sessionId };
+  const share = shareOf(row, BigInt(amountMinor));
   const due = minBigint(
     reversal.cumulative ? share - row.reversedMicrounits : share,
     row.creditMicrounits - row.reversedMicrounits,
@@ -227,13 +221,13 @@ async function reverseCredit(
       systemAccounts.stripe.ref,
     );
     await postTransaction(transaction, {
-      kind: reversal.source === "stripe_refund" ? "card_refund" : "card_dispute",
+      kind: reversal.kind,
       idempotencyKey: `stripe:reversal:${event.id}`,
       metadata: {
-        reason: reversal.source === "stripe_refund" ? "card payment refunded" : "card payment disputed",
+        reason: reversal.reason,
         stripe_event_id: event.id,
         stripe_session_id: sessionId,
-        stripe_payment_intent_id: reversal.paymentIntentId,
+        stripe_payment_intent_id: paymentIntentId,
         receivable_microunits: Number(due - taken),
       },
       entries: [
@@ -247,7 +241,7 @@ async function reverseCredit(
     // collected then (lib/ledger/receivables.ts); what was already spent waits for new funding.
     await transaction.execute(
       sql`INSERT INTO receivables (account_id, amount_microunits, outstanding_microunits, source, reference, session_id)
-          VALUES (${row.accountId}, ${due - taken}, ${due - taken}, ${reversal.source}, ${event.id}, ${sessionId})`,
+          VALUES (${row.accountId}, ${due - taken}, ${due - taken}, ${source}, ${event.id}, ${sessionId})`,
     );
   }
   await transaction
