@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "no
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { build, stop } from "esbuild";
 
 const root = resolve(import.meta.dirname, "..");
 const outdir = join(root, ".pod", "server");
@@ -88,6 +88,10 @@ function inputsOf(result, compiledAt) {
   return new TextEncoder().encode(JSON.stringify({ compiledAt, inputs }));
 }
 
-if (!isCurrent()) await compile();
+if (!isCurrent()) {
+  await compile();
+  // esbuild's service process (about 60 MiB) would otherwise live as long as the gateway.
+  await stop();
+}
 const { main } = await import(pathToFileURL(join(outdir, "server.mjs")).href);
 await main();

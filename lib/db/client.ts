@@ -8,6 +8,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import type { EngineHost } from "./pglite-engine-channel";
 import { pgliteOptions } from "./pglite-options";
 import { PGliteThreadClient } from "./pglite-thread-client";
 import * as schema from "./schema";
@@ -150,10 +151,11 @@ function pgliteWorkerEntry(): string | undefined {
 /**
  * A new data directory is created (initdb) and migrated by an engine that is then closed:
  * WebAssembly memory only grows, and those steps leave the engine that serves about 400 MiB
- * larger than one opened on the finished directory.
+ * larger than one opened on the finished directory. With the engine off the request thread,
+ * the set-up one runs in a child process, so nothing of it stays in this one.
  */
 async function createPGlite(location: string, thread: "worker" | "main"): Promise<void> {
-  const setup = await startPGlite(location, thread);
+  const setup = await startPGlite(location, thread, "process");
   try {
     await migratePglite(drizzlePglite(setup), { migrationsFolder: migrationsFolder() });
   } finally {
@@ -161,14 +163,18 @@ async function createPGlite(location: string, thread: "worker" | "main"): Promis
   }
 }
 
-async function startPGlite(location: string, thread: "worker" | "main"): Promise<PGlite> {
+async function startPGlite(
+  location: string,
+  thread: "worker" | "main",
+  host: EngineHost = "thread",
+): Promise<PGlite> {
   const workerEntry = pgliteWorkerEntry();
   if (thread === "main" || !workerEntry) {
     const client = new PGlite(location, pgliteOptions());
     await client.waitReady;
     return client;
   }
-  const client = new PGliteThreadClient(location, workerEntry);
+  const client = new PGliteThreadClient(location, workerEntry, host);
   try {
     await client.waitReady;
   } catch (error) {

@@ -1,6 +1,11 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase, queryPrepared, queryRows } from "./client";
+import { PGliteThreadClient } from "./pglite-thread-client";
 import { postgresErrorCode } from "./postgres-error-code";
 
 const probe = sql`select 9007199254740993::bigint as big, '2026-01-02 03:04:05+00'::timestamptz as at,
@@ -87,6 +92,46 @@ describe("PGlite in a worker thread", () => {
     const handle = await openDatabase({ dataDir: "memory://", pgliteThread: "worker" });
     await handle.close();
     const failure = await queryRows(handle.db, sql`select 1`).catch((error: unknown) => error);
-    expect(String((failure as { cause?: Error }).cause?.message)).toMatch(/PGlite worker thread is closed/);
+    expect(String((failure as { cause?: Error }).cause?.message)).toMatch(/the PGlite engine is closed/);
   }, 60_000);
+});
+
+describe("PGlite in a child process (the set-up engine of a new data directory)", () => {
+  it("answers with the same values as a worker thread, and its process is gone after close", async () => {
+    const entry = resolve(import.meta.dirname, "pglite-thread-worker.ts");
+    const inProcess = new PGliteThreadClient("memory://", entry, "process");
+    const inThread = new PGliteThreadClient("memory://", entry, "thread");
+    await Promise.all([inProcess.waitReady, inThread.waitReady]);
+    const text = "select 9007199254740993::bigint as big, '\\x0102'::bytea as bytes, $1::text as quoted";
+    const [fromProcess, fromThread] = await Promise.all([
+      inProcess.query(text, ["it's"]),
+      inThread.query(text, ["it's"]),
+    ]);
+    expect(fromProcess.rows).toEqual(fromThread.rows);
+    expect(fromProcess.rows[0]).toMatchObject({ big: 9007199254740993n, quoted: "it's" });
+    const children = () =>
+      execFileSync("ps", ["-o", "pid=", "--ppid", String(process.pid)], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => line.trim() !== "" && !line.includes("ps"));
+    const before = children().length;
+    await Promise.all([inProcess.close(), inThread.close()]);
+    expect(children().length).toBeLessThan(before);
+    await expect(inProcess.query("select 1")).rejects.toThrow(/closed/);
+  }, 60_000);
+
+  it("creates and migrates a new data directory that the serving engine then opens", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "pod-pglite-create-"));
+    try {
+      const handle = await openDatabase({ dataDir, pgliteThread: "worker" });
+      await handle.migrate();
+      const tables = await queryRows<{ n: number }>(
+        handle.db,
+        sql`select count(*)::int as n from information_schema.tables where table_name = 'ledger_entries'`,
+      );
+      expect(tables).toEqual([{ n: 1 }]);
+      await handle.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

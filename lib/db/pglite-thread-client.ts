@@ -1,7 +1,5 @@
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
 import type { PGlite, QueryOptions, Results } from "@electric-sql/pglite";
+import { type EngineChannel, type EngineHost, openEngineChannel } from "./pglite-engine-channel";
 import {
   PGliteThreadError,
   type ThreadQueryOptions,
@@ -36,37 +34,22 @@ function threadOptions(options: QueryOptions | undefined): ThreadQueryOptions | 
 }
 
 /**
- * The worker's first statement: the precompiled entry (npm start) is imported as it is; the
- * TypeScript one (tsx, tests) through tsx's loader, registered by file URL so the worker loads
- * TypeScript however we were started.
- */
-function workerBootstrap(entry: string): string {
-  if (!entry.endsWith(".ts")) return `import(${JSON.stringify(pathToFileURL(entry).href)});`;
-  // Resolved from the entry's own path at run time, so bundlers do not try to follow it.
-  const tsxApi = pathToFileURL(createRequire(entry).resolve("tsx/esm/api")).href.replace(/\.cjs$/, ".mjs");
-  return `import(${JSON.stringify(tsxApi)}).then((api) => { api.register(); return import(${JSON.stringify(pathToFileURL(entry).href)}); });`;
-}
-
-/**
  * The embedded PGlite run in a worker thread, with the methods of PGlite that drizzle's PGlite
  * driver uses (query, exec, transaction, close). Each call is a message to the worker and its
  * answer; a transaction is opened in the worker and its statements are routed into it by id.
  */
 export class PGliteThreadClient implements Queryable {
-  readonly #worker: Worker;
+  readonly #engine: EngineChannel;
   readonly #pending = new Map<number, Pending>();
   readonly waitReady: Promise<void>;
   #nextId = 1;
   #failure: Error | undefined;
 
   /** `entry`: the path of pglite-thread-worker.ts, or of its precompiled copy. */
-  constructor(location: string, entry: string) {
-    this.#worker = new Worker(workerBootstrap(entry), {
-      eval: true,
-      workerData: { location },
-    });
+  constructor(location: string, entry: string, host: EngineHost = "thread") {
+    this.#engine = openEngineChannel(entry, location, host);
     this.waitReady = new Promise((ready, failed) => {
-      this.#worker.on("message", (message: ThreadReply) => {
+      this.#engine.onMessage((message) => {
         if (!("id" in message)) {
           if (message.ready) ready();
           else failed(new PGliteThreadError(message.error));
@@ -78,12 +61,14 @@ export class PGliteThreadClient implements Queryable {
         if (message.ok) pending.resolve(message.value);
         else pending.reject(new PGliteThreadError(message.error));
       });
-      this.#worker.on("error", (error) => {
+      this.#engine.onError((error) => {
         this.#fail(error);
         failed(error);
       });
-      this.#worker.on("exit", (code) => {
-        const error = new Error(`the PGlite worker thread exited (code ${code})`);
+      this.#engine.onExit((code) => {
+        const error = new Error(
+          `the PGlite engine's ${host === "thread" ? "worker thread" : "process"} exited (code ${code})`,
+        );
         this.#fail(error);
         failed(error);
       });
@@ -101,7 +86,7 @@ export class PGliteThreadClient implements Queryable {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ ...body, id } as ThreadRequest);
+      this.#engine.post({ ...body, id } as ThreadRequest);
     });
   }
 
@@ -160,8 +145,8 @@ export class PGliteThreadClient implements Queryable {
 
   async close(): Promise<void> {
     if (!this.#failure) await this.#call({ op: "close" });
-    this.#fail(new Error("the PGlite worker thread is closed"));
-    await this.#worker.terminate();
+    this.#fail(new Error("the PGlite engine is closed"));
+    await this.#engine.terminate();
   }
 
   /** For drizzle's PGlite driver, which is typed against PGlite and calls only the methods above. */

@@ -1,11 +1,14 @@
 /**
- * Worker-thread entry that owns the embedded PGlite: its WebAssembly engine then runs on a core
- * of its own instead of the thread that answers requests. Statements run in the order they
- * arrive; PGlite itself makes statements from outside an open transaction wait for it to end.
+ * Entry that owns the embedded PGlite, as a worker thread (the serving engine: its WebAssembly
+ * then runs on a core of its own instead of the thread that answers requests) or as a child
+ * process (the set-up engine of a new data directory; see pglite-engine-channel.ts). Statements
+ * run in the order they arrive; PGlite itself makes statements from outside an open transaction
+ * wait for it to end.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
 import { collectStartupGarbage } from "../collect-startup-garbage";
+import { ENGINE_LOCATION_VARIABLE } from "./pglite-engine-channel";
 import { pgliteOptions } from "./pglite-options";
 import {
   errorToFields,
@@ -20,14 +23,42 @@ interface OpenTransaction {
   done: Promise<unknown>;
 }
 
-const port = parentPort;
-if (!port) throw new Error("pglite-thread-worker runs only as a worker thread");
-const { location } = workerData as { location: string };
+interface Port {
+  location: string;
+  send(message: ThreadReply): void;
+  onRequest(handler: (request: ThreadRequest) => void): void;
+}
+
+function openPort(): Port {
+  const thread = parentPort;
+  if (thread)
+    return {
+      location: (workerData as { location: string }).location,
+      send: (message) => thread.postMessage(message),
+      onRequest: (handler) => thread.on("message", handler),
+    };
+  const location = process.env[ENGINE_LOCATION_VARIABLE];
+  if (!process.send || !location)
+    throw new Error(
+      "pglite-thread-worker runs only as a worker thread or a child process with an IPC channel",
+    );
+  // The parent is gone (crashed, killed): an engine nobody can reach has nothing left to do.
+  process.on("disconnect", () => process.exit(0));
+  return {
+    location,
+    send: (message) => {
+      process.send?.(message);
+    },
+    onRequest: (handler) => process.on("message", (request) => handler(request as ThreadRequest)),
+  };
+}
+
+const port = openPort();
 const transactions = new Map<number, OpenTransaction>();
 let nextTransaction = 1;
 
 function reply(message: ThreadReply): void {
-  port?.postMessage(message);
+  port.send(message);
 }
 
 const keepText = (value: string): string => value;
@@ -99,7 +130,7 @@ async function handle(client: PGlite, request: ThreadRequest): Promise<unknown> 
 }
 
 try {
-  const client = new PGlite(location, pgliteOptions());
+  const client = new PGlite(port.location, pgliteOptions());
   await client.waitReady;
   // initdb and the migrations leave garbage this thread is too idle to ever collect: it is
   // collected once, the first time the worker has had no statement for 5 s.
@@ -107,7 +138,7 @@ try {
     startupCollection = undefined;
     collectStartupGarbage();
   }, 5_000).unref();
-  port.on("message", (request: ThreadRequest) => {
+  port.onRequest((request) => {
     startupCollection?.refresh();
     handle(client, request).then(
       (value) => reply({ id: request.id, ok: true, value }),

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,6 +106,17 @@ async function useTheApi(origin: string, kind: "pglite" | "postgres"): Promise<v
   expect(((await refused.json()) as { error: { type: string } }).error.type).toBe("unauthorized");
 }
 
+/** The processes a gateway started and still has: the compiler's service and PGlite's set-up engine are done by then. */
+function childrenOf(child: ChildProcess): string[] {
+  try {
+    return execFileSync("ps", ["-o", "args=", "--ppid", String(child.pid)], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.trim() !== "");
+  } catch {
+    return []; // ps exits 1 when it lists nothing
+  }
+}
+
 describe("npm start: the precompiled server", () => {
   it("serves the API on the embedded PGlite (its worker thread compiled too)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "pod-start-"));
@@ -146,5 +157,8 @@ describe("npm start: the precompiled server", () => {
     expect(after.compiledAt).toBeGreaterThan(0);
     await useTheApi(first?.origin ?? "", "pglite");
     await useTheApi(second?.origin ?? "", "pglite");
+    // Each compiled and created a new data directory: neither keeps a process for that.
+    expect(first && childrenOf(first.child)).toEqual([]);
+    expect(second && childrenOf(second.child)).toEqual([]);
   }, 420_000);
 });
