@@ -61,6 +61,12 @@ interface SeenAgent {
  * traffic on the bus and sat on the path of every cross-replica job.
  */
 const loadPublishMs = 250;
+/**
+ * Successful attempts are shared at most this often, in one message: one broadcast per request,
+ * heard by every replica (this one included), was bus traffic on the path of every job, and a
+ * success only matters to other replicas as a provider's recovery, which takes many of them.
+ */
+const healthPublishMs = 250;
 /** The periodic full read of the agent directory, in beats (repairs messages lost in a Redis blip). */
 const syncEveryTicks = 5;
 /** Deletes a directory entry only if it is still the given connection's (a newer one may have replaced it). */
@@ -92,6 +98,8 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
   #loadSoon = false;
   #health: SharedHealthSink | undefined;
   #healthOut: HealthAttempt[] = [];
+  #healthTimer: NodeJS.Timeout | undefined;
+  #healthSoon = false;
   #ticks = 0;
   readonly #agentsKey: string;
 
@@ -221,7 +229,6 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
     this.#health = sink;
     return (providerId, attempt) => {
       if (this.#bus.state !== "up") return;
-      if (this.#healthOut.length === 0) setImmediate(() => this.#flushHealth());
       if (this.#healthOut.length < 1000)
         this.#healthOut.push({
           provider: providerId,
@@ -229,6 +236,16 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
           ms: attempt.timeToHeadersMs,
           at: attempt.at,
         });
+      if (!attempt.ok) {
+        // A failure may demote the provider: every replica hears it on the next turn of the loop.
+        if (this.#healthSoon) return;
+        this.#healthSoon = true;
+        setImmediate(() => this.#flushHealth());
+        return;
+      }
+      if (this.#healthTimer) return;
+      this.#healthTimer = setTimeout(() => this.#flushHealth(), healthPublishMs);
+      this.#healthTimer.unref();
     };
   }
 
@@ -243,6 +260,7 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
         ),
       );
     if (this.#loadTimer) clearTimeout(this.#loadTimer);
+    if (this.#healthTimer) clearTimeout(this.#healthTimer);
     this.#remote.failAll("the gateway replica is shutting down");
     this.#hosted.abortAll();
     await this.#bus.close();
@@ -365,6 +383,9 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
   }
 
   #flushHealth(): void {
+    if (this.#healthTimer) clearTimeout(this.#healthTimer);
+    this.#healthTimer = undefined;
+    this.#healthSoon = false;
     const attempts = this.#healthOut;
     this.#healthOut = [];
     if (attempts.length > 0)
