@@ -23,6 +23,8 @@ interface HostedJob {
 
 /** Chunks are read from the agent's stream in pieces no bigger than this before they are published. */
 const maxChunkBytes = 256 * 1024;
+/** How long the first bytes of a reply that is not an event stream wait for its end. */
+const holdMs = 20;
 
 /**
  * Jobs other replicas sent to the agents this replica holds (the home's side). Each runs through
@@ -104,36 +106,79 @@ export class HostedJobs {
     }
     const contentType = response.headers.get("content-type") ?? "application/json";
     const reader = response.body?.getReader();
+    // An event stream's bytes go out as they come: its first byte is what its caller waits for.
+    // Any other reply is read whole by the caller's replica, so its first bytes wait (a bounded
+    // while, a bounded amount) for its end, and a reply that ends at once crosses Redis as one
+    // message, not a start and an end each woken for on both sides.
+    const holds = !contentType.includes("text/event-stream");
+    const holdLimit = Math.min(maxChunkBytes, job.window);
+    let held: Uint8Array[] = [];
+    let heldBytes = 0;
     let started = false;
+    let hold: { timer: NodeJS.Timeout; elapsed: Promise<undefined> } | undefined;
+    const stopHolding = () => {
+      if (hold) clearTimeout(hold.timer);
+      hold = undefined;
+    };
+    /** Publishes what is held: the start (with the end too when the job is over), or a chunk. */
+    const flush = (end?: { tokens?: Record<string, number> }) => {
+      stopHolding();
+      const data = Buffer.concat(held).toString("base64");
+      job.sent += heldBytes;
+      held = [];
+      heldBytes = 0;
+      if (!started) {
+        started = true;
+        reply({
+          type: "start",
+          job: job.id,
+          status: response.status,
+          contentType,
+          data,
+          ...(end ? { end } : {}),
+        });
+        return;
+      }
+      if (data.length > 0) reply({ type: "chunk", job: job.id, data });
+      if (end) reply({ type: "end", job: job.id, ...end });
+    };
+    let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
     try {
       for (;;) {
-        if (!started && reader === undefined) break;
-        const next = reader ? await reader.read() : { done: true as const, value: undefined };
+        if (reader === undefined) break;
+        pending ??= reader.read();
+        const next = hold ? await Promise.race([pending, hold.elapsed]) : await pending;
         if (!this.#jobs.has(job.id)) {
-          await reader?.cancel().catch(() => undefined);
+          await reader.cancel().catch(() => undefined);
           return;
         }
-        if (next.done) break;
-        for (let offset = 0; offset < next.value.byteLength; offset += maxChunkBytes) {
-          const piece = next.value.subarray(offset, offset + maxChunkBytes);
-          const data = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString("base64");
-          if (!started) {
-            started = true;
-            reply({ type: "start", job: job.id, status: response.status, contentType, data });
-          } else reply({ type: "chunk", job: job.id, data });
-          job.sent += piece.byteLength;
+        if (next === undefined) {
+          // Held long enough: the caller's replica hears the agent answered (its headers timer stops).
+          flush();
+        } else {
+          pending = undefined;
+          if (next.done) break;
+          for (let offset = 0; offset < next.value.byteLength; offset += maxChunkBytes) {
+            const piece = next.value.subarray(offset, offset + maxChunkBytes);
+            held.push(piece);
+            heldBytes += piece.byteLength;
+            if (!holds || started || heldBytes >= holdLimit) flush();
+            else hold ??= holdFor(holdMs);
+          }
         }
         while (job.sent - job.acked >= job.window && this.#jobs.has(job.id))
           await new Promise<void>((resolve) => {
             job.wake = resolve;
           });
       }
-      if (!started) reply({ type: "start", job: job.id, status: response.status, contentType, data: "" });
-      reply({ type: "end", job: job.id, ...(job.tokens ? { tokens: job.tokens } : {}) });
+      flush(job.tokens ? { tokens: job.tokens } : {});
     } catch (error) {
+      // Bytes the agent sent before it failed are relayed first, as they would be without the hold.
+      if (heldBytes > 0) flush();
       const code = error instanceof AgentJobError ? error.code : "disconnected";
       reply({ type: "fail", job: job.id, code, message: errorMessage(error) });
     } finally {
+      stopHolding();
       this.#end(job.id);
     }
   }
@@ -144,6 +189,15 @@ export class HostedJobs {
     this.#jobs.delete(jobId);
     job.wake?.();
   }
+}
+
+/** A timer as a promise (resolving to undefined), and the timer to clear it early. */
+function holdFor(ms: number): { timer: NodeJS.Timeout; elapsed: Promise<undefined> } {
+  let resolveElapsed: (value: undefined) => void = () => undefined;
+  const elapsed = new Promise<undefined>((resolve) => {
+    resolveElapsed = resolve;
+  });
+  return { timer: setTimeout(() => resolveElapsed(undefined), ms), elapsed };
 }
 
 function errorMessage(error: unknown): string {

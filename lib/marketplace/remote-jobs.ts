@@ -116,15 +116,14 @@ export class RemoteJobs {
       case "start":
         if (!job.started) this.#start(job, message.status, message.contentType);
         this.#enqueue(job, message.data);
+        if (message.end) this.#end(job, message.end.tokens);
         return;
       case "chunk":
         if (job.started) this.#enqueue(job, message.data);
         return;
       case "end":
-        if (message.tokens) job.onAgentTokens?.(message.tokens);
         if (!job.started) this.#start(job, 200, "application/json");
-        this.#finish(job);
-        job.controller?.close();
+        this.#end(job, message.tokens);
         return;
       case "fail":
         this.#fail(job.id, new AgentJobError(message.code, message.message));
@@ -156,6 +155,12 @@ export class RemoteJobs {
       { highWaterMark: this.#window / 4, size: (chunk) => chunk.byteLength },
     );
     job.resolve(new Response(stream, { status, headers: { "content-type": contentType } }));
+  }
+
+  #end(job: RemoteJob, tokens: Record<string, number> | undefined): void {
+    if (tokens) job.onAgentTokens?.(tokens);
+    this.#finish(job);
+    job.controller?.close();
   }
 
   #enqueue(job: RemoteJob, base64: string): void {

@@ -88,6 +88,8 @@ export const sharedMessageSchema = z.discriminatedUnion("type", [
 export type SharedMessage = z.infer<typeof sharedMessageSchema>;
 
 const jobIdSchema = shortIdSchema;
+/** The agent's own token counts for a job, when it sent them. */
+const agentTokensSchema = z.record(z.string().max(50), tokenCountSchema);
 
 export const directMessageSchema = z.discriminatedUnion("type", [
   /** Caller's replica → home: run this job on the agent of `providerId` (connection `connection`). */
@@ -110,20 +112,24 @@ export const directMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("cancel"), job: jobIdSchema }),
   /** Caller's replica → home: the caller has taken `bytes` of the job's body so far. */
   z.object({ type: z.literal("ack"), job: jobIdSchema, bytes: z.number().int().min(0) }),
-  /** Home → caller's replica: the agent answered; its status and the first bytes. */
+  /**
+   * Home → caller's replica: the agent answered; its status and the first bytes. With `end`, these
+   * were all its bytes and the job is over (a reply that ended soon after it began, in one message).
+   */
   z.object({
     type: z.literal("start"),
     job: jobIdSchema,
     status: httpStatusSchema,
     contentType: headerValueSchema,
     data: chunkDataSchema,
+    end: z.object({ tokens: agentTokensSchema.optional() }).optional(),
   }),
   z.object({ type: z.literal("chunk"), job: jobIdSchema, data: chunkDataSchema }),
   /** Home → caller's replica: the job ended; the agent's own token counts when it sent them. */
   z.object({
     type: z.literal("end"),
     job: jobIdSchema,
-    tokens: z.record(z.string().max(50), tokenCountSchema).optional(),
+    tokens: agentTokensSchema.optional(),
   }),
   /** Home → caller's replica: the job failed (before its first byte: the caller's replica fails over). */
   z.object({

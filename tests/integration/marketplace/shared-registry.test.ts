@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { createClient } from "@redis/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../../../lib/log";
 import type { AgentTransport, LiveOffer } from "../../../lib/marketplace/registry";
@@ -56,11 +57,14 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
   const healthC = new HealthTracker();
   const sources: Source[] = [];
 
+  const replicaIds = new Map<string, string>();
   const make = (name: string, health: HealthTracker) => {
+    const replicaId = `gw_${name}_${randomBytes(3).toString("hex")}`;
+    replicaIds.set(name, replicaId);
     const registry = new SharedMarketplaceRegistry({
       redisUrl: redis.url ?? "",
       namespace,
-      replicaId: `gw_${name}_${randomBytes(3).toString("hex")}`,
+      replicaId,
       replicaName: name,
       heartbeatTimeoutMs: 30_000,
       replicaTimeoutMs: 1_500,
@@ -199,6 +203,101 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     replicaA.disconnect("p-retired");
     await expect.poll(() => removed, { timeout: 3_000 }).toBe(true);
     expect(replicaC.liveOffers().some((offer) => offer.providerId === "p-retired")).toBe(false);
+  });
+
+  /**
+   * An agent whose reply is a first chunk now and a last one with its end on the next turn of the
+   * loop (as job_done follows job_chunk), or, given `ends`, when the test calls the end it is handed.
+   */
+  function twoPartTransport(contentType: string, ends?: Array<() => void>): AgentTransport {
+    return async () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"first":true'));
+          const end = () => {
+            controller.enqueue(new TextEncoder().encode("}"));
+            controller.close();
+          };
+          if (ends) ends.push(end);
+          else setImmediate(end);
+        },
+      });
+      return new Response(body, { status: 200, headers: { "content-type": contentType } });
+    };
+  }
+
+  const connectTwoPart = (providerId: string, contentType: string, ends?: Array<() => void>) =>
+    replicaC.connect({
+      providerId,
+      offers: [
+        { modelId: "gpt-4o-mini", dialect: "openai", inputPer1m: 1n, outputPer1m: 1n, maxConcurrent: 4 },
+      ],
+      transport: twoPartTransport(contentType, ends),
+    });
+
+  /** Every message sent on A's own channel (what C tells A about its jobs), read by a client of the test's own. */
+  async function listenToA(): Promise<{ messages: Array<Record<string, unknown>>; close(): Promise<void> }> {
+    const client = createClient({ url: redis.url ?? "" });
+    await client.connect();
+    const messages: Array<Record<string, unknown>> = [];
+    await client.subscribe(`${namespace}:mkt:r:${replicaIds.get("a")}`, (text) => {
+      messages.push(JSON.parse(text) as Record<string, unknown>);
+    });
+    return { messages, close: () => client.close() };
+  }
+
+  it("a reply that ends soon after it begins crosses to A as one message: a start that carries its end", async () => {
+    const handle = connectTwoPart("p-whole", "application/json");
+    const offer = await offerOnA("p-whole");
+    const listener = await listenToA();
+    try {
+      const response = await replicaA.dispatch(offer, "{}", dispatchOptions());
+      expect(await response.text()).toBe('{"first":true}');
+      await expect.poll(() => listener.messages.length, { timeout: 3_000 }).toBeGreaterThan(0);
+      // Redis delivers in order: an end sent after the start would be here by now.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(listener.messages.map((message) => message.type)).toEqual(["start"]);
+      expect(listener.messages[0]).toMatchObject({ status: 200, end: {} });
+    } finally {
+      await listener.close();
+      handle.disconnect();
+    }
+  });
+
+  it("a reply whose end is late still reaches A's caller before it ends (its first bytes are held only briefly)", async () => {
+    const ends: Array<() => void> = [];
+    const handle = connectTwoPart("p-late-end", "application/json", ends);
+    const offer = await offerOnA("p-late-end");
+    // The agent's stream ends only after A has the response: holding the start until the end would hang here.
+    const response = await replicaA.dispatch(offer, "{}", dispatchOptions());
+    expect(response.status).toBe(200);
+    ends[0]?.();
+    expect(await response.text()).toBe('{"first":true}');
+    handle.disconnect();
+  });
+
+  it("an event stream's first bytes reach A before its end", async () => {
+    const ends: Array<() => void> = [];
+    const handle = connectTwoPart("p-stream-first", "text/event-stream", ends);
+    const offer = await offerOnA("p-stream-first");
+    const listener = await listenToA();
+    try {
+      const response = await replicaA.dispatch(offer, "{}", dispatchOptions());
+      const reader = response.body?.getReader();
+      if (!reader) throw new Error("no body");
+      const first = await reader.read();
+      expect(new TextDecoder().decode(first.value)).toBe('{"first":true');
+      // The agent is still producing: what A heard is a start without an end.
+      await expect.poll(() => listener.messages.length, { timeout: 3_000 }).toBe(1);
+      expect(listener.messages.map((message) => message.type)).toEqual(["start"]);
+      expect(listener.messages[0]?.end).toBeUndefined();
+      ends[0]?.();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe("}");
+      expect((await reader.read()).done).toBe(true);
+    } finally {
+      await listener.close();
+      handle.disconnect();
+    }
   });
 
   it("provider health is shared: failures seen on A demote the provider on C, and C's successes are seen on A", async () => {
