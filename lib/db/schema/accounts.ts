@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, check, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, bigserial, check, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
 
 /**
  * A ledger account. `balance` is maintained in the same transaction as the entries
@@ -16,7 +17,7 @@ export const accounts = pgTable(
     ref: text("ref").notNull(),
     balance: bigint("balance", { mode: "bigint" }).notNull().default(sql`0`),
     held: bigint("held", { mode: "bigint" }).notNull().default(sql`0`),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (table) => [
     uniqueIndex("accounts_kind_ref_idx").on(table.kind, table.ref),

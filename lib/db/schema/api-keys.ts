@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { apiTokens } from "./tokens";
+import { bigint, check, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { accountId, createdAt, randomId } from "./columns";
+import { tokenRef } from "./owners";
 
 /**
  * A further API key of a token's account: it spends the same balance as the token but can be
@@ -11,11 +12,9 @@ import { apiTokens } from "./tokens";
 export const apiKeys = pgTable(
   "api_keys",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    tokenId: uuid("token_id")
-      .notNull()
-      .references(() => apiTokens.id),
-    accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+    id: randomId(),
+    tokenId: tokenRef(),
+    accountId: accountId(),
     keyHash: text("key_hash").notNull().unique(),
     /** The key's last six characters, to tell keys apart on a page without storing the key. */
     hint: text("hint").notNull(),
@@ -24,7 +23,7 @@ export const apiKeys = pgTable(
     limitMicrounits: bigint("limit_microunits", { mode: "bigint" }),
     /** day | month (UTC), set exactly when a limit is. */
     limitPeriod: text("limit_period"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     rotatedAt: timestamp("rotated_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },

@@ -1,16 +1,7 @@
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  boolean,
-  check,
-  index,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
-import { apiTokens } from "./tokens";
+import { bigint, boolean, check, index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { accountId, createdAt, randomId } from "./columns";
+import { tokenKey, tokenRef } from "./owners";
 
 /**
  * A token's low-balance alert: when its balance falls below the threshold, the dashboard shows
@@ -18,10 +9,8 @@ import { apiTokens } from "./tokens";
  * process that sends it (a conditional update) and set again once the balance is back above.
  */
 export const lowBalanceAlerts = pgTable("low_balance_alerts", {
-  tokenId: uuid("token_id")
-    .primaryKey()
-    .references(() => apiTokens.id),
-  accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+  tokenId: tokenKey(),
+  accountId: accountId(),
   thresholdMicrounits: bigint("threshold_microunits", { mode: "bigint" }).notNull(),
   webhookUrl: text("webhook_url"),
   /** HMAC-SHA256 key of the `Pod-Signature` header; shown to the owner, never to anyone else. */
@@ -40,10 +29,8 @@ export const lowBalanceAlerts = pgTable("low_balance_alerts", {
 export const autoTopUps = pgTable(
   "auto_top_ups",
   {
-    tokenId: uuid("token_id")
-      .primaryKey()
-      .references(() => apiTokens.id),
-    accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+    tokenId: tokenKey(),
+    accountId: accountId(),
     enabled: boolean("enabled").notNull().default(false),
     /** Cleared by the charge; set again once the balance is back at the threshold: one charge per crossing. */
     armed: boolean("armed").notNull().default(true),
@@ -71,11 +58,9 @@ export const autoTopUps = pgTable(
 export const autoTopUpCharges = pgTable(
   "auto_top_up_charges",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    tokenId: uuid("token_id")
-      .notNull()
-      .references(() => apiTokens.id),
-    accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+    id: randomId(),
+    tokenId: tokenRef(),
+    accountId: accountId(),
     amountCents: bigint("amount_cents", { mode: "bigint" }).notNull(),
     creditMicrounits: bigint("credit_microunits", { mode: "bigint" }).notNull(),
     /** pending (claimed, Stripe called) | succeeded (credited) | failed */
@@ -83,7 +68,7 @@ export const autoTopUpCharges = pgTable(
     paymentIntentId: text("payment_intent_id"),
     receiptUrl: text("receipt_url"),
     failure: text("failure"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (table) => [
     uniqueIndex("auto_top_up_charges_one_pending").on(table.tokenId).where(sql`${table.status} = 'pending'`),

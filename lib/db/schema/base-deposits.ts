@@ -1,16 +1,7 @@
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  bigserial,
-  check,
-  index,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
-import { apiTokens } from "./tokens";
+import { bigint, bigserial, check, index, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { accountId, createdAt } from "./columns";
+import { tokenRef } from "./owners";
 
 /**
  * One EIP-3009 authorization submitted to fund a token with USDC on Base. The row is the
@@ -26,10 +17,8 @@ export const baseDeposits = pgTable(
     network: text("network").notNull(),
     /** `<usdc contract>:<from>:<nonce>`, lowercase: the key the token contract allows once. */
     authorizationKey: text("authorization_key").notNull(),
-    tokenId: uuid("token_id")
-      .notNull()
-      .references(() => apiTokens.id),
-    accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+    tokenId: tokenRef(),
+    accountId: accountId(),
     payer: text("payer").notNull(),
     /** USDC microunits the authorization moves (and the token is credited). */
     amountMicrounits: bigint("amount_microunits", { mode: "bigint" }).notNull(),
@@ -40,7 +29,7 @@ export const baseDeposits = pgTable(
     status: text("status").notNull(),
     reason: text("reason"),
     transactionHash: text("transaction_hash"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     creditedAt: timestamp("credited_at", { withTimezone: true }),
   },

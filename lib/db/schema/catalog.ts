@@ -12,6 +12,7 @@ import {
   text,
   timestamp,
 } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
 
 /**
  * Canonical models: seeded at first start from the shipped dataset (and the gateway's own
@@ -39,7 +40,7 @@ export const models = pgTable("models", {
   source: text("source").notNull().default("dataset"),
   /** Set once the operator edits the model: refreshes then leave its metadata alone. */
   operatorEdited: boolean("operator_edited").notNull().default(false),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  createdAt: createdAt(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 

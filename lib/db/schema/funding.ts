@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, check, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { apiTokens } from "./tokens";
+import { accountId, createdAt } from "./columns";
+import { tokenRef } from "./owners";
 
 /**
  * A Stripe Checkout Session the gateway created. The webhook credits only sessions found
@@ -11,10 +12,8 @@ export const cardSessions = pgTable(
   {
     /** Stripe's `cs_…` id. */
     id: text("id").primaryKey(),
-    tokenId: uuid("token_id")
-      .notNull()
-      .references(() => apiTokens.id),
-    accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+    tokenId: tokenRef(),
+    accountId: accountId(),
     /** What the token's balance gains. */
     creditMicrounits: bigint("credit_microunits", { mode: "bigint" }).notNull(),
     /** What the payer is charged, in the currency's minor unit (credit plus any passed-on fee). */
@@ -26,7 +25,7 @@ export const cardSessions = pgTable(
     paymentIntentId: text("payment_intent_id"),
     /** Credit taken back by refunds and disputes so far (a receivable holds what could not be). */
     reversedMicrounits: bigint("reversed_microunits", { mode: "bigint" }).notNull().default(sql`0`),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     creditedAt: timestamp("credited_at", { withTimezone: true }),
   },
   (table) => [
@@ -59,7 +58,7 @@ export const receivables = pgTable(
   "receivables",
   {
     id: bigserial("id", { mode: "bigint" }).primaryKey(),
-    accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+    accountId: accountId(),
     /** What the balance could not cover when the refund or dispute was booked. */
     amountMicrounits: bigint("amount_microunits", { mode: "bigint" }).notNull(),
     /** What is still owed: netted from the token's next funding, and spending is blocked until 0. */
@@ -71,7 +70,7 @@ export const receivables = pgTable(
     /** The Stripe event that created it. */
     reference: text("reference").notNull().unique(),
     sessionId: text("session_id"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (table) => [
     index("receivables_account_idx").on(table.accountId),
@@ -114,7 +113,7 @@ export const chainDeposits = pgTable(
     refundSignature: text("refund_signature"),
     resolutionNote: text("resolution_note"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (table) => [
     index("chain_deposits_status_idx").on(table.status),

@@ -1,5 +1,6 @@
 import { bigint, boolean, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
+import { createdAt } from "./columns";
 
 /** Worst-case reservation of an in-flight request; a sweeper releases those a crash left behind. */
 export const holds = pgTable(
@@ -10,7 +11,7 @@ export const holds = pgTable(
       .notNull()
       .references(() => accounts.id),
     amount: bigint("amount", { mode: "bigint" }).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     /** The gateway instance serving the request (lib/ledger/hold-keeper.ts); null until adopted. */
     owner: text("owner"),

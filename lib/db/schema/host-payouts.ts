@@ -1,16 +1,7 @@
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  check,
-  index,
-  integer,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
-import { hosts } from "./hosts";
+import { bigint, check, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, randomId } from "./columns";
+import { hostRef } from "./owners";
 
 /**
  * A USDC transfer from the payout wallet to a host: a withdrawal of earnings or the return
@@ -22,10 +13,8 @@ import { hosts } from "./hosts";
 export const hostPayouts = pgTable(
   "host_payouts",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    hostId: uuid("host_id")
-      .notNull()
-      .references(() => hosts.id),
+    id: randomId(),
+    hostId: hostRef(),
     /** withdrawal | bond_return */
     kind: text("kind").notNull(),
     amount: bigint("amount", { mode: "bigint" }).notNull(),
@@ -39,7 +28,7 @@ export const hostPayouts = pgTable(
     signedTransaction: text("signed_transaction"),
     attempts: integer("attempts").notNull().default(0),
     error: text("error"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
   },

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { check, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { check, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { randomId } from "./columns";
 
 /**
  * A supply-side operator (provider). The id is the provider id callers see in
@@ -9,7 +10,7 @@ import { check, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 export const hosts = pgTable(
   "hosts",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    id: randomId(),
     displayName: text("display_name").notNull(),
     /** Payout wallet (Solana address) for cashouts. */
     wallet: text("wallet").notNull(),

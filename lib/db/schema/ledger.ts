@@ -1,13 +1,14 @@
-import { bigint, bigserial, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, bigserial, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
+import { createdAt, randomId } from "./columns";
 
 /** One balanced movement of money. `idempotencyKey` is the replay guard (Stripe event, chain signature, request id). */
 export const ledgerTransactions = pgTable("ledger_transactions", {
-  id: uuid("id").primaryKey().defaultRandom(),
+  id: randomId(),
   kind: text("kind").notNull(),
   idempotencyKey: text("idempotency_key").unique(),
   metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  createdAt: createdAt(),
 });
 
 /** Signed amounts: positive credits the account, negative debits it. The entries of one transaction sum to zero. */
@@ -22,7 +23,7 @@ export const ledgerEntries = pgTable(
       .notNull()
       .references(() => accounts.id),
     amount: bigint("amount", { mode: "bigint" }).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (table) => [
     index("ledger_entries_account_idx").on(table.accountId),

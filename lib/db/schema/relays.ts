@@ -11,7 +11,8 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { models } from "./catalog";
-import { hosts } from "./hosts";
+import { createdAt, randomId } from "./columns";
+import { hostRef } from "./owners";
 
 /**
  * An upstream API key a host resells. Only the AES-256-GCM ciphertext is stored; it is
@@ -22,15 +23,13 @@ export const relayKeys = pgTable(
   "relay_keys",
   {
     id: uuid("id").primaryKey(),
-    hostId: uuid("host_id")
-      .notNull()
-      .references(() => hosts.id),
+    hostId: hostRef(),
     /** One of the centralized upstream kinds (openai, anthropic, openrouter, together, groq, venice). */
     upstream: text("upstream").notNull(),
     label: text("label"),
     /** `v1:<base64 iv|tag|ciphertext>`, bound to this row's id as associated data; null once revoked. */
     ciphertext: text("ciphertext"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
   (table) => [index("relay_keys_host_idx").on(table.hostId)],
@@ -43,10 +42,8 @@ export const relayKeys = pgTable(
 export const relayListings = pgTable(
   "relay_listings",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    hostId: uuid("host_id")
-      .notNull()
-      .references(() => hosts.id),
+    id: randomId(),
+    hostId: hostRef(),
     relayKeyId: uuid("relay_key_id")
       .notNull()
       .references(() => relayKeys.id),
@@ -60,7 +57,7 @@ export const relayListings = pgTable(
     enabled: boolean("enabled").notNull().default(true),
     /** Earnings (the host's 80% share) a rolling 24 hours may credit before the listing leaves routing. */
     dailyCapMicrounits: bigint("daily_cap_microunits", { mode: "bigint" }),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [

@@ -1,5 +1,6 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { apiTokens } from "./tokens";
+import { index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
+import { tokenRef } from "./owners";
 
 /**
  * Responses API answers kept for the token that made them (`store`, the API's default), so
@@ -11,15 +12,13 @@ export const storedResponses = pgTable(
   "stored_responses",
   {
     id: text("id").primaryKey(),
-    tokenId: uuid("token_id")
-      .notNull()
-      .references(() => apiTokens.id),
+    tokenId: tokenRef(),
     /** The whole conversation the response answered, as Responses input items. */
     inputItems: jsonb("input_items").$type<unknown[]>().notNull(),
     /** The Response object as the caller received it. */
     response: jsonb("response").$type<Record<string, unknown>>().notNull(),
     sizeBytes: integer("size_bytes").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },
   (table) => [

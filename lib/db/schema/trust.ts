@@ -1,15 +1,6 @@
-import {
-  bigint,
-  bigserial,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  text,
-  timestamp,
-  uuid,
-} from "drizzle-orm/pg-core";
-import { hosts } from "./hosts";
+import { bigint, bigserial, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, randomId } from "./columns";
+import { hostRef } from "./owners";
 
 /**
  * What the gateway observed about a host's honesty, one row per observation: metering
@@ -21,9 +12,7 @@ export const hostTrustEvents = pgTable(
   "host_trust_events",
   {
     id: bigserial("id", { mode: "bigint" }).primaryKey(),
-    hostId: uuid("host_id")
-      .notNull()
-      .references(() => hosts.id),
+    hostId: hostRef(),
     /** over_claim | invalid_claim | over_limit | protocol_violation | canary_pass | canary_fail */
     kind: text("kind").notNull(),
     /** The request (or canary job) it was seen on, when there is one. */
@@ -31,7 +20,7 @@ export const hostTrustEvents = pgTable(
     /** In words, as the host and the operator read it. */
     detail: text("detail").notNull(),
     evidence: jsonb("evidence").$type<Record<string, unknown>>().notNull().default({}),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (table) => [index("host_trust_events_host_idx").on(table.hostId, table.createdAt)],
 );
@@ -46,10 +35,8 @@ export type HostTrustEvent = typeof hostTrustEvents.$inferSelect;
 export const hostSlashes = pgTable(
   "host_slashes",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    hostId: uuid("host_id")
-      .notNull()
-      .references(() => hosts.id),
+    id: randomId(),
+    hostId: hostRef(),
     /** admin | automatic */
     trigger: text("trigger").notNull(),
     reason: text("reason").notNull(),
@@ -60,7 +47,7 @@ export const hostSlashes = pgTable(
     /** What no caller was owed (the pool beyond what they paid): to the treasury. */
     remainderMicrounits: bigint("remainder_microunits", { mode: "bigint" }).notNull(),
     callersRefunded: integer("callers_refunded").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (table) => [index("host_slashes_host_idx").on(table.hostId)],
 );

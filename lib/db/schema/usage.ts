@@ -1,4 +1,5 @@
-import { bigint, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { accountId, createdAt } from "./columns";
 
 /**
  * One row per billed request: what was served, by whom, and what it cost. Token counts are
@@ -8,7 +9,7 @@ export const usageRecords = pgTable(
   "usage_records",
   {
     requestId: text("request_id").primaryKey(),
-    accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+    accountId: accountId(),
     model: text("model").notNull(),
     route: text("route").notNull(),
     providerId: text("provider_id").notNull(),
@@ -20,7 +21,7 @@ export const usageRecords = pgTable(
     outcome: text("outcome").notNull(),
     /** The API key that made the request (api_keys.id); null for the token itself. */
     apiKeyId: uuid("api_key_id"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (table) => [
     index("usage_records_account_idx").on(table.accountId),
@@ -37,11 +38,11 @@ export const usageRecords = pgTable(
  */
 export const settlementQuarantine = pgTable("settlement_quarantine", {
   requestId: text("request_id").primaryKey(),
-  accountId: bigint("account_id", { mode: "bigint" }).notNull(),
+  accountId: accountId(),
   /** The settlement as it was journaled (bigints as decimal strings). */
   settlement: jsonb("settlement").$type<Record<string, unknown>>().notNull(),
   reason: text("reason").notNull(),
   chargedMicrounits: bigint("charged_microunits", { mode: "bigint" }).notNull(),
   lossMicrounits: bigint("loss_microunits", { mode: "bigint" }).notNull(),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  createdAt: createdAt(),
 });

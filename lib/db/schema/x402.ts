@@ -14,6 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { createdAt } from "./columns";
 
 /**
  * An x402 quote: the price ceiling of one request, bound to its exact bytes. A quote is
@@ -105,7 +106,7 @@ export const x402Payments = pgTable(
     transactionHash: text("transaction_hash"),
     /** Standard scheme: the lamports charged to the sponsored-fee budget. */
     sponsoredFeeLamports: bigint("sponsored_fee_lamports", { mode: "bigint" }),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
