@@ -1,3 +1,9 @@
+import {
+  chatChunkFrames,
+  chatCompletionBody,
+  chatUsage,
+  wantsStreamUsage,
+} from "@pod-gateway/contracts/chat-completion-wire";
 import type { DispatchOptions } from "./candidate";
 
 /**
@@ -22,59 +28,27 @@ function outputWords(body: Record<string, unknown>): string[] {
 
 export function dispatchSimulator(rawBody: string, options: DispatchOptions): Promise<Response> {
   const body = JSON.parse(rawBody) as Record<string, unknown>;
-  const model = String(body.model);
-  const id = `chatcmpl-sim${Date.now().toString(36)}`;
-  const created = Math.floor(Date.now() / 1000);
+  const stamp = {
+    id: `chatcmpl-sim${Date.now().toString(36)}`,
+    created: Math.floor(Date.now() / 1000),
+    model: String(body.model),
+  };
   const words = outputWords(body);
   const finish = words.length < reply.split(/(?= )/).length ? "length" : "stop";
-  const usage = {
-    prompt_tokens: promptTokens(body),
-    completion_tokens: words.length,
-    total_tokens: promptTokens(body) + words.length,
-  };
+  const usage = chatUsage(promptTokens(body), words.length);
   const headers = { "x-pod-simulated": "true" };
   if (body.stream !== true) {
     return Promise.resolve(
-      Response.json(
-        {
-          id,
-          object: "chat.completion",
-          created,
-          model,
-          choices: [
-            {
-              index: 0,
-              message: { role: "assistant", content: words.join("") },
-              finish_reason: finish,
-              logprobs: null,
-            },
-          ],
-          usage,
-        },
-        { headers },
-      ),
+      Response.json(chatCompletionBody(stamp, words.join(""), finish, usage), { headers }),
     );
   }
-  const includeUsage =
-    (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-  const encoder = new TextEncoder();
-  const frame = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`);
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
-    frame({
-      id,
-      object: "chat.completion.chunk",
-      created,
-      model,
-      choices: [{ index: 0, delta, finish_reason: finishReason }],
-    });
+  const chunks = chatChunkFrames(stamp);
   const frames = [
-    chunk({ role: "assistant", content: "" }, null),
-    ...words.map((word) => chunk({ content: word }, null)),
-    chunk({}, finish),
-    ...(includeUsage
-      ? [frame({ id, object: "chat.completion.chunk", created, model, choices: [], usage })]
-      : []),
-    encoder.encode("data: [DONE]\n\n"),
+    chunks.delta({ role: "assistant", content: "" }, null),
+    ...words.map((word) => chunks.delta({ content: word }, null)),
+    chunks.delta({}, finish),
+    ...(wantsStreamUsage(body) ? [chunks.usage(usage)] : []),
+    chunks.done(),
   ];
   const stream = new ReadableStream<Uint8Array>({
     pull(controller) {

@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
+import {
+  chatChunkFrames,
+  chatCompletionBody,
+  chatUsage,
+  wantsStreamUsage,
+} from "@pod-gateway/contracts/chat-completion-wire";
 import type { ChatHistoryItem, LlamaChat, LlamaContextSequence, LlamaModel } from "node-llama-cpp";
 import type { BackendConfig } from "./backend";
 
@@ -188,11 +194,11 @@ export class GgufEngine {
     }
     const limit = Math.max(1, Math.min(maxTokens ?? room, room));
     const stream = body.stream === true;
-    const includeUsage =
-      (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const id = `chatcmpl-${randomUUID().replaceAll("-", "")}`;
-    const created = Math.floor(Date.now() / 1000);
-    const model = typeof body.model === "string" ? body.model : this.modelId;
+    const stamp = {
+      id: `chatcmpl-${randomUUID().replaceAll("-", "")}`,
+      created: Math.floor(Date.now() / 1000),
+      model: typeof body.model === "string" ? body.model : this.modelId,
+    };
     const stopGeneration = new AbortController();
     const generationSignal = AbortSignal.any([signal, stopGeneration.signal]);
     let completionTokens = 0;
@@ -214,55 +220,31 @@ export class GgufEngine {
         chat.dispose({ disposeSequence: false });
         release();
       });
-    const usage = () => ({
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-    });
     const finishReason = (stopReason: string) => (stopReason === "maxTokens" ? "length" : "stop");
 
     if (!stream) {
       const result = await generation;
-      return Response.json({
-        id,
-        object: "chat.completion",
-        created,
-        model,
-        choices: [
-          {
-            index: 0,
-            message: { role: "assistant", content: result.response, refusal: null },
-            logprobs: null,
-            finish_reason: finishReason(result.metadata.stopReason),
-          },
-        ],
-        usage: usage(),
-      });
+      return Response.json(
+        chatCompletionBody(
+          stamp,
+          result.response,
+          finishReason(result.metadata.stopReason),
+          chatUsage(promptTokens, completionTokens),
+        ),
+      );
     }
 
-    const encoder = new TextEncoder();
-    const frame = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`);
-    const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-      frame({
-        id,
-        object: "chat.completion.chunk",
-        created,
-        model,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      });
+    const chunks = chatChunkFrames(stamp);
     const events = new ReadableStream<Uint8Array>({
       start(controller) {
-        controller.enqueue(chunk({ role: "assistant", content: "" }, null));
-        emit = (text) => controller.enqueue(chunk({ content: text }, null));
+        controller.enqueue(chunks.delta({ role: "assistant", content: "" }, null));
+        emit = (text) => controller.enqueue(chunks.delta({ content: text }, null));
         generation.then(
           (result) => {
-            controller.enqueue(chunk({}, finishReason(result.metadata.stopReason)));
-            if (includeUsage) {
-              controller.enqueue(
-                frame({ id, object: "chat.completion.chunk", created, model, choices: [], usage: usage() }),
-              );
-            }
-            controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+            controller.enqueue(chunks.delta({}, finishReason(result.metadata.stopReason)));
+            if (wantsStreamUsage(body))
+              controller.enqueue(chunks.usage(chatUsage(promptTokens, completionTokens)));
+            controller.enqueue(chunks.done());
             controller.close();
           },
           (error: unknown) => controller.error(error),
