@@ -1,5 +1,6 @@
 import { formatUsd } from "./format";
 import type { HostAgent } from "./provider-api";
+import { TableHead } from "./table-head";
 
 /** "3 h 12 min", "45 s": how long the agent has been connected. */
 function uptime(since: string, now: number): string {
@@ -38,20 +39,14 @@ export function AgentCard({ agent, status, now }: { agent: HostAgent; status: st
           </p>
           <div className="dash-table-wrap">
             <table className="dash-table" data-testid="agent-models">
-              <thead>
-                <tr>
-                  <th scope="col">Model</th>
-                  <th scope="col" className="dash-table__num">
-                    Input / 1M
-                  </th>
-                  <th scope="col" className="dash-table__num">
-                    Output / 1M
-                  </th>
-                  <th scope="col" className="dash-table__num">
-                    Free slots
-                  </th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  "Model",
+                  { numeric: "Input / 1M" },
+                  { numeric: "Output / 1M" },
+                  { numeric: "Free slots" },
+                ]}
+              />
               <tbody>
                 {agent.models.map((model) => (
                   <tr key={model.model}>

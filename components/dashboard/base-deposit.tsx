@@ -17,9 +17,10 @@ import {
   WagmiProvider,
 } from "wagmi";
 import { injected } from "wagmi/connectors";
-import { DepositSteps } from "./deposit-steps";
 import { formatUsd } from "./format";
 import { errorMessage } from "./funding-options";
+import { TransferProgress } from "./transfer-progress";
+import { sleep } from "./wait-for-commitment";
 
 type Step = "idle" | "signing" | "submitted" | "credited" | "failed";
 const order = ["signing", "submitted", "credited"] as const;
@@ -96,8 +97,6 @@ function parseAmount(text: string): bigint | undefined {
 function hasInjectedWallet(): boolean {
   return typeof window !== "undefined" && (window as { ethereum?: unknown }).ethereum !== undefined;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));
 
 function DepositForm({ token, options }: { token: string; options: BaseOptions }) {
   const connection = useConnection();
@@ -250,22 +249,16 @@ function DepositForm({ token, options }: { token: string; options: BaseOptions }
           </div>
         </>
       )}
-      <DepositSteps step={step} order={order} labels={labels} />
-      {transaction === undefined ? null : (
-        <p className="dash-muted">
-          Transaction <code data-testid="base-transaction">{transaction.slice(0, 18)}…</code>
-        </p>
-      )}
-      {newBalance === undefined ? null : (
-        <p className="dash-alert dash-alert--ok" role="status">
-          Credited. New balance: <strong data-testid="base-new-balance">{formatUsd(newBalance)}</strong>
-        </p>
-      )}
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
+      <TransferProgress
+        step={step}
+        order={order}
+        labels={labels}
+        transaction={
+          transaction === undefined ? undefined : { id: transaction, shown: 18, testId: "base-transaction" }
+        }
+        credited={newBalance === undefined ? undefined : { balance: newBalance, testId: "base-new-balance" }}
+        error={error}
+      />
     </section>
   );
 }

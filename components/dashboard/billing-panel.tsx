@@ -8,7 +8,9 @@ import type {
   CardSetupResponse,
 } from "@pod-gateway/contracts/balance-watch";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
+import { TableHead } from "./table-head";
 import { UsdField } from "./usd-field";
 import { usdToMicrounits } from "./usd-input";
 
@@ -164,11 +166,7 @@ function AlertCard({ token }: { token: string }) {
           ) : null}
         </div>
       ) : null}
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </section>
   );
 }
@@ -331,15 +329,7 @@ function AutoTopUpCard({ token }: { token: string }) {
           {view.charges.length === 0 ? null : (
             <div className="dash-table-wrap">
               <table className="dash-table dash-charges-table" data-testid="top-up-charges">
-                <thead>
-                  <tr>
-                    <th scope="col">Time (UTC)</th>
-                    <th scope="col">Charge</th>
-                    <th scope="col" className="dash-table__num">
-                      Amount
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Time (UTC)", "Charge", { numeric: "Amount" }]} />
                 <tbody>
                   {view.charges.map((charge) => (
                     <tr key={charge.id} data-status={charge.status}>
@@ -369,11 +359,7 @@ function AutoTopUpCard({ token }: { token: string }) {
           )}
         </>
       )}
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </section>
   );
 }

@@ -2,6 +2,7 @@
 
 import type { CardOptions, CardQuote } from "@pod-gateway/contracts/dashboard-api";
 import { useEffect, useState } from "react";
+import { ErrorAlert } from "./error-alert";
 import { errorMessage, formatDollars } from "./funding-options";
 
 /**
@@ -152,11 +153,7 @@ export function CardFunding({
             ? `Pay ${formatDollars(quote.total_usd)} by card`
             : "Pay by card"}
       </button>
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </section>
   );
 }

@@ -1,8 +1,10 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
 import { type HostTransaction, loadAllTransactions, loadTransactions, transactionsCsv } from "./provider-api";
+import { TableHead } from "./table-head";
 
 /** Ledger kinds as the operator reads them. */
 const kindNames: Record<string, string> = {
@@ -103,18 +105,9 @@ export function EarningsTable({
       ) : (
         <div className="dash-table-wrap">
           <table className="dash-table" data-testid="earnings-table">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">What</th>
-                <th scope="col">Model</th>
-                <th scope="col">Request</th>
-                <th scope="col" className="dash-table__num">
-                  Amount
-                </th>
-                <th scope="col">Withdrawable</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={["Time", "What", "Model", "Request", { numeric: "Amount" }, "Withdrawable"]}
+            />
             <tbody>
               {rows.map((row) => (
                 <tr key={`${row.id}-${row.created_at}`}>
@@ -141,11 +134,7 @@ export function EarningsTable({
           </button>
         </div>
       )}
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </section>
   );
 }

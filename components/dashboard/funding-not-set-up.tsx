@@ -1,6 +1,7 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
+import { ErrorAlert } from "./error-alert";
 import { errorMessage } from "./funding-options";
 
 interface MethodSetup {
@@ -84,11 +85,7 @@ export function FundingNotSetUp({ depositCode }: { depositCode: string }) {
             ))}
           </ul>
         )}
-        {error === undefined ? null : (
-          <p className="dash-alert dash-alert--error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorAlert message={error} />
       </details>
     </section>
   );

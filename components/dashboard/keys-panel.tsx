@@ -2,7 +2,10 @@
 
 import type { ApiKeyView, IssuedKeyResponse, ListKeysResponse } from "@pod-gateway/contracts/account-keys";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
+import { SecretRow } from "./secret-row";
+import { TableHead } from "./table-head";
 import { UsdField } from "./usd-field";
 import { usdToMicrounits } from "./usd-input";
 
@@ -31,7 +34,6 @@ export function KeysPanel({ token }: { token: string }) {
   const [keys, setKeys] = useState<ApiKeyView[] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [shown, setShown] = useState<Shown | undefined>(undefined);
-  const [copied, setCopied] = useState(false);
   const [label, setLabel] = useState("");
   const [limitText, setLimitText] = useState("");
   const [period, setPeriod] = useState<Period>("day");
@@ -87,7 +89,6 @@ export function KeysPanel({ token }: { token: string }) {
     if (!response) return;
     const issued = (await response.json()) as IssuedKeyResponse;
     setShown({ label: issued.key.label, secret: issued.api_key, baseUrl: issued.base_url, rotated: false });
-    setCopied(false);
     setLabel("");
     setLimitText("");
     await load();
@@ -98,7 +99,6 @@ export function KeysPanel({ token }: { token: string }) {
     if (!response) return;
     const issued = (await response.json()) as IssuedKeyResponse;
     setShown({ label: issued.key.label, secret: issued.api_key, baseUrl: issued.base_url, rotated: true });
-    setCopied(false);
     await load();
   }
 
@@ -122,11 +122,7 @@ export function KeysPanel({ token }: { token: string }) {
 
   return (
     <div className="dash-keys">
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       {shown === undefined ? null : (
         <section className="dash-alert dash-alert--ok dash-key-once" aria-label="Your new key">
           <p>
@@ -136,27 +132,7 @@ export function KeysPanel({ token }: { token: string }) {
             Copy it now: it is shown only once.
             {shown.rotated ? " The key it replaces is refused from now on." : ""}
           </p>
-          <div className="dash-token-row">
-            <input
-              className="dash-input dash-input--mono"
-              readOnly
-              value={shown.secret}
-              aria-label="New API key"
-              onFocus={(event) => event.currentTarget.select()}
-            />
-            <button
-              type="button"
-              className="dash-button"
-              onClick={() =>
-                void navigator.clipboard.writeText(shown.secret).then(
-                  () => setCopied(true),
-                  () => setCopied(false),
-                )
-              }
-            >
-              {copied ? "Copied" : "Copy key"}
-            </button>
-          </div>
+          <SecretRow key={shown.secret} secret={shown.secret} label="New API key" copyLabel="Copy key" />
           <p className="dash-muted dash-wrap">
             Base URL for OpenAI clients: <code>{shown.baseUrl}</code>
           </p>
@@ -209,16 +185,7 @@ export function KeysPanel({ token }: { token: string }) {
       </form>
       <div className="dash-table-wrap">
         <table className="dash-table dash-keys-table" aria-busy={keys === undefined}>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Limit</th>
-              <th scope="col" className="dash-table__num">
-                Spent this period
-              </th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Key", "Limit", { numeric: "Spent this period" }, "Actions"]} />
           <tbody>
             {keys === undefined ? (
               <tr>

@@ -1,5 +1,6 @@
 import { formatUsd } from "./format";
 import type { HostPayout } from "./provider-api";
+import { TableHead } from "./table-head";
 
 /** Payout states as the operator reads them. */
 const statusText: Record<string, string> = {
@@ -20,17 +21,7 @@ export function PayoutsTable({ payouts }: { payouts: HostPayout[] }) {
       ) : (
         <div className="dash-table-wrap">
           <table className="dash-table" data-testid="payouts-table">
-            <thead>
-              <tr>
-                <th scope="col">Requested</th>
-                <th scope="col" className="dash-table__num">
-                  Amount
-                </th>
-                <th scope="col">State</th>
-                <th scope="col">To</th>
-                <th scope="col">Transaction</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Requested", { numeric: "Amount" }, "State", "To", "Transaction"]} />
             <tbody>
               {payouts.map((payout) => (
                 <tr key={payout.id} data-status={payout.status}>

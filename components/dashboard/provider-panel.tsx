@@ -4,9 +4,12 @@ import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { AgentCard } from "./agent-card";
 import { BondCard } from "./bond-card";
 import { EarningsTable } from "./earnings-table";
+import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
 import { PayoutsTable } from "./payouts-table";
 import { earningsPerDay, hostTokenKey, loadProvider, type ProviderData } from "./provider-api";
+import { StatList } from "./stat-cards";
+import { TableHead } from "./table-head";
 import { TrustCard } from "./trust-card";
 import { WithdrawCard } from "./withdraw-card";
 
@@ -95,11 +98,7 @@ export function ProviderPanel() {
             Open provider dashboard
           </button>
         </form>
-        {error === undefined ? null : (
-          <p className="dash-alert dash-alert--error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorAlert message={error} />
       </section>
     );
   }
@@ -151,18 +150,7 @@ function ProviderStats({ data }: { data: ProviderData }) {
       value: money(data.balance.pending_withdrawals_usdc),
     },
   ];
-  return (
-    <dl className="dash-stats">
-      {cards.map((card) => (
-        <div className="dash-stat" key={card.id} data-stat={card.id}>
-          <dt>{card.label}</dt>
-          <dd>
-            <span className="dash-stat__value">{card.value}</span>
-          </dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <StatList cards={cards} />;
 }
 
 function ListingsCard({ data }: { data: ProviderData }) {
@@ -171,15 +159,7 @@ function ListingsCard({ data }: { data: ProviderData }) {
       <h2 id="listings-title">Relay listings</h2>
       <div className="dash-table-wrap">
         <table className="dash-table">
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Upstream</th>
-              <th scope="col">Input / 1M</th>
-              <th scope="col">Output / 1M</th>
-              <th scope="col">Enabled</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Model", "Upstream", "Input / 1M", "Output / 1M", "Enabled"]} />
           <tbody>
             {data.listings.map((listing) => (
               <tr key={listing.model}>

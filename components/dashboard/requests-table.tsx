@@ -9,7 +9,9 @@ import {
 } from "@pod-gateway/contracts/activity";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
+import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
+import { TableHead } from "./table-head";
 
 const pageSize = 10;
 
@@ -157,24 +159,9 @@ export function RequestsTable({ token, models }: { token: string; models: string
           </a>
         </div>
       </fieldset>
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <table className="dash-table" aria-busy={page === undefined}>
-        <thead>
-          <tr>
-            <th scope="col">Time (UTC)</th>
-            <th scope="col">What</th>
-            <th scope="col" className="dash-table__num">
-              Tokens in / out
-            </th>
-            <th scope="col" className="dash-table__num">
-              Amount
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={["Time (UTC)", "What", { numeric: "Tokens in / out" }, { numeric: "Amount" }]} />
         <tbody>
           {rows.length === 0 ? (
             <tr>

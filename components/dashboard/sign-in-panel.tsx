@@ -2,6 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { type FormEvent, useEffect, useState } from "react";
+import { ErrorAlert } from "./error-alert";
+import { SecretRow } from "./secret-row";
 import {
   forgetToken,
   isTokenShaped,
@@ -28,7 +30,6 @@ export function SignInPanel() {
   const [stage, setStage] = useState<Stage>({ kind: "restoring" });
   const [error, setError] = useState<string | undefined>(undefined);
   const [pasted, setPasted] = useState("");
-  const [copied, setCopied] = useState(false);
 
   useEffect(() => {
     // A #token= link is handled by SessionKeeper; wait for it instead of offering sign-up.
@@ -85,15 +86,6 @@ export function SignInPanel() {
     router.refresh();
   }
 
-  async function copyToken(token: string) {
-    try {
-      await navigator.clipboard.writeText(token);
-      setCopied(true);
-    } catch {
-      // The token stays selectable in the field.
-    }
-  }
-
   if (stage.kind === "restoring")
     return (
       <p className="dash-muted" aria-live="polite">
@@ -109,18 +101,7 @@ export function SignInPanel() {
           <strong>Keep it somewhere safe now.</strong> The token is the only key to your balance: whoever has
           it can spend it. The gateway stores only a hash and cannot show it to you again.
         </p>
-        <div className="dash-token-row">
-          <input
-            className="dash-input dash-input--mono"
-            readOnly
-            value={stage.token}
-            aria-label="Your API token"
-            onFocus={(event) => event.currentTarget.select()}
-          />
-          <button type="button" className="dash-button" onClick={() => void copyToken(stage.token)}>
-            {copied ? "Copied" : "Copy token"}
-          </button>
-        </div>
+        <SecretRow secret={stage.token} label="Your API token" copyLabel="Copy token" />
         <p className="dash-muted">
           This browser remembers it, so the dashboard opens signed in here. On another device, paste it on
           this page.
@@ -164,11 +145,7 @@ export function SignInPanel() {
           </button>
         </form>
       </section>
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </div>
   );
 }

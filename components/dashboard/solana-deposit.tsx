@@ -1,24 +1,12 @@
 "use client";
 
 import type { SolanaOptions, TokenBalance } from "@pod-gateway/contracts/dashboard-api";
-import { useConnection, useWallet } from "@solana/wallet-adapter-react";
-import { VersionedTransaction } from "@solana/web3.js";
 import { useState } from "react";
-import { DepositSteps } from "./deposit-steps";
-import { buildDepositTransaction, parseUsdc } from "./deposit-transaction";
+import { parseUsdc } from "./deposit-transaction";
 import { formatUsd } from "./format";
+import { useSolanaTransfer } from "./solana-transfer";
 import { SolanaWalletPicker, SolanaWalletScope } from "./solana-wallet-picker";
-import { useWalletUsdc } from "./use-wallet-usdc";
-import { waitForCommitment } from "./wait-for-commitment";
-
-type Step = "idle" | "signing" | "sent" | "confirmed" | "credited" | "failed";
-const order = ["signing", "sent", "confirmed", "credited"] as const;
-const labels: Record<(typeof order)[number], string> = {
-  signing: "Approve in your wallet",
-  sent: "Sent to the network",
-  confirmed: "Confirmed on chain",
-  credited: "Credited to your balance",
-};
+import { TransferProgress } from "./transfer-progress";
 
 /**
  * USDC from a Solana wallet: the page builds the deposit (TransferChecked + Memo with the
@@ -38,8 +26,6 @@ async function availableBalance(token: string): Promise<number> {
   return ((await response.json()) as TokenBalance).usdc_balance;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));
-
 function DepositForm({
   token,
   options,
@@ -49,56 +35,33 @@ function DepositForm({
   options: SolanaOptions;
   walletError: string | undefined;
 }) {
-  const { connection } = useConnection();
-  const { connected, sendTransaction } = useWallet();
-  const { payer, usdc: usdcBalance } = useWalletUsdc(options);
+  const transfer = useSolanaTransfer(options, "credited", "Credited to your balance");
+  const { connected, usdc: usdcBalance, busy } = transfer;
   const [amountText, setAmountText] = useState("10");
-  const [step, setStep] = useState<Step>("idle");
-  const [signature, setSignature] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
   const [newBalance, setNewBalance] = useState<number | undefined>(undefined);
   const amount = parseUsdc(amountText, options.usdc_decimals);
 
   async function deposit() {
-    if (payer === undefined || amount === undefined) return;
-    setError(undefined);
-    setSignature(undefined);
+    if (amount === undefined) return;
     setNewBalance(undefined);
-    setStep("signing");
-    try {
-      const before = await availableBalance(token);
-      const latest = await connection.getLatestBlockhash("confirmed");
-      const bytes = await buildDepositTransaction(options, payer, amount, latest);
-      const sent = await sendTransaction(VersionedTransaction.deserialize(bytes), connection);
-      setSignature(sent);
-      setStep("sent");
-      await waitForCommitment(
-        connection,
-        options,
-        sent,
-        "the transaction failed on chain; nothing was credited",
-      );
-      setStep("confirmed");
+    await transfer.send({
+      amount,
       // The watcher credits once the transfer reaches the gateway's commitment; watch the balance.
-      for (let attempt = 0; attempt < 200; attempt += 1) {
-        const now = await availableBalance(token);
-        if (BigInt(now) >= BigInt(before) + amount) {
+      watch: async () => {
+        const before = await availableBalance(token);
+        return async () => {
+          const now = await availableBalance(token);
+          if (BigInt(now) < BigInt(before) + amount) return false;
           setNewBalance(now);
-          setStep("credited");
-          return;
-        }
-        await sleep(1500);
-      }
-      throw new Error(
-        "the deposit is on chain but not credited yet; it will appear on the overview when it is",
-      );
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "the deposit failed");
-      setStep("failed");
-    }
+          return true;
+        };
+      },
+      failedOnChain: "the transaction failed on chain; nothing was credited",
+      notSeen: "the deposit is on chain but not credited yet; it will appear on the overview when it is",
+      failed: "the deposit failed",
+    });
   }
 
-  const busy = step === "signing" || step === "sent" || step === "confirmed";
   return (
     <section className="dash-card" aria-labelledby="usdc-title">
       <h2 id="usdc-title">USDC on Solana</h2>
@@ -145,22 +108,16 @@ function DepositForm({
           ) : null}
         </>
       )}
-      <DepositSteps step={step} order={order} labels={labels} />
-      {signature === undefined ? null : (
-        <p className="dash-muted">
-          Transaction <code data-testid="deposit-signature">{signature.slice(0, 16)}…</code>
-        </p>
-      )}
-      {newBalance === undefined ? null : (
-        <p className="dash-alert dash-alert--ok" role="status">
-          Credited. New balance: <strong data-testid="new-balance">{formatUsd(newBalance)}</strong>
-        </p>
-      )}
-      {(error ?? walletError) === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error ?? walletError}
-        </p>
-      )}
+      <TransferProgress
+        {...transfer.steps}
+        transaction={
+          transfer.signature === undefined
+            ? undefined
+            : { id: transfer.signature, shown: 16, testId: "deposit-signature" }
+        }
+        error={transfer.error ?? walletError}
+        credited={newBalance === undefined ? undefined : { balance: newBalance, testId: "new-balance" }}
+      />
     </section>
   );
 }

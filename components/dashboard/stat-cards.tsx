@@ -19,6 +19,15 @@ export function StatCards({ summary }: { summary: SpendSummary }) {
       hint: `${summary.requestsThisMonth} request${summary.requestsThisMonth === 1 ? "" : "s"} this month (UTC)`,
     },
   ];
+  return <StatList cards={cards} />;
+}
+
+/** A row of headline numbers, each under its label, with a line of context where it needs one. */
+export function StatList({
+  cards,
+}: {
+  cards: { id: string; label: string; value: string; hint?: string }[];
+}) {
   return (
     <dl className="dash-stats">
       {cards.map((card) => (
@@ -26,7 +35,7 @@ export function StatCards({ summary }: { summary: SpendSummary }) {
           <dt>{card.label}</dt>
           <dd>
             <span className="dash-stat__value">{card.value}</span>
-            <span className="dash-stat__hint">{card.hint}</span>
+            {card.hint === undefined ? null : <span className="dash-stat__hint">{card.hint}</span>}
           </dd>
         </div>
       ))}

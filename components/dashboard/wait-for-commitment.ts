@@ -1,7 +1,7 @@
 import type { SolanaOptions } from "@pod-gateway/contracts/dashboard-api";
 import type { Connection } from "@solana/web3.js";
 
-const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));
 
 /**
  * Waits until a sent transaction reaches the commitment the gateway's watcher reads at (a

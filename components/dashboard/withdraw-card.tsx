@@ -2,6 +2,7 @@
 
 import { type FormEvent, useState } from "react";
 import { parseUsdc } from "./deposit-transaction";
+import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
 import { type HostPayout, type ProviderData, requestWithdrawal } from "./provider-api";
 
@@ -131,11 +132,7 @@ export function WithdrawCard({
           {payout.status === "awaiting_approval" ? "held for the operator's review" : payout.status}.
         </p>
       )}
-      {error === undefined ? null : (
-        <p className="dash-alert dash-alert--error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </section>
   );
 }
