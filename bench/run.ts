@@ -145,6 +145,34 @@ interface Row {
   slow?: SlowStreamResult;
 }
 
+/**
+ * Concurrency 1 (plain, then streamed), then the throughput rounds with the systems' order
+ * rotated each round: a row per system, and how busy the machine was over the rounds.
+ */
+async function measure(systems: System[]): Promise<{ rows: Row[]; busy: number }> {
+  process.stdout.write("concurrency 1...\n");
+  const plain = await sequential(systems, body, config.sequential, config.warmup);
+  const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);
+  process.stdout.write("throughput...\n");
+  const rounds = new Map<string, ThroughputRound[]>(systems.map((system) => [system.key, []]));
+  const busyAll = machineBusy();
+  for (let round = 0; round < config.rounds; round += 1) {
+    for (let offset = 0; offset < systems.length; offset += 1) {
+      const system = systems[(round + offset) % systems.length] as System;
+      rounds.get(system.key)?.push(await throughputRound(system));
+    }
+  }
+  const busy = busyAll();
+  const rows = systems.map((system) => ({
+    system,
+    plain: plain.get(system.key) as Sequential,
+    streamed: streamed.get(system.key) as Sequential,
+    rounds: rounds.get(system.key) as ThroughputRound[],
+    rss: rssMiB(system.pid),
+  }));
+  return { rows, busy };
+}
+
 const fmt = (value: number | undefined, digits = 2) =>
   value === undefined || !Number.isFinite(value) ? "n/a" : value.toFixed(digits);
 
@@ -377,29 +405,12 @@ async function journalsRun(): Promise<void> {
       }),
     );
   }
-  process.stdout.write("concurrency 1...\n");
-  const plain = await sequential(systems, body, config.sequential, config.warmup);
-  const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);
-  process.stdout.write("throughput...\n");
-  const rounds = new Map<string, ThroughputRound[]>(systems.map((system) => [system.key, []]));
-  const busyAll = machineBusy();
-  for (let round = 0; round < config.rounds; round += 1)
-    for (let offset = 0; offset < systems.length; offset += 1) {
-      const system = systems[(round + offset) % systems.length] as System;
-      rounds.get(system.key)?.push(await throughputRound(system));
-    }
-  const rows: Row[] = systems.map((system) => ({
-    system,
-    plain: plain.get(system.key) as Sequential,
-    streamed: streamed.get(system.key) as Sequential,
-    rounds: rounds.get(system.key) as ThroughputRound[],
-    rss: rssMiB(system.pid),
-  }));
+  const { rows, busy } = await measure(systems);
   const loadAfter = loadavg();
   const table = report(rows, {
     started,
     load: `${loadBefore[0]?.toFixed(1)} before, ${loadAfter[0]?.toFixed(1)} after`,
-    busy: busyAll(),
+    busy,
     notes: [],
   });
   const { added, rps } = summarize(rows);
@@ -561,26 +572,7 @@ async function main() {
     return;
   }
 
-  process.stdout.write("concurrency 1...\n");
-  const plain = await sequential(systems, body, config.sequential, config.warmup);
-  const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);
-  process.stdout.write("throughput...\n");
-  const rounds = new Map<string, ThroughputRound[]>(systems.map((system) => [system.key, []]));
-  const busyAll = machineBusy();
-  for (let round = 0; round < config.rounds; round += 1) {
-    for (let offset = 0; offset < systems.length; offset += 1) {
-      const system = systems[(round + offset) % systems.length] as System;
-      rounds.get(system.key)?.push(await throughputRound(system));
-    }
-  }
-  const busy = busyAll();
-  const rows: Row[] = systems.map((system) => ({
-    system,
-    plain: plain.get(system.key) as Sequential,
-    streamed: streamed.get(system.key) as Sequential,
-    rounds: rounds.get(system.key) as ThroughputRound[],
-    rss: rssMiB(system.pid),
-  }));
+  const { rows, busy } = await measure(systems);
   if (config.slowStreams > 0) {
     process.stdout.write("slow streams...\n");
     for (const row of rows) {

@@ -332,23 +332,17 @@ export async function startReplicaPair(options: {
     REDIS_URL: options.redisUrl,
     REDIS_NAMESPACE: `bench-${process.pid}-${Date.now()}`,
   };
-  const marketOnly = { "x-pod-routing-mode": "marketplace-only" };
-  const home = await startGateway({
-    key: "market-own",
-    label: "marketplace, agent on the same replica",
-    upstreamOrigin: options.upstreamOrigin,
-    databaseUrl: options.databaseUrl,
-    env: { ...shared, REPLICA_ID: "bench-home" },
-    headers: marketOnly,
-  });
-  const other = await startGateway({
-    key: "market-other",
-    label: "marketplace, agent on another replica (Redis)",
-    upstreamOrigin: options.upstreamOrigin,
-    databaseUrl: options.databaseUrl,
-    env: { ...shared, REPLICA_ID: "bench-other" },
-    headers: marketOnly,
-  });
+  const replica = (key: string, label: string, replicaId: string) =>
+    startGateway({
+      key,
+      label,
+      upstreamOrigin: options.upstreamOrigin,
+      databaseUrl: options.databaseUrl,
+      env: { ...shared, REPLICA_ID: replicaId },
+      headers: { "x-pod-routing-mode": "marketplace-only" },
+    });
+  const home = await replica("market-own", "marketplace, agent on the same replica", "bench-home");
+  const other = await replica("market-other", "marketplace, agent on another replica (Redis)", "bench-other");
   const origin = new URL(home.target.url).origin;
   const enrolled = (await (
     await fetch(`${origin}/v1/host/enroll`, {
