@@ -93,13 +93,7 @@ export function readDepositTransaction(
 ): DepositReading {
   const meta = transaction.meta;
   if (!meta || meta.err !== null) return { type: "failed" };
-  // Balances index the static keys, then the writable and read-only lookup-table accounts.
-  const loaded = meta.loadedAddresses;
-  const keys = [
-    ...transaction.transaction.message.accountKeys,
-    ...(loaded?.writable ?? []),
-    ...(loaded?.readonly ?? []),
-  ];
+  const keys = accountKeysOf(transaction);
   const deltas = tokenDeltas(keys, meta.preTokenBalances ?? [], meta.postTokenBalances ?? []);
   const base = {
     memos: memosOf(transaction, keys),
@@ -159,6 +153,35 @@ export function readDepositTransaction(
     };
   }
   return { type: "none" };
+}
+
+/**
+ * How much this transaction changed `account`'s balance of `mint`, per the balances the
+ * validator recorded (negative: tokens left it); 0 for a failed transaction. The reconciliation
+ * reads what left the payout wallet with it.
+ */
+export function tokenAccountDelta(
+  transaction: DepositTransactionJson,
+  account: string,
+  mint: string,
+): bigint {
+  const meta = transaction.meta;
+  if (!meta || meta.err !== null) return 0n;
+  const keys = accountKeysOf(transaction);
+  const delta = tokenDeltas(keys, meta.preTokenBalances ?? [], meta.postTokenBalances ?? []).find(
+    (one) => one.account === account && one.mint === mint,
+  );
+  return delta?.amount ?? 0n;
+}
+
+/** Balances index the static keys, then the writable and read-only lookup-table accounts. */
+function accountKeysOf(transaction: DepositTransactionJson): string[] {
+  const loaded = transaction.meta?.loadedAddresses;
+  return [
+    ...transaction.transaction.message.accountKeys,
+    ...(loaded?.writable ?? []),
+    ...(loaded?.readonly ?? []),
+  ];
 }
 
 interface TokenDelta {

@@ -4,7 +4,7 @@ import { deriveAssociatedTokenAddress } from "../chains/solana/associated-token-
 import type { Executor } from "../db/client";
 import { queryRows } from "../db/client";
 import type { DepositChainReader } from "../deposits/deposit-watcher";
-import { readDepositTransaction } from "../deposits/read-deposit-transaction";
+import { readDepositTransaction, tokenAccountDelta } from "../deposits/read-deposit-transaction";
 import type { Difference } from "./difference";
 
 export interface SolanaReceipts {
@@ -14,6 +14,8 @@ export interface SolanaReceipts {
   depositOwner?: string | undefined;
   /** X402_PAY_TO, when x402 on Solana is on. */
   payTo?: string | undefined;
+  /** The payout wallet (from HOST_PAYOUT_SECRET), when host payouts are on. */
+  payoutWallet?: string | undefined;
 }
 
 /** USDC that reached `owner`'s USDC account in this transaction, per the validator's balances; null if not found. */
@@ -29,6 +31,43 @@ async function arrived(receipts: SolanaReceipts, signature: string, owner: strin
 const maxSignatures = 20_000;
 
 /**
+ * Calls `visit` for every successful transaction on `tokenAccount` whose signature is not in
+ * `known`, newest first, within the bounded pass. A history that cannot be read is reported:
+ * what cannot be read is not reconciled, and is never taken as nothing.
+ */
+async function unknownSignatures(
+  differences: Difference[],
+  receipts: SolanaReceipts,
+  tokenAccount: string,
+  known: ReadonlySet<string>,
+  what: string,
+  visit: (signature: string) => Promise<void>,
+): Promise<void> {
+  let before: string | undefined;
+  for (let read = 0; read < maxSignatures; ) {
+    const page = await receipts.reader
+      .signaturesFor(tokenAccount, { limit: 1000, ...(before ? { before } : {}) })
+      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    if (page instanceof Error) {
+      differences.push({
+        source: "solana",
+        reference: tokenAccount,
+        microunits: 0n,
+        detail: `${what}: the account's history could not be read (${page.message.slice(0, 200)})`,
+      });
+      return;
+    }
+    for (const info of page) {
+      if (known.has(info.signature) || (info.err !== null && info.err !== undefined)) continue;
+      await visit(info.signature);
+    }
+    read += page.length;
+    before = page.at(-1)?.signature;
+    if (page.length < 1000 || !before) break;
+  }
+}
+
+/**
  * The other direction: USDC that reached `owner`'s USDC account in a transaction the books do
  * not know (a stranger's transfer, or one the watcher missed). Only the unknown signatures are
  * read; each arrival is reported as money held that no ledger entry explains.
@@ -41,43 +80,23 @@ async function unbookedArrivals(
   what: string,
 ): Promise<void> {
   const tokenAccount = await deriveAssociatedTokenAddress(owner as Address, receipts.usdcMint as Address);
-  let before: string | undefined;
-  for (let read = 0; read < maxSignatures; ) {
-    const page = await receipts.reader
-      .signaturesFor(tokenAccount, { limit: 1000, ...(before ? { before } : {}) })
-      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-    if (page instanceof Error) {
-      // What cannot be read is not reconciled: said, never taken as nothing.
+  await unknownSignatures(differences, receipts, tokenAccount, known, what, async (signature) => {
+    const amount = await arrived(receipts, signature, owner);
+    if (amount === null)
       differences.push({
         source: "solana",
-        reference: tokenAccount,
+        reference: signature,
         microunits: 0n,
-        detail: `${what}: the account's history could not be read (${page.message.slice(0, 200)})`,
+        detail: `${what}: listed on the account, but the transaction could not be read`,
       });
-      return;
-    }
-    for (const info of page) {
-      if (known.has(info.signature) || (info.err !== null && info.err !== undefined)) continue;
-      const amount = await arrived(receipts, info.signature, owner);
-      if (amount === null)
-        differences.push({
-          source: "solana",
-          reference: info.signature,
-          microunits: 0n,
-          detail: `${what}: listed on the account, but the transaction could not be read`,
-        });
-      else if (amount > 0n)
-        differences.push({
-          source: "solana",
-          reference: info.signature,
-          microunits: amount,
-          detail: `${what}: the chain brought ${amount} that no booking explains`,
-        });
-    }
-    read += page.length;
-    before = page.at(-1)?.signature;
-    if (page.length < 1000 || !before) break;
-  }
+    else if (amount > 0n)
+      differences.push({
+        source: "solana",
+        reference: signature,
+        microunits: amount,
+        detail: `${what}: the chain brought ${amount} that no booking explains`,
+      });
+  });
 }
 
 function compare(
@@ -107,9 +126,10 @@ function compare(
 /**
  * Chain receipts against the books: every deposit the ledger booked (credited, bonded or in
  * suspense) is a transaction that brought that much USDC to the deposit wallet; every
- * confirmed payout brought its amount to its destination; every settled USDC x402 payment
- * brought what it recorded to the pay-to wallet. And back: every USDC arrival at the deposit
- * or pay-to wallet is a booked deposit or a recorded x402 payment.
+ * confirmed payout brought its amount to its destination and was booked for it; every settled
+ * USDC x402 payment brought what it recorded to the pay-to wallet. And back: every USDC arrival
+ * at the deposit or pay-to wallet is a booked deposit or a recorded x402 payment, and every USDC
+ * departure from the payout wallet is a known payout.
  */
 export async function reconcileSolana(executor: Executor, receipts: SolanaReceipts): Promise<Difference[]> {
   const differences: Difference[] = [];
@@ -146,19 +166,7 @@ export async function reconcileSolana(executor: Executor, receipts: SolanaReceip
       );
     }
   }
-  const payouts = await queryRows<{ id: string; signature: string; destination: string; amount: string }>(
-    executor,
-    sql`SELECT id::text AS id, signature, destination, amount::text AS amount FROM host_payouts
-        WHERE status = 'confirmed' AND signature IS NOT NULL`,
-  );
-  for (const payout of payouts)
-    compare(
-      differences,
-      `payout ${payout.id} (${payout.signature})`,
-      await arrived(receipts, payout.signature, payout.destination),
-      BigInt(payout.amount),
-      "payout",
-    );
+  await reconcilePayouts(differences, executor, receipts);
   if (receipts.payTo) {
     const payments = await queryRows<{ signature: string; received: string | null }>(
       executor,
@@ -186,4 +194,129 @@ export async function reconcileSolana(executor: Executor, receipts: SolanaReceip
       );
   }
   return differences;
+}
+
+/**
+ * Payouts against the chain and the books, in every direction: each confirmed payout row is a
+ * transaction that brought its amount to its destination and is booked out of the payouts in
+ * flight for exactly that amount; each booked payout has its confirmed row; whatever the books
+ * still hold in flight is what the unfinished payouts add up to; and every USDC that left the
+ * payout wallet went in a payout the books know (one paid twice, or paid and then forgotten,
+ * shows up here).
+ */
+async function reconcilePayouts(
+  differences: Difference[],
+  executor: Executor,
+  receipts: SolanaReceipts,
+): Promise<void> {
+  const payouts = await queryRows<{
+    id: string;
+    signature: string | null;
+    destination: string | null;
+    amount: string | null;
+    booked: string;
+    has_row: boolean;
+    has_ledger: boolean;
+  }>(
+    executor,
+    sql`SELECT COALESCE(p.id::text, substring(t.idempotency_key FROM 18)) AS id,
+               COALESCE(p.signature, t.metadata->>'signature') AS signature,
+               p.destination, p.amount::text AS amount,
+               COALESCE(SUM(e.amount) FILTER (WHERE a.id IS NOT NULL), 0)::text AS booked,
+               p.id IS NOT NULL AS has_row,
+               t.id IS NOT NULL AS has_ledger
+        FROM (SELECT * FROM host_payouts WHERE status = 'confirmed') p
+        FULL JOIN (SELECT * FROM ledger_transactions WHERE idempotency_key LIKE 'payout-confirmed:%') t
+          ON t.idempotency_key = 'payout-confirmed:' || p.id::text
+        LEFT JOIN ledger_entries e ON e.transaction_id = t.id
+        LEFT JOIN accounts a ON a.id = e.account_id AND a.kind = 'external' AND a.ref = 'solana-payouts'
+        GROUP BY p.id, p.signature, p.destination, p.amount, t.id, t.idempotency_key, t.metadata`,
+  );
+  const payoutWallet = receipts.payoutWallet
+    ? await deriveAssociatedTokenAddress(receipts.payoutWallet as Address, receipts.usdcMint as Address)
+    : undefined;
+  /** What the transaction took out of the payout wallet; null when the chain has no such transaction. */
+  const departed = async (signature: string | null): Promise<bigint | null> => {
+    if (!signature || !payoutWallet) return null;
+    const transaction = await receipts.reader.transaction(signature).catch(() => null);
+    return transaction ? -tokenAccountDelta(transaction, payoutWallet, receipts.usdcMint) : null;
+  };
+  for (const payout of payouts) {
+    const reference = `payout ${payout.id} (${payout.signature ?? "no signature"})`;
+    const booked = BigInt(payout.booked);
+    if (!payout.has_row) {
+      // The books say paid and the payout table does not: a row removed, or faked as unpaid.
+      differences.push({
+        source: "ledger",
+        reference,
+        microunits: -booked,
+        detail: `payout of ${booked} booked as paid without a confirmed host_payouts row`,
+      });
+      compare(differences, reference, await departed(payout.signature), booked, "payout booked as paid");
+      continue;
+    }
+    const amount = BigInt(payout.amount ?? "0");
+    const onChain =
+      payout.signature && payout.destination
+        ? await arrived(receipts, payout.signature, payout.destination)
+        : null;
+    compare(differences, reference, onChain, amount, "payout");
+    if (!payout.has_ledger || booked !== amount)
+      differences.push({
+        source: "ledger",
+        reference,
+        microunits: amount - booked,
+        detail: payout.has_ledger
+          ? `payout of ${amount} booked out of the payouts in flight as ${booked}`
+          : `payout of ${amount} confirmed but never booked out of the payouts in flight (no ledger row)`,
+      });
+  }
+
+  const [inFlight] = await queryRows<{ held: string; pending: string }>(
+    executor,
+    sql`SELECT COALESCE((SELECT balance FROM accounts WHERE kind = 'payout' AND ref = 'in-flight'), 0)::text AS held,
+               COALESCE((SELECT SUM(amount) FROM host_payouts
+                         WHERE status IN ('awaiting_approval', 'requested', 'broadcast')), 0)::text AS pending`,
+  );
+  const held = BigInt(inFlight?.held ?? "0");
+  const pending = BigInt(inFlight?.pending ?? "0");
+  if (held !== pending)
+    differences.push({
+      source: "ledger",
+      reference: "payout:in-flight",
+      microunits: pending - held,
+      detail: `the payouts in flight hold ${held}; the unfinished payouts add up to ${pending}`,
+    });
+
+  if (!payoutWallet) return;
+  // A payout still in flight may already have landed: the worker books it on its next pass.
+  const known = await queryRows<{ signature: string }>(
+    executor,
+    sql`SELECT signature FROM host_payouts WHERE status IN ('broadcast', 'confirmed') AND signature IS NOT NULL`,
+  );
+  await unknownSignatures(
+    differences,
+    receipts,
+    payoutWallet,
+    new Set([...known.map((row) => row.signature), ...payouts.flatMap((row) => row.signature ?? [])]),
+    "unbooked departure from the payout wallet",
+    async (signature) => {
+      const amount = await departed(signature);
+      if (amount === null)
+        differences.push({
+          source: "solana",
+          reference: signature,
+          microunits: 0n,
+          detail:
+            "unbooked departure from the payout wallet: listed on the account, but the transaction could not be read",
+        });
+      else if (amount > 0n)
+        differences.push({
+          source: "solana",
+          reference: signature,
+          microunits: amount,
+          detail: `unbooked departure from the payout wallet: the chain paid out ${amount} that no payout explains`,
+        });
+    },
+  );
 }

@@ -1,5 +1,6 @@
 import { evmChainOf } from "../chains/evm/evm-chain";
 import { defaultSolanaRpcUrl, usdcMintForNetwork } from "../chains/solana/constants";
+import { parseFeePayerSecret } from "../chains/solana/fee-payer-key";
 import { rpcDepositReader } from "../deposits/deposit-watcher";
 import { cardSettings } from "../funding/card-settings";
 import type { LedgerServices } from "../ledger/ledger-services";
@@ -20,8 +21,8 @@ export interface ReconcileReport {
 /**
  * Matches the ledger against its sources: the books themselves (every transaction balanced,
  * every balance and `held` equal to its entries and holds), Stripe (card credits, refunds and
- * disputes per session), Solana (deposit, payout and x402 payment receipts) and Base (deposit
- * and x402 payment receipts). Every
+ * disputes per session), Solana (deposit, payout and x402 payment receipts, and every USDC
+ * departure from the payout wallet) and Base (deposit and x402 payment receipts). Every
  * unexplained difference is reported to the microunit; an empty list means the books agree.
  */
 export async function reconcile(app: Services & Pick<LedgerServices, "leases">): Promise<ReconcileReport> {
@@ -50,6 +51,7 @@ export async function reconcile(app: Services & Pick<LedgerServices, "leases">):
         usdcMint: env.X402_USDC_MINT ?? usdcMintForNetwork(env.SOLANA_NETWORK),
         depositOwner: env.SOLANA_DEPOSIT_ADDRESS,
         payTo: env.X402_PAY_TO,
+        payoutWallet: env.HOST_PAYOUT_SECRET ? await payoutWalletOf(env.HOST_PAYOUT_SECRET) : undefined,
       })),
     );
     report.checked.push("solana");
@@ -67,6 +69,11 @@ export async function reconcile(app: Services & Pick<LedgerServices, "leases">):
     report.checked.push("base");
   } else report.skipped.push("base: no Base rail is configured");
   return report;
+}
+
+/** The payout wallet's address, from its secret (what pays host withdrawals and bond returns). */
+async function payoutWalletOf(secret: string): Promise<string> {
+  return (await parseFeePayerSecret(secret)).address;
 }
 
 /** The report as JSON (amounts as decimal strings, as every money field the gateway exposes). */

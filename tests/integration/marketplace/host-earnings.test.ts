@@ -1,15 +1,19 @@
-import { address, generateKeyPairSigner } from "@solana/kit";
+import { address, type Base64EncodedWireTransaction, generateKeyPairSigner } from "@solana/kit";
+import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../../lib/db/client";
 import { finishRetirements, returnDueBonds } from "../../../lib/hosts/retire-host";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { postTransaction } from "../../../lib/ledger/post-transaction";
 import { runPayouts } from "../../../lib/payouts/payout-worker";
+import { signUsdcTransfer } from "../../../lib/payouts/usdc-transfer";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 import {
   createMarketplaceFixture,
   type MarketplaceFixture,
   type TestHost,
 } from "../../helpers/marketplace-fixture";
+import { reconcileCommand, reconcileOver, removeLedgerTransaction } from "../../helpers/reconcile";
 import { b64, openAiDelta, openAiUsage } from "../../helpers/scripted-agent";
 import { scriptedHost, serveHonestJob, withdrawAs } from "../../helpers/scripted-host";
 import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
@@ -18,10 +22,11 @@ import { keyPairWithSecret } from "../../helpers/x402-chain";
 let solana: LocalSolana;
 let gateway: TestGateway;
 let market: MarketplaceFixture;
+let payout: Awaited<ReturnType<typeof keyPairWithSecret>>;
 
 beforeAll(async () => {
   solana = await startLocalSolana();
-  const payout = await keyPairWithSecret();
+  payout = await keyPairWithSecret();
   await solana.airdrop(payout.signer.address, 2_000_000_000n);
   await solana.mintUsdc(payout.signer.address, 1_000_000_000n);
   gateway = await startTestGateway({
@@ -239,4 +244,109 @@ describe("retirement", () => {
     expect((await solana.getTokenBalance(hostWallet, solana.usdcMint)) - walletBefore).toBe(50_000_000n);
     expect((await getAccountBalance(gateway.app.database.db, bond)).balance).toBe(0n);
   });
+});
+
+describe("payout reconciliation", () => {
+  it("matches payouts with the chain and the books; a lost booking, a forged, faked or removed row and a payment the books never made are reported", async () => {
+    const db = gateway.app.database.db;
+    const { host } = await hostWithEarnings();
+    const wallet = await generateKeyPairSigner();
+    expect((await withdraw(host, "0.003", "reconciled", wallet.address)).status).toBe(202);
+    expect(await runPayouts(gateway.app)).toBe(1);
+    const clean = await reconcileOver(gateway);
+    expect(clean.checked).toContain("solana");
+    expect(clean.differences).toEqual([]);
+    const postgres = gateway.app.env.DATABASE_URL;
+    const commandEnv = {
+      ...(postgres ? { DATABASE_URL: postgres } : {}),
+      SOLANA_RPC_URL: solana.rpcUrl,
+      SOLANA_NETWORK: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      HOST_PAYOUT_SECRET: payout.secret,
+    };
+    // The command needs a database another process can open: Postgres only.
+    if (postgres) expect((await reconcileCommand(commandEnv)).code).toBe(0);
+    const [paid] = await queryRows<{ id: string; signature: string; host_id: string }>(
+      db,
+      sql`SELECT id::text AS id, signature, host_id::text AS host_id FROM host_payouts WHERE idempotency_key = 'reconciled'`,
+    );
+    if (!paid) throw new Error("no payout row");
+    const reference = `payout ${paid.id} (${paid.signature})`;
+    const differencesOf = async () => (await reconcileOver(gateway)).differences;
+
+    // The confirmation's booking lost: paid on the chain, never taken out of the payouts in flight.
+    const restore = await removeLedgerTransaction(db, `payout-confirmed:${paid.id}`);
+    try {
+      expect(await differencesOf()).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ source: "ledger", reference, microunits: "3000" }),
+        ]),
+      );
+    } finally {
+      await restore();
+    }
+
+    // A forged payout row: confirmed, for a transaction the chain never saw, and never booked.
+    const forged = "4".repeat(87);
+    await db.execute(
+      sql`INSERT INTO host_payouts (host_id, kind, amount, destination, idempotency_key, status, signature)
+          VALUES (${paid.host_id}::uuid, 'withdrawal', 7000, ${wallet.address}, 'forged', 'confirmed', ${forged})`,
+    );
+    try {
+      const differences = await differencesOf();
+      expect(differences).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ source: "solana", microunits: "-7000" }),
+          expect.objectContaining({ source: "ledger", microunits: "7000" }),
+        ]),
+      );
+      expect(differences.every((one) => one.reference.includes(forged))).toBe(true);
+    } finally {
+      await db.execute(sql`DELETE FROM host_payouts WHERE idempotency_key = 'forged'`);
+    }
+
+    // The real row faked as failed, then removed: the books say paid, the payout table does not.
+    for (const tamper of ["faked", "removed"] as const) {
+      await db.execute(
+        sql`CREATE TABLE payout_backup AS SELECT * FROM host_payouts WHERE id = ${paid.id}::uuid`,
+      );
+      await db.execute(
+        tamper === "faked"
+          ? sql`UPDATE host_payouts SET status = 'failed' WHERE id = ${paid.id}::uuid`
+          : sql`DELETE FROM host_payouts WHERE id = ${paid.id}::uuid`,
+      );
+      try {
+        expect(await differencesOf(), tamper).toEqual([
+          expect.objectContaining({ source: "ledger", reference, microunits: "-3000" }),
+        ]);
+      } finally {
+        await db.execute(sql`DELETE FROM host_payouts WHERE id = ${paid.id}::uuid`);
+        await db.execute(sql`INSERT INTO host_payouts SELECT * FROM payout_backup`);
+        await db.execute(sql`DROP TABLE payout_backup`);
+      }
+    }
+    expect(await differencesOf()).toEqual([]);
+
+    // The payout wallet pays the same wallet again, outside any payout (last: the chain keeps it).
+    const { value: lifetime } = await solana.rpc.getLatestBlockhash().send();
+    const twice = await signUsdcTransfer({
+      payer: payout.signer,
+      mint: solana.usdcMint,
+      destination: wallet.address,
+      amount: 3000n,
+      lifetime,
+    });
+    await solana.rpc
+      .sendTransaction(twice.wireBase64 as Base64EncodedWireTransaction, { encoding: "base64" })
+      .send();
+    const report = await reconcileOver(gateway);
+    expect(report.differences).toEqual([
+      expect.objectContaining({ source: "solana", reference: twice.signature, microunits: "3000" }),
+    ]);
+    expect(report.unexplained_microunits).toBe("3000");
+    if (postgres) {
+      const run = await reconcileCommand(commandEnv);
+      expect(run.code).toBe(1);
+      expect(run.report.differences).toEqual([expect.objectContaining({ reference: twice.signature })]);
+    }
+  }, 60_000);
 });
