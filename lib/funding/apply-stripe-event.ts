@@ -317,7 +317,53 @@ async function reinstateDispute(
       },
     });
   }
-  return { outcome: "reinstated", reason: `returned ${returned}`, sessionId };
+  const caughtUp = await takeRefundsMadeDuringDispute(
+    transaction,
+    event,
+    session,
+    session.reversedMicrounits - reversed,
+  );
+  return {
+    outcome: "reinstated",
+    reason: caughtUp > 0n ? `returned ${returned}, refunded meanwhile ${caughtUp}` : `returned ${returned}`,
+    sessionId,
+  };
+}
+
+/**
+ * A refund that arrived while the dispute was open found the payment already taken back and
+ * booked nothing (Stripe allows it on disputes that leave the charge refundable, such as
+ * inquiries). With the payment standing again, what was refunded meanwhile is taken now, from
+ * the balance or as a receivable, like any refund.
+ */
+async function takeRefundsMadeDuringDispute(
+  transaction: Executor,
+  event: Stripe.Event,
+  session: CardSessionRow,
+  /** The session's reversed total once the dispute's part is undone. */
+  reversedNow: bigint,
+): Promise<bigint> {
+  if (!session.paymentIntentId) return 0n;
+  const [refunded] = await queryRows<{ amount: string | null }>(
+    transaction,
+    sql`SELECT MAX((payload->>'amount_refunded')::bigint)::text AS amount FROM stripe_events
+        WHERE type = 'charge.refunded'
+          AND coalesce(payload->>'payment_intent', payload->'payment_intent'->>'id') = ${session.paymentIntentId}`,
+  );
+  if (!refunded?.amount) return 0n;
+  const result = await reverseCredit(
+    transaction,
+    event,
+    "stripe_refund",
+    { payment_intent: session.paymentIntentId, currency: session.currency },
+    Number(refunded.amount),
+  );
+  if (result.outcome !== "reversed") return 0n;
+  const [after] = await queryRows<{ reversed: string }>(
+    transaction,
+    sql`SELECT reversed_microunits::text AS reversed FROM card_sessions WHERE id = ${session.id}`,
+  );
+  return BigInt(after?.reversed ?? reversedNow) - reversedNow;
 }
 
 /** The part of the credit a payer-side amount stands for (the fee is paid back pro rata too), rounded up. */

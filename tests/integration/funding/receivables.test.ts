@@ -161,6 +161,27 @@ describe("refunds and disputes during activity", () => {
     expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
   }, 60_000);
 
+  it("a refund made while a dispute is open is taken back when the dispute is won, not returned with it", async () => {
+    const { token, sessionId } = await cardFunded(10);
+    await stripe.refund(sessionId, 200);
+    expect(JSON.parse((await stripe.dispute(sessionId, 800)).body)).toMatchObject({ outcome: "reversed" });
+    // The payment is already taken back in full: this refund finds nothing left to reverse.
+    expect(JSON.parse((await stripe.refund(sessionId, 300)).body)).toMatchObject({
+      outcome: "recorded",
+      reason: "nothing left to reverse",
+    });
+    expect((await gateway.balanceOf(token)).balance).toBe(0n);
+
+    const closed = await stripe.closeDispute(sessionId, "won");
+    expect(JSON.parse(closed.body)).toMatchObject({
+      outcome: "reinstated",
+      reason: "returned 8000000, refunded meanwhile 3000000",
+    });
+    // $10 paid, $5 refunded in two refunds: $5 stays, not the $8 the dispute had taken.
+    expect(await gateway.balanceOf(token)).toMatchObject({ balance: 5_000_000n, held: 0n });
+    expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
+  }, 60_000);
+
   it("the books reconcile with Stripe to the microunit; a removed ledger row is reported, and `npm run reconcile` exits 1", async () => {
     const clean = await reconcileOver(gateway);
     expect(clean).toMatchObject({ reconciled: true, unexplained_microunits: "0", differences: [] });
