@@ -337,8 +337,7 @@ describe(`money soak (seed ${seed}, ${steps} steps)`, () => {
         case "refund": {
           if (paidSessions.length === 0) break;
           const { sessionId } = pick(paidSessions);
-          // Stripe refuses to refund a charge whose dispute is open (error charge_disputed).
-          if (disputed.includes(sessionId)) break;
+          // A refund during an open dispute (Stripe allows it on an inquiry) is taken if the dispute is won.
           const total = stripe.sessions.get(sessionId)?.amount_total ?? 0;
           expect((await stripe.refund(sessionId, Math.max(1, Math.floor(total * next())))).status).toBe(200);
           break;
