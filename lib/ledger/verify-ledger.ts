@@ -25,27 +25,10 @@ export async function verifyLedger(executor: Executor): Promise<LedgerProblem[]>
       detail: `sums to ${row.total}`,
     });
 
-  const mismatched = await queryRows<{ id: string; balance: string; entries: string }>(
-    executor,
-    sql`SELECT a.id::text AS id, a.balance::text AS balance, COALESCE(SUM(e.amount), 0)::text AS entries
-        FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
-        GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(e.amount), 0)`,
+  problems.push(
+    ...(await sumMismatches(executor, "balance_mismatch", "balance", "ledger_entries", "entries")),
   );
-  for (const row of mismatched)
-    problems.push({
-      kind: "balance_mismatch",
-      ref: row.id,
-      detail: `balance ${row.balance} vs entries ${row.entries}`,
-    });
-
-  const heldMismatch = await queryRows<{ id: string; held: string; holds: string }>(
-    executor,
-    sql`SELECT a.id::text AS id, a.held::text AS held, COALESCE(SUM(h.amount), 0)::text AS holds
-        FROM accounts a LEFT JOIN holds h ON h.account_id = a.id
-        GROUP BY a.id, a.held HAVING a.held <> COALESCE(SUM(h.amount), 0)`,
-  );
-  for (const row of heldMismatch)
-    problems.push({ kind: "held_mismatch", ref: row.id, detail: `held ${row.held} vs holds ${row.holds}` });
+  problems.push(...(await sumMismatches(executor, "held_mismatch", "held", "holds", "holds")));
 
   const negative = await queryRows<{ id: string; balance: string }>(
     executor,
@@ -54,4 +37,29 @@ export async function verifyLedger(executor: Executor): Promise<LedgerProblem[]>
   for (const row of negative)
     problems.push({ kind: "negative_balance", ref: row.id, detail: `balance ${row.balance}` });
   return problems;
+}
+
+/**
+ * Accounts whose stored `column` is not the sum of their rows in `table` (the balance and its
+ * entries, `held` and its open holds). The names are fixed literals, never input.
+ */
+async function sumMismatches(
+  executor: Executor,
+  kind: "balance_mismatch" | "held_mismatch",
+  column: "balance" | "held",
+  table: "ledger_entries" | "holds",
+  rowsName: string,
+): Promise<LedgerProblem[]> {
+  const stored = sql.raw(`a.${column}`);
+  const rows = await queryRows<{ id: string; stored: string; summed: string }>(
+    executor,
+    sql`SELECT a.id::text AS id, ${stored}::text AS stored, COALESCE(SUM(r.amount), 0)::text AS summed
+        FROM accounts a LEFT JOIN ${sql.raw(table)} r ON r.account_id = a.id
+        GROUP BY a.id, ${stored} HAVING ${stored} <> COALESCE(SUM(r.amount), 0)`,
+  );
+  return rows.map((row) => ({
+    kind,
+    ref: row.id,
+    detail: `${column} ${row.stored} vs ${rowsName} ${row.summed}`,
+  }));
 }

@@ -25,6 +25,13 @@ interface OpenTextItem {
   text: string;
 }
 
+/** Where a text item's one content part is: every part and text event names it this way. */
+const partOf = (item: OpenTextItem) => ({
+  item_id: item.id,
+  output_index: item.outputIndex,
+  content_index: 0,
+});
+
 interface OpenToolItem {
   outputIndex: number;
   id: string;
@@ -128,27 +135,20 @@ class ResponsesStreamState {
       const outputIndex = this.#openItem({ ...reasoningItem(id, "", "in_progress"), content: [] });
       this.#reasoning = { outputIndex, id, text: "" };
       this.#events.write("response.content_part.added", {
-        item_id: id,
-        output_index: outputIndex,
-        content_index: 0,
+        ...partOf(this.#reasoning),
         part: { type: "reasoning_text", text: "" },
       });
     }
     const item = this.#reasoning;
     item.text += delta;
-    this.#events.write("response.reasoning_text.delta", {
-      item_id: item.id,
-      output_index: item.outputIndex,
-      content_index: 0,
-      delta,
-    });
+    this.#events.write("response.reasoning_text.delta", { ...partOf(item), delta });
   }
 
   #closeReasoning(): void {
     const item = this.#reasoning;
     if (!item) return;
     this.#reasoning = undefined;
-    const location = { item_id: item.id, output_index: item.outputIndex, content_index: 0 };
+    const location = partOf(item);
     this.#events.write("response.reasoning_text.done", { ...location, text: item.text });
     this.#events.write("response.content_part.done", {
       ...location,
@@ -160,13 +160,7 @@ class ResponsesStreamState {
   #textDelta(delta: string): void {
     const item = this.#message ?? this.#openMessage();
     item.text += delta;
-    this.#events.write("response.output_text.delta", {
-      item_id: item.id,
-      output_index: item.outputIndex,
-      content_index: 0,
-      delta,
-      logprobs: [],
-    });
+    this.#events.write("response.output_text.delta", { ...partOf(item), delta, logprobs: [] });
   }
 
   #openMessage(): OpenTextItem {
@@ -176,9 +170,7 @@ class ResponsesStreamState {
     const item = { outputIndex, id, text: "" };
     this.#message = item;
     this.#events.write("response.content_part.added", {
-      item_id: id,
-      output_index: outputIndex,
-      content_index: 0,
+      ...partOf(item),
       part: { type: "output_text", text: "", annotations: [] },
     });
     return item;
@@ -188,7 +180,7 @@ class ResponsesStreamState {
     const item = this.#message;
     if (!item) return;
     this.#message = undefined;
-    const location = { item_id: item.id, output_index: item.outputIndex, content_index: 0 };
+    const location = partOf(item);
     this.#events.write("response.output_text.done", { ...location, text: item.text, logprobs: [] });
     this.#events.write("response.content_part.done", {
       ...location,
