@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { docsAlternates } from "@/components/docs/metadata";
 import { SiteHeader } from "@/components/docs/site-header";
 import { StatusBadge } from "@/components/docs/status-badge";
@@ -9,6 +10,36 @@ export const metadata: Metadata = {
   // Next replaces the layout's alternates rather than merging them, so repeat the machine files.
   alternates: { ...docsAlternates(), canonical: "/" },
 };
+
+const steps: Array<{ title: string; body: ReactNode; href: string; link: string }> = [
+  {
+    title: "Register",
+    body: (
+      <>
+        <code>POST /v1/register</code> returns a token and a deposit code. Save the token: it is your account.
+      </>
+    ),
+    href: "/docs/api/register",
+    link: "Register reference",
+  },
+  {
+    title: "Fund",
+    body: "Top up the balance in USDC. Card and on-chain deposits are on the way; operators can credit today.",
+    href: "/docs/using/funding",
+    link: "Funding options",
+  },
+  {
+    title: "Call",
+    body: (
+      <>
+        Use <code>/proxy/&lt;token&gt;/v1</code> as the OpenAI base URL, or <code>/proxy/&lt;token&gt;</code>{" "}
+        for Anthropic clients.
+      </>
+    ),
+    href: "/docs/using/quickstart",
+    link: "Quickstart",
+  },
+];
 
 const features: Array<{ title: string; text: string; href: string; status: PageStatus }> = [
   {
@@ -121,33 +152,14 @@ export default function HomePage() {
           <h2>From zero to first token</h2>
           <p>No signup form and no API key to manage: the token in the URL is the credential.</p>
           <div className="steps">
-            <div className="step">
-              <span className="step__number">1</span>
-              <h3>Register</h3>
-              <p>
-                <code>POST /v1/register</code> returns a token and a deposit code. Save the token: it is your
-                account.
-              </p>
-              <Link href="/docs/api/register">Register reference</Link>
-            </div>
-            <div className="step">
-              <span className="step__number">2</span>
-              <h3>Fund</h3>
-              <p>
-                Top up the balance in USDC. Card and on-chain deposits are on the way; operators can credit
-                today.
-              </p>
-              <Link href="/docs/using/funding">Funding options</Link>
-            </div>
-            <div className="step">
-              <span className="step__number">3</span>
-              <h3>Call</h3>
-              <p>
-                Use <code>/proxy/&lt;token&gt;/v1</code> as the OpenAI base URL, or{" "}
-                <code>/proxy/&lt;token&gt;</code> for Anthropic clients.
-              </p>
-              <Link href="/docs/using/quickstart">Quickstart</Link>
-            </div>
+            {steps.map((step, index) => (
+              <div className="step" key={step.title}>
+                <span className="step__number">{index + 1}</span>
+                <h3>{step.title}</h3>
+                <p>{step.body}</p>
+                <Link href={step.href}>{step.link}</Link>
+              </div>
+            ))}
           </div>
         </section>
 
