@@ -23,8 +23,6 @@ interface HostedJob {
 
 /** Chunks are read from the agent's stream in pieces no bigger than this before they are published. */
 const maxChunkBytes = 256 * 1024;
-/** How long the first bytes of a reply that is not an event stream wait for its end. */
-const holdMs = 20;
 
 /**
  * Jobs other replicas sent to the agents this replica holds (the home's side). Each runs through
@@ -107,17 +105,18 @@ export class HostedJobs {
     const contentType = response.headers.get("content-type") ?? "application/json";
     const reader = response.body?.getReader();
     // An event stream's bytes go out as they come: its first byte is what its caller waits for.
-    // Any other reply is read whole by the caller's replica, so its first bytes wait (a bounded
-    // while, a bounded amount) for its end, and a reply that ends at once crosses Redis as one
-    // message, not a start and an end each woken for on both sides.
+    // Any other reply is read whole by the caller's replica, so its first bytes wait for the rest
+    // of this turn of the loop: a reply whose end came with them (job_chunk and job_done in one
+    // read of the agent's socket) crosses Redis as one message. They wait no longer: an early
+    // start lets the caller's replica do its work on the answer while the end is still on its way.
     const holds = !contentType.includes("text/event-stream");
     const holdLimit = Math.min(maxChunkBytes, job.window);
     let held: Uint8Array[] = [];
     let heldBytes = 0;
     let started = false;
-    let hold: { timer: NodeJS.Timeout; elapsed: Promise<undefined> } | undefined;
+    let hold: { timer: NodeJS.Immediate; elapsed: Promise<undefined> } | undefined;
     const stopHolding = () => {
-      if (hold) clearTimeout(hold.timer);
+      if (hold) clearImmediate(hold.timer);
       hold = undefined;
     };
     /** Publishes what is held: the start (with the end too when the job is over), or a chunk. */
@@ -153,7 +152,7 @@ export class HostedJobs {
           return;
         }
         if (next === undefined) {
-          // Held long enough: the caller's replica hears the agent answered (its headers timer stops).
+          // The rest of the reply did not come in the same turn: the start goes now.
           flush();
         } else {
           pending = undefined;
@@ -163,7 +162,7 @@ export class HostedJobs {
             held.push(piece);
             heldBytes += piece.byteLength;
             if (!holds || started || heldBytes >= holdLimit) flush();
-            else hold ??= holdFor(holdMs);
+            else hold ??= holdForThisTurn();
           }
         }
         while (job.sent - job.acked >= job.window && this.#jobs.has(job.id))
@@ -191,13 +190,16 @@ export class HostedJobs {
   }
 }
 
-/** A timer as a promise (resolving to undefined), and the timer to clear it early. */
-function holdFor(ms: number): { timer: NodeJS.Timeout; elapsed: Promise<undefined> } {
+/**
+ * A promise (of undefined) kept until the loop's check phase: reads that are already possible
+ * (bytes the agent sent in the same socket read) resolve before it.
+ */
+function holdForThisTurn(): { timer: NodeJS.Immediate; elapsed: Promise<undefined> } {
   let resolveElapsed: (value: undefined) => void = () => undefined;
   const elapsed = new Promise<undefined>((resolve) => {
     resolveElapsed = resolve;
   });
-  return { timer: setTimeout(() => resolveElapsed(undefined), ms), elapsed };
+  return { timer: setImmediate(() => resolveElapsed(undefined)), elapsed };
 }
 
 function errorMessage(error: unknown): string {

@@ -114,7 +114,7 @@ export const directMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ack"), job: jobIdSchema, bytes: z.number().int().min(0) }),
   /**
    * Home → caller's replica: the agent answered; its status and the first bytes. With `end`, these
-   * were all its bytes and the job is over (a reply that ended soon after it began, in one message).
+   * were all its bytes and the job is over (a reply whose end came with its first bytes, in one message).
    */
   z.object({
     type: z.literal("start"),

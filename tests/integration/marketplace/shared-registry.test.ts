@@ -206,8 +206,9 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
   });
 
   /**
-   * An agent whose reply is a first chunk now and a last one with its end on the next turn of the
-   * loop (as job_done follows job_chunk), or, given `ends`, when the test calls the end it is handed.
+   * An agent whose reply is a first chunk and then a last one with its end: at once (job_chunk and
+   * job_done in one read of the agent's socket), or, given `ends`, when the test calls the end it
+   * is handed.
    */
   function twoPartTransport(contentType: string, ends?: Array<() => void>): AgentTransport {
     return async () => {
@@ -219,7 +220,7 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
             controller.close();
           };
           if (ends) ends.push(end);
-          else setImmediate(end);
+          else end();
         },
       });
       return new Response(body, { status: 200, headers: { "content-type": contentType } });
@@ -246,7 +247,7 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     return { messages, close: () => client.close() };
   }
 
-  it("a reply that ends soon after it begins crosses to A as one message: a start that carries its end", async () => {
+  it("a reply whose end comes with its first bytes crosses to A as one message: a start that carries its end", async () => {
     const handle = connectTwoPart("p-whole", "application/json");
     const offer = await offerOnA("p-whole");
     const listener = await listenToA();
@@ -264,7 +265,7 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     }
   });
 
-  it("a reply whose end is late still reaches A's caller before it ends (its first bytes are held only briefly)", async () => {
+  it("a reply whose end is late reaches A's caller before it ends (its first bytes do not wait for it)", async () => {
     const ends: Array<() => void> = [];
     const handle = connectTwoPart("p-late-end", "application/json", ends);
     const offer = await offerOnA("p-late-end");
