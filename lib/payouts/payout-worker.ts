@@ -53,44 +53,50 @@ async function setStatus(database: Database, payout: HostPayout, from: string, c
 }
 
 /** The chain confirmed the transfer: the money leaves the books. */
-async function settleConfirmed(database: Database, payout: HostPayout): Promise<void> {
-  const ids = await payoutAccountIds(database, payout.hostId);
-  await database.transaction(async (tx) => {
-    const [row] = await tx
-      .update(hostPayouts)
-      .set({ status: "confirmed", confirmedAt: new Date(), updatedAt: new Date() })
-      .where(and(eq(hostPayouts.id, payout.id), eq(hostPayouts.status, "broadcast")))
-      .returning();
-    if (!row) return;
-    await postTransaction(tx, {
-      kind: "host_payout_confirmed",
-      idempotencyKey: `payout-confirmed:${payout.id}`,
-      metadata: { payout_id: payout.id, signature: payout.signature, kind: payout.kind },
-      entries: [
-        { accountId: ids.inFlight, amount: -payout.amount },
-        { accountId: ids.external, amount: payout.amount },
-      ],
-    });
-  });
+function settleConfirmed(database: Database, payout: HostPayout): Promise<void> {
+  return settleBroadcast(
+    database,
+    payout,
+    { status: "confirmed", confirmedAt: new Date() },
+    { kind: payout.kind },
+    (ids) => ids.external,
+  );
 }
 
 /** The transfer failed on-chain: the amount goes back where it came from. */
-async function settleFailed(database: Database, payout: HostPayout, error: string): Promise<void> {
+function settleFailed(database: Database, payout: HostPayout, error: string): Promise<void> {
+  return settleBroadcast(database, payout, { status: "failed", error }, { error }, (ids) =>
+    payout.kind === "bond_return" ? ids.bond : ids.provider,
+  );
+}
+
+/**
+ * A broadcast payout's end, at most once: its status leaves `broadcast` and its amount leaves
+ * the in-flight account for `destination` in one transaction. A payout another pass has
+ * already settled changes nothing.
+ */
+async function settleBroadcast(
+  database: Database,
+  payout: HostPayout,
+  end: { status: "confirmed" | "failed"; confirmedAt?: Date; error?: string },
+  detail: Record<string, unknown>,
+  destination: (ids: Awaited<ReturnType<typeof payoutAccountIds>>) => bigint,
+): Promise<void> {
   const ids = await payoutAccountIds(database, payout.hostId);
   await database.transaction(async (tx) => {
     const [row] = await tx
       .update(hostPayouts)
-      .set({ status: "failed", error, updatedAt: new Date() })
+      .set({ ...end, updatedAt: new Date() })
       .where(and(eq(hostPayouts.id, payout.id), eq(hostPayouts.status, "broadcast")))
       .returning();
     if (!row) return;
     await postTransaction(tx, {
-      kind: "host_payout_failed",
-      idempotencyKey: `payout-failed:${payout.id}`,
-      metadata: { payout_id: payout.id, signature: payout.signature, error },
+      kind: `host_payout_${end.status}`,
+      idempotencyKey: `payout-${end.status}:${payout.id}`,
+      metadata: { payout_id: payout.id, signature: payout.signature, ...detail },
       entries: [
         { accountId: ids.inFlight, amount: -payout.amount },
-        { accountId: payout.kind === "bond_return" ? ids.bond : ids.provider, amount: payout.amount },
+        { accountId: destination(ids), amount: payout.amount },
       ],
     });
   });
