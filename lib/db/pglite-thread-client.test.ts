@@ -109,10 +109,11 @@ describe("PGlite in a child process (the set-up engine of a new data directory)"
     ]);
     expect(fromProcess.rows).toEqual(fromThread.rows);
     expect(fromProcess.rows[0]).toMatchObject({ big: 9007199254740993n, quoted: "it's" });
+    // Our child processes by command name, without the `ps` that lists them.
     const children = () =>
-      execFileSync("ps", ["-o", "pid=", "--ppid", String(process.pid)], { encoding: "utf8" })
+      execFileSync("ps", ["-o", "comm=", "--ppid", String(process.pid)], { encoding: "utf8" })
         .split("\n")
-        .filter((line) => line.trim() !== "" && !line.includes("ps"));
+        .filter((name) => name.trim() !== "" && name.trim() !== "ps");
     const before = children().length;
     await Promise.all([inProcess.close(), inThread.close()]);
     expect(children().length).toBeLessThan(before);

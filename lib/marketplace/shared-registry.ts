@@ -9,6 +9,7 @@ import {
 import { log } from "../log";
 import type { DispatchOptions } from "../providers/candidate";
 import { AgentJobError } from "./agent-jobs";
+import { CoalescedFlush } from "./coalesced-flush";
 import { HostedJobs, type RunLocal } from "./hosted-jobs";
 import { InMemoryMarketplaceRegistry } from "./in-memory-registry";
 import type {
@@ -94,12 +95,10 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
   readonly #held = new Map<string, HeldAgent>();
   readonly #seen = new Map<string, SeenAgent>();
   readonly #loadChanged = new Set<string>();
-  #loadTimer: NodeJS.Timeout | undefined;
-  #loadSoon = false;
+  readonly #loadFlush = new CoalescedFlush(() => this.#publishLoad(), loadPublishMs);
   #health: SharedHealthSink | undefined;
   #healthOut: HealthAttempt[] = [];
-  #healthTimer: NodeJS.Timeout | undefined;
-  #healthSoon = false;
+  readonly #healthFlush = new CoalescedFlush(() => this.#flushHealth(), healthPublishMs);
   #ticks = 0;
   readonly #agentsKey: string;
 
@@ -238,14 +237,10 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
         });
       if (!attempt.ok) {
         // A failure may demote the provider: every replica hears it on the next turn of the loop.
-        if (this.#healthSoon) return;
-        this.#healthSoon = true;
-        setImmediate(() => this.#flushHealth());
+        this.#healthFlush.soon();
         return;
       }
-      if (this.#healthTimer) return;
-      this.#healthTimer = setTimeout(() => this.#flushHealth(), healthPublishMs);
-      this.#healthTimer.unref();
+      this.#healthFlush.later();
     };
   }
 
@@ -259,8 +254,8 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
             .catch(() => undefined),
         ),
       );
-    if (this.#loadTimer) clearTimeout(this.#loadTimer);
-    if (this.#healthTimer) clearTimeout(this.#healthTimer);
+    this.#loadFlush.stop();
+    this.#healthFlush.stop();
     this.#remote.failAll("the gateway replica is shutting down");
     this.#hosted.abortAll();
     await this.#bus.close();
@@ -364,28 +359,18 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
     const held = this.#held.get(providerId);
     const agent = held ? this.#local.agents().find((item) => item.providerId === providerId) : undefined;
     if (held && agent && availabilityOf(agent.offers) !== held.availability) {
-      if (this.#loadSoon) return;
-      this.#loadSoon = true;
-      setImmediate(() => this.#publishLoad());
+      this.#loadFlush.soon();
       return;
     }
-    if (this.#loadTimer) return;
-    this.#loadTimer = setTimeout(() => this.#publishLoad(), loadPublishMs);
-    this.#loadTimer.unref();
+    this.#loadFlush.later();
   }
 
   #publishLoad(): void {
-    if (this.#loadTimer) clearTimeout(this.#loadTimer);
-    this.#loadTimer = undefined;
-    this.#loadSoon = false;
     for (const changed of this.#loadChanged) this.#publish(changed, false).catch(() => undefined);
     this.#loadChanged.clear();
   }
 
   #flushHealth(): void {
-    if (this.#healthTimer) clearTimeout(this.#healthTimer);
-    this.#healthTimer = undefined;
-    this.#healthSoon = false;
     const attempts = this.#healthOut;
     this.#healthOut = [];
     if (attempts.length > 0)
