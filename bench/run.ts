@@ -24,6 +24,7 @@ import {
   timedPost,
 } from "./measure";
 import { renderPlot } from "./plot";
+import { type RoundTrip, redisRoundTrip } from "./redis-round-trip";
 import {
   directSystem,
   ensureFreshBuild,
@@ -185,7 +186,10 @@ function summarize(rows: Row[]) {
   return { direct, added, addedFirstByte, rps };
 }
 
-function report(rows: Row[], meta: { started: Date; load: string; busy: number; notes: string[] }) {
+function report(
+  rows: Row[],
+  meta: { started: Date; load: string; busy: number; notes: string[]; redisFloor?: RoundTrip },
+) {
   const { added, addedFirstByte, rps } = summarize(rows);
   const byKey = (key: string) => rows.find((row) => row.system.key === key);
   const bare = byKey("bare");
@@ -268,6 +272,7 @@ function report(rows: Row[], meta: { started: Date; load: string; busy: number; 
       "| --- | ---: | ---: | ---: |",
       `| through another replica minus on the agent's own | ${fmt(addedP50, 3)} (${addedP50 <= 1 ? "met" : "not met"}) | ${fmt(p(other, 99) - p(own, 99), 3)} | ${fmt(firstByte(other) - firstByte(own), 3)} |`,
       "",
+      ...(meta.redisFloor ? [floorLine(meta.redisFloor), ""] : []),
     );
   }
   const slow = rows.filter((row) => row.slow);
@@ -480,6 +485,7 @@ async function crossReplicaRun(): Promise<void> {
   };
   const cpuOwn = await cpuPerRequest(own.system);
   const cpuOther = await cpuPerRequest(other.system);
+  const floor = await redisRoundTrip(ownRedis?.url ?? redisUrl, config.sequential);
   const loadAfter = loadavg();
   const failures = (entry: { plain: Sequential; streamed: Sequential }) =>
     entry.plain.failures + entry.streamed.failures;
@@ -501,9 +507,16 @@ async function crossReplicaRun(): Promise<void> {
     "",
     `CPU per non-streamed request, ${config.sequential} requests per path run alone (both replicas, their Postgres backends${ownRedis ? " and the bench's own redis-server" : "; Redis is the shared one, not counted"}): ${fmt(cpuOwn, 3)} ms on the agent's own replica, ${fmt(cpuOther, 3)} ms through another replica, ${fmt(cpuOther - cpuOwn, 3)} ms added.`,
     "",
+    floorLine(floor),
+    "",
   ].join("\n");
   process.stdout.write(`${section}\n`);
   if (!quick || process.env.BENCH_WRITE === "1") addRun(section);
+}
+
+/** What Redis alone costs a cross-replica request here: the part of the added time no code of ours can remove. */
+function floorLine(floor: RoundTrip): string {
+  return `The floor under that, measured in the same run: a message published through the same Redis to another idle Node process and published back (a job out and its answer home, with nothing else done on either side) takes ${fmt(floor.p50, 3)} ms p50, ${fmt(floor.p99, 3)} ms p99.`;
 }
 
 /** Adds a partial run (one scenario) at the top of the runs, leaving every full run in place. */
@@ -573,6 +586,9 @@ async function main() {
   }
 
   const { rows, busy } = await measure(systems);
+  const redisFloor = systems.some((system) => system.key === "market-other")
+    ? await redisRoundTrip(redisUrl, config.sequential)
+    : undefined;
   if (config.slowStreams > 0) {
     process.stdout.write("slow streams...\n");
     for (const row of rows) {
@@ -588,6 +604,7 @@ async function main() {
     load: `${loadBefore[0]?.toFixed(1)} before, ${loadAfter[0]?.toFixed(1)} after`,
     busy,
     notes,
+    ...(redisFloor ? { redisFloor } : {}),
   });
   process.stdout.write(`${section}\n`);
   if (!quick || process.env.BENCH_WRITE === "1") {
