@@ -2,6 +2,8 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // A server pruned to its production install (no Next) serves the pages from .next/standalone.
+  output: "standalone",
   // No next/image here: sharp's native builds are left out of the install (scripts/complete-lockfile.mjs).
   images: { unoptimized: true },
   // Native and server-only packages stay out of the bundle.

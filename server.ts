@@ -11,6 +11,7 @@ import { newId } from "./lib/ids";
 import { log, redactPath } from "./lib/log";
 import { attachProviderSocket } from "./lib/marketplace/provider-socket";
 import { type PageHandler, PageHost } from "./lib/pages/page-host";
+import { isNextMissing, loadStandaloneNext } from "./lib/pages/standalone-next";
 import { startOrExit } from "./lib/start-failure";
 
 export interface GatewayServer {
@@ -38,11 +39,23 @@ export interface StartOptions {
  * costs about 100 MiB that a process serving only the API never needs.
  */
 async function loadNext(): Promise<PageHandler> {
-  const { default: next } = await import("next");
-  const nextApp = next({ dev: false, dir: import.meta.dirname });
+  const nextApp = await createNext();
   await nextApp.prepare();
   const handle = nextApp.getRequestHandler();
   return (request, response) => handle(request, response);
+}
+
+/** Next from the install, or from the build's standalone output when the install has none. */
+async function createNext() {
+  try {
+    const { default: next } = await import("next");
+    return next({ dev: false, dir: import.meta.dirname });
+  } catch (error) {
+    const standalone = isNextMissing(error) ? loadStandaloneNext(import.meta.dirname) : undefined;
+    if (!standalone) throw error;
+    log.info("pages served by the build's standalone output (Next is not installed)");
+    return standalone.next({ dev: false, dir: standalone.dir });
+  }
 }
 
 /** The pages as `npm start` serves them; POD_PAGES=off leaves them out (API-only replicas). */
