@@ -102,7 +102,7 @@ describe.skipIf(!hasGit)("pages from the standalone output in a production insta
     if (root !== "") rmSync(root, { recursive: true, force: true });
   });
 
-  it("has no Next in the install, and serves the docs, their scripts and the API", async () => {
+  it("has no Next in the install, and serves the docs, their scripts, a route handler and the API", async () => {
     expect(() => createRequire(path.join(root, "package.json")).resolve("next")).toThrow();
     const docs = await fetch(`${baseUrl}/docs/resources/replicas`);
     const html = await docs.text();
@@ -116,7 +116,16 @@ describe.skipIf(!hasGit)("pages from the standalone output in a production insta
     expect((await fetch(`${baseUrl}/dashboard`)).status).toBe(200);
     const registered = await fetch(`${baseUrl}/v1/register`, { method: "POST" });
     expect(registered.status).toBe(200);
-    expect(((await registered.json()) as { api_token?: unknown }).api_token).toEqual(expect.any(String));
+    const { api_token: token } = (await registered.json()) as { api_token: string };
+    expect(token).toEqual(expect.any(String));
+    // A Next route handler that reads the database through the server's context.
+    const session = await fetch(`${baseUrl}/dashboard/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: baseUrl },
+      body: JSON.stringify({ api_token: token }),
+    });
+    expect(session.status, output).toBe(200);
+    expect(await session.json()).toEqual({ signed_in: true });
     expect(output).toContain("standalone output");
   });
 });
