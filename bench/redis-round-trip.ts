@@ -2,16 +2,16 @@ import { fork } from "node:child_process";
 import { createClient } from "@redis/client";
 import { percentile } from "./measure";
 
-/**
- * The floor under any cross-replica request: one message published to another Node process
- * through Redis pub/sub and published back, as a job goes to the agent's replica and its answer
- * returns, with nothing else done on either side. Sequential, one at a time.
- */
 export interface RoundTrip {
   p50: number;
   p99: number;
 }
 
+/**
+ * The floor under any cross-replica request: one message published to another Node process
+ * through Redis pub/sub and published back, as a job goes to the agent's replica and its answer
+ * returns, with nothing else done on either side. Sequential, one at a time.
+ */
 export async function redisRoundTrip(url: string, count: number): Promise<RoundTrip> {
   const inbound = `bench-echo-in-${process.pid}`;
   const outbound = `bench-echo-out-${process.pid}`;

@@ -37,7 +37,8 @@ export function ensureBuild(): void {
   }
 }
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on right now, on the loopback interface. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

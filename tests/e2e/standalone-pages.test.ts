@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuild, repoRoot } from "./next-server";
+import { ensureBuild, freePort, repoRoot } from "./next-server";
 
 /**
  * A server as production runs it: the pages built with the full install, then the project
@@ -15,19 +14,6 @@ import { ensureBuild, repoRoot } from "./next-server";
 
 const hasGit = spawnSync("git", ["--version"]).status === 0;
 if (!hasGit) console.warn("standalone pages test skipped: git is missing (it lists the files to copy)");
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address !== null ? resolve(address.port) : reject(),
-      );
-    });
-  });
-}
 
 /** The working tree's files (tracked, and new ones not ignored), without node_modules or builds. */
 function copyWorkingTree(into: string): void {
