@@ -235,10 +235,13 @@ describe.skipIf(!hasChromium)("dashboard: a new operator's first hour on the pro
       "The minimum withdrawal is $0.001.",
     );
     await expect(page.getByRole("button", { name: "Request withdrawal" }).isDisabled()).resolves.toBe(true);
+    // The page reads balance and transactions side by side, so the earning can be listed one
+    // refresh (5 s) before the balance that includes it: wait for the balance, not a single read.
     await page.getByLabel("Amount (USDC)").fill("5");
-    await expect(page.getByTestId("withdraw-problem").textContent()).resolves.toMatch(
-      /^At most \$0\.\d+ can be withdrawn now\.$/,
-    );
+    await page
+      .getByTestId("withdraw-problem")
+      .filter({ hasText: /^At most \$0\.\d+ can be withdrawn now\.$/ })
+      .waitFor({ timeout: 20_000 });
     await page.getByLabel("Amount (USDC)").fill("0.001");
     await page.getByRole("button", { name: "Request withdrawal" }).click();
     await expect(page.getByTestId("payout-status").textContent()).resolves.toBe(
