@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { GatewayMessage } from "@pod-gateway/contracts/agent-protocol";
 import { log } from "../log";
-import type { AgentTransport } from "./registry";
+import type { DispatchOptions } from "../providers/candidate";
+import type { JobFeed } from "./job-sink";
+import type { AgentSinkTransport, AgentTransport, MarketplaceOffer } from "./registry";
 
 const missedDeadline = "the agent missed the job deadline";
 
@@ -39,9 +41,10 @@ const hardLimitFactor = 8;
 interface Job {
   id: string;
   started: boolean;
-  resolve(response: Response): void;
+  /** The agent answered: makes where its bytes go and settles the dispatch (throws when no response can carry it). */
+  open(status: number, contentType: string): JobFeed;
   reject(error: Error): void;
-  controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  feed: JobFeed | undefined;
   contentType: string;
   deadline: NodeJS.Timeout;
   pausedByUs: boolean;
@@ -89,58 +92,94 @@ export class AgentJobs {
     return this.#jobs.has(jobId);
   }
 
+  /** Runs a job whose bytes are read as a Response (what routing reads). */
   readonly transport: AgentTransport = (offer, body, options) =>
     new Promise<Response>((resolve, reject) => {
-      if (options.signal.aborted) {
-        reject(options.signal.reason instanceof Error ? options.signal.reason : new Error("aborted"));
-        return;
-      }
-      let request: Record<string, unknown>;
-      try {
-        const parsed: unknown = JSON.parse(body);
-        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error();
-        request = parsed as Record<string, unknown>;
-      } catch {
-        reject(new Error("job body is not a JSON object"));
-        return;
-      }
-      const id = randomUUID();
-      const onAbort = () => this.#cancel(id, new AgentJobError("cancelled", "the caller went away"));
-      const job: Job = {
-        id,
-        started: false,
-        resolve,
-        reject,
-        controller: undefined,
-        contentType: isStreamRequest(request) ? "text/event-stream" : "application/json",
-        deadline: setTimeout(
-          () => this.#cancel(id, new AgentJobError("backend_timeout", missedDeadline)),
-          this.#deadlineMs,
-        ),
-        pausedByUs: false,
-        ended: false,
-        onAgentTokens: options.onAgentTokens,
-        cleanup: () => options.signal.removeEventListener("abort", onAbort),
-      };
-      options.signal.addEventListener("abort", onAbort, { once: true });
-      this.#jobs.set(id, job);
-      this.#channel.send({
-        type: "job",
-        job_id: id,
-        model_id: offer.modelId,
-        request,
-        format: offer.dialect,
-        deadline_ms: this.#deadlineMs,
+      this.#submit(offer, body, options, reject, (job, status, contentType) => {
+        const holder: { controller?: ReadableStreamDefaultController<Uint8Array> } = {};
+        const stream = new ReadableStream<Uint8Array>(
+          {
+            start: (controller) => {
+              holder.controller = controller;
+            },
+            pull: () => this.#pulled(job),
+            cancel: () => this.#cancel(job.id, new AgentJobError("cancelled", "the caller stopped reading")),
+          },
+          { highWaterMark: this.#highWaterMark, size: (chunk) => chunk.byteLength },
+        );
+        resolve(new Response(stream, { status, headers: { "content-type": contentType } }));
+        if (!holder.controller) throw new Error("the stream started without a controller");
+        return holder.controller;
       });
     });
+
+  /** Runs a job whose bytes go straight to `sink` (a job another replica asked for): no stream in between. */
+  readonly sinkTransport: AgentSinkTransport = (offer, body, options, sink) =>
+    new Promise<void>((resolve, reject) => {
+      this.#submit(offer, body, options, reject, (job, status, contentType) => {
+        const feed = sink.open(status, contentType, () => this.#pulled(job));
+        resolve();
+        return feed;
+      });
+    });
+
+  #submit(
+    offer: MarketplaceOffer,
+    body: string,
+    options: DispatchOptions,
+    reject: (error: Error) => void,
+    open: (job: Job, status: number, contentType: string) => JobFeed,
+  ): void {
+    if (options.signal.aborted) {
+      reject(options.signal.reason instanceof Error ? options.signal.reason : new Error("aborted"));
+      return;
+    }
+    let request: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error();
+      request = parsed as Record<string, unknown>;
+    } catch {
+      reject(new Error("job body is not a JSON object"));
+      return;
+    }
+    const id = randomUUID();
+    const onAbort = () => this.#cancel(id, new AgentJobError("cancelled", "the caller went away"));
+    const job: Job = {
+      id,
+      started: false,
+      open: (status, contentType) => open(job, status, contentType),
+      reject,
+      feed: undefined,
+      contentType: isStreamRequest(request) ? "text/event-stream" : "application/json",
+      deadline: setTimeout(
+        () => this.#cancel(id, new AgentJobError("backend_timeout", missedDeadline)),
+        this.#deadlineMs,
+      ),
+      pausedByUs: false,
+      ended: false,
+      onAgentTokens: options.onAgentTokens,
+      cleanup: () => options.signal.removeEventListener("abort", onAbort),
+    };
+    options.signal.addEventListener("abort", onAbort, { once: true });
+    this.#jobs.set(id, job);
+    this.#channel.send({
+      type: "job",
+      job_id: id,
+      model_id: offer.modelId,
+      request,
+      format: offer.dialect,
+      deadline_ms: this.#deadlineMs,
+    });
+  }
 
   chunk(jobId: string, data: Buffer, status?: number, contentType?: string): void {
     const job = this.#live(jobId, "job_chunk");
     if (!job) return;
     if (!job.started && !this.#start(job, status ?? 200, contentType ?? job.contentType)) return;
-    if (data.length === 0 || !job.controller) return;
-    job.controller.enqueue(new Uint8Array(data));
-    const desired = job.controller.desiredSize ?? 0;
+    if (data.length === 0 || !job.feed) return;
+    job.feed.enqueue(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    const desired = job.feed.desiredSize ?? 0;
     if (desired <= 0 && !job.pausedByUs) {
       job.pausedByUs = true;
       this.#channel.send({ type: "job_pause", job_id: job.id });
@@ -160,7 +199,7 @@ export class AgentJobs {
     }
     if (!job.started && !this.#start(job, 200, job.contentType)) return;
     this.#finish(job, "done");
-    job.controller?.close();
+    job.feed?.close();
   }
 
   /** A frame naming this job failed the protocol schema: the job fails cleanly, the agent is told. */
@@ -202,28 +241,11 @@ export class AgentJobs {
     return undefined;
   }
 
-  /** The job's Response, once its first chunk came; false when the agent's status or headers cannot make one. */
+  /** The job's feed, once its first chunk came; false when the agent's status or headers cannot make a response. */
   #start(job: Job, status: number, contentType: string): boolean {
     job.started = true;
-    const stream = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          job.controller = controller;
-        },
-        pull: () => {
-          if (job.pausedByUs) {
-            job.pausedByUs = false;
-            this.#channel.send({ type: "job_resume", job_id: job.id });
-          }
-          this.#maybeResumeSocket();
-        },
-        cancel: () => this.#cancel(job.id, new AgentJobError("cancelled", "the caller stopped reading")),
-      },
-      { highWaterMark: this.#highWaterMark, size: (chunk) => chunk.byteLength },
-    );
-    let response: Response;
     try {
-      response = new Response(stream, { status, headers: { "content-type": contentType } });
+      job.feed = job.open(status, contentType);
     } catch (error) {
       // The schema bounds both already; this keeps a throw out of the socket handler regardless.
       job.started = false;
@@ -238,8 +260,16 @@ export class AgentJobs {
       );
       return false;
     }
-    job.resolve(response);
     return true;
+  }
+
+  /** The job's reader has room again: the agent may send, and the socket be read. */
+  #pulled(job: Job): void {
+    if (job.pausedByUs && !job.ended) {
+      job.pausedByUs = false;
+      this.#channel.send({ type: "job_resume", job_id: job.id });
+    }
+    this.#maybeResumeSocket();
   }
 
   #cancel(jobId: string, error: AgentJobError): void {
@@ -252,7 +282,7 @@ export class AgentJobs {
     this.#finish(job);
     if (tellAgent) this.#channel.send({ type: "job_cancel", job_id: jobId });
     if (!job.started) job.reject(error);
-    else job.controller?.error(error);
+    else job.feed?.error(error);
   }
 
   #finish(job: Job, ending: Ending = "ended"): void {
@@ -271,7 +301,7 @@ export class AgentJobs {
   #maybeResumeSocket(): void {
     if (!this.#socketPaused) return;
     for (const job of this.#jobs.values()) {
-      if ((job.controller?.desiredSize ?? 0) < -this.#highWaterMark * hardLimitFactor) return;
+      if ((job.feed?.desiredSize ?? 0) < -this.#highWaterMark * hardLimitFactor) return;
     }
     this.#socketPaused = false;
     this.#channel.resumeReading();

@@ -1,13 +1,15 @@
 import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
 import { AgentJobError } from "./agent-jobs";
+import type { JobFeed, JobSink } from "./job-sink";
 
 type JobMessage = Extract<DirectMessage, { type: "job" }>;
 
-/** Runs a job on an agent this replica holds: what the local registry's dispatch does. */
+/** Runs a job on an agent this replica holds, its bytes fed to `sink`: what the local registry's dispatchTo does. */
 export type RunLocal = (
   job: JobMessage,
   options: { signal: AbortSignal; onAgentTokens(tokens: Record<string, number>): void },
-) => Promise<Response>;
+  sink: JobSink,
+) => Promise<void>;
 
 interface HostedJob {
   id: string;
@@ -17,20 +19,29 @@ interface HostedJob {
   sent: number;
   acked: number;
   tokens: Record<string, number> | undefined;
-  /** Wakes the pump waiting for the caller's ack. */
-  wake: (() => void) | undefined;
+  /** Set once the agent answered. */
+  answer: { status: number; contentType: string; holds: boolean; pull: () => void } | undefined;
+  /** The start message went out. */
+  started: boolean;
+  /** Bytes from the agent not published yet (past the window, or held for the rest of this turn). */
+  held: Uint8Array[];
+  heldBytes: number;
+  hold: NodeJS.Immediate | undefined;
+  /** The agent's reply is complete: the end goes once the held bytes are out. */
+  closing: boolean;
 }
 
-/** Chunks are read from the agent's stream in pieces no bigger than this before they are published. */
+/** Chunks are published in pieces no bigger than this. */
 const maxChunkBytes = 256 * 1024;
 
 /**
  * Jobs other replicas sent to the agents this replica holds (the home's side). Each runs through
  * the local registry (its capacity check is the one reservation: a job for a full agent is refused
- * at once, and the caller's replica fails over), and its bytes are published back to the caller's
- * replica at most a window ahead of the caller's acks: past that the pump stops reading, the
- * agent's job stream fills, and the agent is asked to pause. A cancel, or the caller's replica
- * dying, aborts the job, which cancels it at the agent's backend and frees its slot.
+ * at once, and the caller's replica fails over), and the agent's bytes are published back to the
+ * caller's replica as they come, with no stream in between, at most a window ahead of the
+ * caller's acks: past that they are held here, and the agent is asked to pause (if it goes on, its
+ * socket stops being read). A cancel, or the caller's replica dying, aborts the job, which cancels
+ * it at the agent's backend and frees its slot.
  */
 export class HostedJobs {
   readonly #jobs = new Map<string, HostedJob>();
@@ -56,23 +67,39 @@ export class HostedJobs {
       sent: 0,
       acked: 0,
       tokens: undefined,
-      wake: undefined,
+      answer: undefined,
+      started: false,
+      held: [],
+      heldBytes: 0,
+      hold: undefined,
+      closing: false,
     };
     this.#jobs.set(job.id, job);
-    job.abort.signal.addEventListener("abort", () => job.wake?.(), { once: true });
-    this.#pump(job, message).catch(() => undefined);
+    const options = {
+      signal: job.abort.signal,
+      onAgentTokens: (tokens: Record<string, number>) => {
+        job.tokens = tokens;
+      },
+    };
+    this.#run(message, options, {
+      open: (status, contentType, pull) => this.#open(job, status, contentType, pull),
+    }).catch((error: unknown) => this.#fail(job, error));
   }
 
   cancel(jobId: string): void {
-    this.#jobs.get(jobId)?.abort.abort(new AgentJobError("cancelled", "the caller went away"));
-    this.#end(jobId);
+    const job = this.#jobs.get(jobId);
+    if (!job) return;
+    // Gone first: what the abort makes the agent's side report is for nobody.
+    this.#end(job);
+    job.abort.abort(new AgentJobError("cancelled", "the caller went away"));
   }
 
   ack(jobId: string, bytes: number): void {
     const job = this.#jobs.get(jobId);
     if (!job || bytes <= job.acked) return;
-    job.acked = bytes;
-    job.wake?.();
+    job.acked = Math.min(bytes, job.sent);
+    this.#drain(job);
+    if (this.#jobs.has(job.id) && room(job) > 0) job.answer?.pull();
   }
 
   /** Jobs whose caller's replica is no longer live are cancelled: nobody will read their bytes. */
@@ -84,122 +111,119 @@ export class HostedJobs {
     for (const id of [...this.#jobs.keys()]) this.cancel(id);
   }
 
-  async #pump(job: HostedJob, message: JobMessage): Promise<void> {
-    const reply = (payload: DirectMessage) => {
-      if (this.#jobs.has(job.id)) this.#send(job.caller, payload).catch(() => undefined);
-    };
-    let response: Response;
-    try {
-      response = await this.#run(message, {
-        signal: job.abort.signal,
-        onAgentTokens: (tokens) => {
-          job.tokens = tokens;
-        },
-      });
-    } catch (error) {
-      const code = error instanceof AgentJobError ? error.code : "unavailable";
-      reply({ type: "fail", job: job.id, code, message: errorMessage(error) });
-      this.#end(job.id);
-      return;
-    }
-    const contentType = response.headers.get("content-type") ?? "application/json";
-    const reader = response.body?.getReader();
+  #open(job: HostedJob, status: number, contentType: string, pull: () => void): JobFeed {
     // An event stream's bytes go out as they come: its first byte is what its caller waits for.
     // Any other reply is read whole by the caller's replica, so its first bytes wait for the rest
     // of this turn of the loop: a reply whose end came with them (job_chunk and job_done in one
     // read of the agent's socket) crosses Redis as one message. They wait no longer: an early
     // start lets the caller's replica do its work on the answer while the end is still on its way.
-    const holds = !contentType.includes("text/event-stream");
-    const holdLimit = Math.min(maxChunkBytes, job.window);
-    let held: Uint8Array[] = [];
-    let heldBytes = 0;
-    let started = false;
-    let hold: { timer: NodeJS.Immediate; elapsed: Promise<undefined> } | undefined;
-    const stopHolding = () => {
-      if (hold) clearImmediate(hold.timer);
-      hold = undefined;
+    job.answer = { status, contentType, holds: !contentType.includes("text/event-stream"), pull };
+    return {
+      enqueue: (chunk) => {
+        if (!this.#jobs.has(job.id) || chunk.byteLength === 0) return;
+        job.held.push(chunk);
+        job.heldBytes += chunk.byteLength;
+        this.#drain(job);
+      },
+      close: () => {
+        if (!this.#jobs.has(job.id)) return;
+        job.closing = true;
+        this.#drain(job);
+      },
+      error: (reason) => this.#fail(job, reason),
+      get desiredSize() {
+        return room(job) - job.heldBytes;
+      },
     };
-    /** Publishes what is held: the start (with the end too when the job is over), or a chunk. */
-    const flush = (end?: { tokens?: Record<string, number> }) => {
-      stopHolding();
-      const data = Buffer.concat(held).toString("base64");
-      job.sent += heldBytes;
-      held = [];
-      heldBytes = 0;
-      if (!started) {
-        started = true;
-        reply({
-          type: "start",
-          job: job.id,
-          status: response.status,
-          contentType,
-          data,
-          ...(end ? { end } : {}),
+  }
+
+  /** Publishes what the window and the hold allow: the start, chunks, and the end once all is out. */
+  #drain(job: HostedJob): void {
+    const answer = job.answer;
+    if (!answer || !this.#jobs.has(job.id)) return;
+    if (!job.started) {
+      const holding = answer.holds && !job.closing && job.heldBytes < Math.min(maxChunkBytes, job.window);
+      if (holding) {
+        job.hold ??= setImmediate(() => {
+          job.hold = undefined;
+          this.#publishStart(job);
+          this.#drain(job);
         });
         return;
       }
-      if (data.length > 0) reply({ type: "chunk", job: job.id, data });
-      if (end) reply({ type: "end", job: job.id, ...end });
-    };
-    let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
-    try {
-      for (;;) {
-        if (reader === undefined) break;
-        pending ??= reader.read();
-        const next = hold ? await Promise.race([pending, hold.elapsed]) : await pending;
-        if (!this.#jobs.has(job.id)) {
-          await reader.cancel().catch(() => undefined);
-          return;
-        }
-        if (next === undefined) {
-          // The rest of the reply did not come in the same turn: the start goes now.
-          flush();
-        } else {
-          pending = undefined;
-          if (next.done) break;
-          for (let offset = 0; offset < next.value.byteLength; offset += maxChunkBytes) {
-            const piece = next.value.subarray(offset, offset + maxChunkBytes);
-            held.push(piece);
-            heldBytes += piece.byteLength;
-            if (!holds || started || heldBytes >= holdLimit) flush();
-            else hold ??= holdForThisTurn();
-          }
-        }
-        while (job.sent - job.acked >= job.window && this.#jobs.has(job.id))
-          await new Promise<void>((resolve) => {
-            job.wake = resolve;
-          });
-      }
-      flush(job.tokens ? { tokens: job.tokens } : {});
-    } catch (error) {
-      // Bytes the agent sent before it failed are relayed first, as they would be without the hold.
-      if (heldBytes > 0) flush();
-      const code = error instanceof AgentJobError ? error.code : "disconnected";
-      reply({ type: "fail", job: job.id, code, message: errorMessage(error) });
-    } finally {
-      stopHolding();
-      this.#end(job.id);
+      this.#publishStart(job);
+      if (!this.#jobs.has(job.id)) return;
+    }
+    while (job.heldBytes > 0 && room(job) > 0)
+      this.#reply(job, { type: "chunk", job: job.id, data: this.#take(job, room(job)) });
+    if (job.closing && job.heldBytes === 0) {
+      this.#reply(job, { type: "end", job: job.id, ...(job.tokens ? { tokens: job.tokens } : {}) });
+      this.#end(job);
     }
   }
 
-  #end(jobId: string): void {
-    const job = this.#jobs.get(jobId);
-    if (!job) return;
-    this.#jobs.delete(jobId);
-    job.wake?.();
+  /** The start, with the first bytes (and the end too when they were all and the reply is over). */
+  #publishStart(job: HostedJob): void {
+    const answer = job.answer;
+    if (!answer || job.started) return;
+    if (job.hold) clearImmediate(job.hold);
+    job.hold = undefined;
+    job.started = true;
+    const data = this.#take(job, room(job));
+    const end = job.closing && job.heldBytes === 0;
+    this.#reply(job, {
+      type: "start",
+      job: job.id,
+      status: answer.status,
+      contentType: answer.contentType,
+      data,
+      ...(end ? { end: job.tokens ? { tokens: job.tokens } : {} } : {}),
+    });
+    if (end) this.#end(job);
+  }
+
+  /** Held bytes up to `limit` and one piece's size, as base64; what is taken counts as sent. */
+  #take(job: HostedJob, limit = maxChunkBytes): string {
+    const most = Math.min(limit, maxChunkBytes);
+    const pieces: Uint8Array[] = [];
+    let bytes = 0;
+    while (job.held.length > 0 && bytes < most) {
+      const first = job.held[0] as Uint8Array;
+      const fits = Math.min(first.byteLength, most - bytes);
+      pieces.push(first.subarray(0, fits));
+      bytes += fits;
+      if (fits === first.byteLength) job.held.shift();
+      else job.held[0] = first.subarray(fits);
+    }
+    job.heldBytes -= bytes;
+    job.sent += bytes;
+    return Buffer.concat(pieces).toString("base64");
+  }
+
+  #fail(job: HostedJob, error: unknown): void {
+    if (!this.#jobs.has(job.id)) return;
+    // Bytes the agent sent before it failed are relayed first, window or not.
+    if (job.answer && !job.started) this.#publishStart(job);
+    while (job.heldBytes > 0) this.#reply(job, { type: "chunk", job: job.id, data: this.#take(job) });
+    const code = error instanceof AgentJobError ? error.code : job.started ? "disconnected" : "unavailable";
+    this.#reply(job, { type: "fail", job: job.id, code, message: errorMessage(error) });
+    this.#end(job);
+  }
+
+  #reply(job: HostedJob, message: DirectMessage): void {
+    if (this.#jobs.has(job.id)) this.#send(job.caller, message).catch(() => undefined);
+  }
+
+  #end(job: HostedJob): void {
+    if (job.hold) clearImmediate(job.hold);
+    job.hold = undefined;
+    this.#jobs.delete(job.id);
   }
 }
 
-/**
- * A promise (of undefined) kept until the loop's check phase: reads that are already possible
- * (bytes the agent sent in the same socket read) resolve before it.
- */
-function holdForThisTurn(): { timer: NodeJS.Immediate; elapsed: Promise<undefined> } {
-  let resolveElapsed: (value: undefined) => void = () => undefined;
-  const elapsed = new Promise<undefined>((resolve) => {
-    resolveElapsed = resolve;
-  });
-  return { timer: setImmediate(() => resolveElapsed(undefined)), elapsed };
+/** Bytes the job may still publish before the caller's acks catch up. */
+function room(job: HostedJob): number {
+  return job.window - (job.sent - job.acked);
 }
 
 function errorMessage(error: unknown): string {

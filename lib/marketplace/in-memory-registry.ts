@@ -1,4 +1,5 @@
 import type { DispatchOptions } from "../providers/candidate";
+import { feedResponse, type JobFeed, type JobSink } from "./job-sink";
 import type {
   AgentConnectionHandle,
   AgentConnectionInput,
@@ -139,6 +140,40 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
   }
 
   async dispatch(offer: LiveOffer, body: string, options: DispatchOptions): Promise<Response> {
+    const { connection, release } = this.#reserve(offer, options.signal);
+    try {
+      const response = await connection.input.transport(offer, body, options);
+      return releaseWhenDone(response, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /**
+   * The same job with its bytes fed to `sink` (a job another replica asked for): settles once
+   * the agent answered; the slot is held until the feed ends.
+   */
+  async dispatchTo(offer: LiveOffer, body: string, options: DispatchOptions, sink: JobSink): Promise<void> {
+    const { connection, release } = this.#reserve(offer, options.signal);
+    const releasing: JobSink = {
+      open: (status, contentType, pull) => releaseOnEnd(sink.open(status, contentType, pull), release),
+    };
+    try {
+      const { sinkTransport, transport } = connection.input;
+      if (sinkTransport) await sinkTransport(offer, body, options, releasing);
+      else {
+        const response = await transport(offer, body, options);
+        feedResponse(response, releasing, options.signal).catch(release);
+      }
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Takes a slot of a live offer with room, freed at the latest when the job's request is aborted. */
+  #reserve(offer: LiveOffer, signal: AbortSignal): { connection: Connection; release: () => void } {
     const connection = this.#connections.get(offer.providerId);
     const live = this.liveOffers().find(
       (item) => item.providerId === offer.providerId && item.modelId === offer.modelId,
@@ -148,14 +183,8 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
     const release = this.#acquire(connection, offer.modelId);
     // Whatever happens to the body (read to its end, abandoned, errored), the slot is freed
     // once the job's request is aborted: a relay that gives up on an agent aborts it.
-    options.signal.addEventListener("abort", release, { once: true });
-    try {
-      const response = await connection.input.transport(offer, body, options);
-      return releaseWhenDone(response, release);
-    } catch (error) {
-      release();
-      throw error;
-    }
+    signal.addEventListener("abort", release, { once: true });
+    return { connection, release };
   }
 
   #acquire(connection: Connection, modelId: string): () => void {
@@ -177,6 +206,24 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
     if (connection) connection.open = false;
     this.#connections.delete(providerId);
   }
+}
+
+/** Frees the slot when the feed ends, well or not. */
+function releaseOnEnd(feed: JobFeed, release: () => void): JobFeed {
+  return {
+    enqueue: (chunk) => feed.enqueue(chunk),
+    close: () => {
+      release();
+      feed.close();
+    },
+    error: (reason) => {
+      release();
+      feed.error(reason);
+    },
+    get desiredSize() {
+      return feed.desiredSize;
+    },
+  };
 }
 
 /** Frees the slot once the body is fully read, fails, or is cancelled by the reader. */

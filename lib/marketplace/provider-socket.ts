@@ -156,6 +156,7 @@ function runAgentSession(app: MarketplaceServices, ws: WebSocket): void {
             ? {}
             : { maxConcurrentTotal: verdict.maxConcurrentTotal }),
           transport: jobs.transport,
+          sinkTransport: jobs.sinkTransport,
           onRemoved: () => {
             replaced = true;
             ws.close(closeCodes.retired, "the host left the marketplace (retired)");

@@ -1,5 +1,6 @@
 import type { Dialect } from "../dialects/dialect";
 import type { DispatchOptions } from "../providers/candidate";
+import type { JobSink } from "./job-sink";
 
 /** What a connected provider agent offers for one model, as its capabilities announced it. */
 export interface MarketplaceOffer {
@@ -22,6 +23,17 @@ export type AgentTransport = (
   options: DispatchOptions,
 ) => Promise<Response>;
 
+/**
+ * The same, with the bytes fed to `sink` instead of a Response: settles once the agent answered,
+ * and fails before that when it cannot (so routing can fail over).
+ */
+export type AgentSinkTransport = (
+  offer: MarketplaceOffer,
+  body: string,
+  options: DispatchOptions,
+  sink: JobSink,
+) => Promise<void>;
+
 /** An offer of a live connection, with its capacity right now. */
 export interface LiveOffer extends MarketplaceOffer {
   /** Jobs that may still be sent now: the tighter of the model's and the connection's free slots. */
@@ -43,6 +55,8 @@ export interface AgentConnectionInput {
   /** The agent's version (auth_response), shown to its operator. */
   agentVersion?: string;
   transport: AgentTransport;
+  /** Feeds a job's bytes to a sink without a Response (the agent's WebSocket does); `transport` is used without it. */
+  sinkTransport?: AgentSinkTransport;
   /** Called when a newer connection of the same provider replaces this one. */
   onReplaced?(): void;
   /** Called when the registry takes the provider out (retirement): the agent should be told and closed. */

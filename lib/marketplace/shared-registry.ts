@@ -262,18 +262,19 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
   }
 
   /** A job another replica sent to an agent this one holds, run through the local registry. */
-  readonly #runHosted: RunLocal = async (job, options) => {
+  readonly #runHosted: RunLocal = async (job, options, sink) => {
     const held = this.#held.get(job.providerId);
     const offer = this.#local
       .liveOffers()
       .find((item) => item.providerId === job.providerId && item.modelId === job.modelId);
     if (!held || held.connection !== job.connection || !offer)
       throw new AgentJobError("disconnected", "the agent is no longer connected to that replica");
-    return this.#local.dispatch(offer, job.body, {
-      signal: options.signal,
-      forwardHeaders: {},
-      onAgentTokens: options.onAgentTokens,
-    });
+    return this.#local.dispatchTo(
+      offer,
+      job.body,
+      { signal: options.signal, forwardHeaders: {}, onAgentTokens: options.onAgentTokens },
+      sink,
+    );
   };
 
   #routable(entry: AgentEntry): boolean {

@@ -1,0 +1,148 @@
+import type { GatewayMessage } from "@pod-gateway/contracts/agent-protocol";
+import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
+import { describe, expect, it } from "vitest";
+import { AgentJobs } from "./agent-jobs";
+import { HostedJobs } from "./hosted-jobs";
+
+const offer = {
+  providerId: "p1",
+  modelId: "gpt-4o-mini",
+  dialect: "openai" as const,
+  inputPer1m: 1n,
+  outputPer1m: 1n,
+  maxConcurrent: 1,
+};
+
+/** A hosted job's home side: HostedJobs over a real AgentJobs whose agent socket is a message list. */
+function setup(window: number) {
+  const toAgent: GatewayMessage[] = [];
+  const toCaller: DirectMessage[] = [];
+  const socket = { paused: false };
+  const agent = new AgentJobs(
+    {
+      send: (message) => toAgent.push(message),
+      pauseReading: () => {
+        socket.paused = true;
+      },
+      resumeReading: () => {
+        socket.paused = false;
+      },
+    },
+    { deadlineMs: 60_000, highWaterMarkBytes: 1024 },
+  );
+  const hosted = new HostedJobs(
+    async (_replica, message) => {
+      toCaller.push(message);
+      return true;
+    },
+    (job, options, sink) => agent.sinkTransport(offer, job.body, { ...options, forwardHeaders: {} }, sink),
+  );
+  const start = (body: object) => {
+    hosted.start({
+      type: "job",
+      job: "job-1",
+      from: "caller",
+      providerId: "p1",
+      connection: "c1",
+      modelId: "gpt-4o-mini",
+      body: JSON.stringify(body),
+      window,
+    });
+    const sent = toAgent.find((message) => message.type === "job");
+    if (sent?.type !== "job") throw new Error("no job reached the agent");
+    return sent.job_id;
+  };
+  const bytesTo = () =>
+    toCaller.reduce(
+      (sum, message) => sum + ("data" in message ? Buffer.from(message.data, "base64").byteLength : 0),
+      0,
+    );
+  return { agent, hosted, toAgent, toCaller, socket, start, bytesTo };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("HostedJobs: an agent's frames published to the caller's replica", () => {
+  it("a reply whose end comes in the same turn as its bytes goes as one start carrying its end", async () => {
+    const { agent, toCaller, start } = setup(4096);
+    const id = start({ stream: false });
+    agent.chunk(id, Buffer.from('{"ok":true}'), 200, "application/json");
+    agent.done(id, { output: 3 });
+    await turn();
+    expect(toCaller).toEqual([
+      {
+        type: "start",
+        job: "job-1",
+        status: 200,
+        contentType: "application/json",
+        data: Buffer.from('{"ok":true}').toString("base64"),
+        end: { tokens: { output: 3 } },
+      },
+    ]);
+  });
+
+  it("publishes no further than the window ahead of the caller's acks, pauses the agent, resumes on acks", async () => {
+    const { agent, hosted, toAgent, toCaller, socket, start, bytesTo } = setup(2048);
+    const id = start({ stream: true });
+    agent.chunk(id, Buffer.alloc(1024, 97), 200, "text/event-stream");
+    for (let i = 0; i < 3; i += 1) agent.chunk(id, Buffer.alloc(1024, 98));
+    // Two windows' worth came; one window went out, and the agent was asked to pause.
+    expect(bytesTo()).toBe(2048);
+    expect(toAgent.filter((message) => message.type === "job_pause")).toHaveLength(1);
+    expect(socket.paused).toBe(false);
+    // An agent that ignores the pause: past eight times the high-water mark its socket is not read.
+    for (let i = 0; i < 9; i += 1) agent.chunk(id, Buffer.alloc(1024, 99));
+    expect(socket.paused).toBe(true);
+    expect(bytesTo()).toBe(2048);
+    hosted.ack("job-1", 2048);
+    expect(bytesTo()).toBe(4096);
+    hosted.ack("job-1", 4096 + 2048 * 3);
+    // Acks past what was sent count only what was sent: the window still bounds what goes out.
+    expect(bytesTo()).toBe(6144);
+    for (let acked = 6144; bytesTo() < 13 * 1024; acked = bytesTo()) hosted.ack("job-1", acked);
+    expect(socket.paused).toBe(false);
+    expect(toAgent.at(-1)).toEqual({ type: "job_resume", job_id: id });
+    agent.done(id, undefined);
+    expect(toCaller.at(-1)).toEqual({ type: "end", job: "job-1" });
+    expect(hosted.size).toBe(0);
+  });
+
+  it("a cancel from the caller's replica cancels the job at the agent and publishes nothing more", async () => {
+    const { agent, hosted, toAgent, toCaller, start } = setup(4096);
+    const id = start({ stream: true });
+    agent.chunk(id, Buffer.from("data: one\n\n"), 200, "text/event-stream");
+    const published = toCaller.length;
+    hosted.cancel("job-1");
+    expect(toAgent.at(-1)).toEqual({ type: "job_cancel", job_id: id });
+    agent.chunk(id, Buffer.from("data: late\n\n"));
+    await turn();
+    expect(toCaller).toHaveLength(published);
+    expect(agent.size).toBe(0);
+    expect(hosted.size).toBe(0);
+  });
+
+  it("an agent that fails mid-reply: the bytes it sent go first, then the failure", async () => {
+    const { agent, toCaller, start } = setup(4096);
+    const id = start({ stream: false });
+    agent.chunk(id, Buffer.from('{"partial":'), 200, "application/json");
+    agent.error(id, "backend_error", "the backend crashed");
+    expect(toCaller.map((message) => message.type)).toEqual(["start", "fail"]);
+    expect(toCaller[0]).toMatchObject({ data: Buffer.from('{"partial":').toString("base64") });
+    expect(toCaller[1]).toMatchObject({ code: "backend_error" });
+  });
+
+  it("a job the agent refuses before answering fails with the agent's code, so the caller can fail over", async () => {
+    const { agent, toCaller, start } = setup(4096);
+    const id = start({ stream: false });
+    agent.error(id, "overloaded", "no free slot");
+    await turn();
+    expect(toCaller).toEqual([
+      {
+        type: "fail",
+        job: "job-1",
+        code: "overloaded",
+        message: "agent job failed (overloaded): no free slot",
+      },
+    ]);
+  });
+});
