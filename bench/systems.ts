@@ -31,8 +31,23 @@ const children: ChildProcess[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
 
 export async function stopAll(): Promise<void> {
+  // A profiling run's processes are asked to stop, so node writes their --cpu-prof profiles.
+  if (nodeArgs().some((arg) => arg.startsWith("--cpu-prof")))
+    await Promise.all(children.filter((child) => child.exitCode === null).map((child) => stopGently(child)));
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
   for (const cleanup of cleanups) await cleanup();
+}
+
+/** SIGTERM, then up to 5 s to exit. */
+function stopGently(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 5_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
 }
 
 function freePort(): Promise<number> {

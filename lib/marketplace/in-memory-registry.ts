@@ -84,24 +84,44 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
   }
 
   agents(): ConnectedAgent[] {
-    const horizon = this.#now() - this.#heartbeatTimeoutMs;
     const agents: ConnectedAgent[] = [];
     for (const connection of this.#connections.values()) {
-      if (!connection.open || connection.lastSeen < horizon) continue;
-      const { providerId } = connection.input;
-      agents.push({
-        providerId,
-        replica: "local",
-        connectedAt: new Date(connection.connectedAt),
-        lastSeenAt: new Date(connection.lastSeen),
-        inFlight: connection.inFlightTotal,
-        ...(connection.input.maxConcurrentTotal === undefined
-          ? {}
-          : { maxConcurrentTotal: connection.input.maxConcurrentTotal }),
-        offers: this.#offersOf(connection),
-      });
+      const agent = this.#connected(connection);
+      if (agent) agents.push(agent);
     }
     return agents;
+  }
+
+  /** One provider's live agent, if it has one (what a job's bookkeeping reads, without listing all). */
+  agent(providerId: string): ConnectedAgent | undefined {
+    const connection = this.#connections.get(providerId);
+    return connection ? this.#connected(connection) : undefined;
+  }
+
+  /** The live offer of one provider for one model, with its capacity now. */
+  liveOffer(providerId: string, modelId: string): LiveOffer | undefined {
+    const connection = this.#connections.get(providerId);
+    if (!connection || !this.#isLive(connection)) return undefined;
+    return this.#offersOf(connection).find((offer) => offer.modelId === modelId);
+  }
+
+  #isLive(connection: Connection): boolean {
+    return connection.open && connection.lastSeen >= this.#now() - this.#heartbeatTimeoutMs;
+  }
+
+  #connected(connection: Connection): ConnectedAgent | undefined {
+    if (!this.#isLive(connection)) return undefined;
+    return {
+      providerId: connection.input.providerId,
+      replica: "local",
+      connectedAt: new Date(connection.connectedAt),
+      lastSeenAt: new Date(connection.lastSeen),
+      inFlight: connection.inFlightTotal,
+      ...(connection.input.maxConcurrentTotal === undefined
+        ? {}
+        : { maxConcurrentTotal: connection.input.maxConcurrentTotal }),
+      offers: this.#offersOf(connection),
+    };
   }
 
   status(): RegistryStatus {
@@ -112,12 +132,9 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
   async close(): Promise<void> {}
 
   liveOffers(): LiveOffer[] {
-    const horizon = this.#now() - this.#heartbeatTimeoutMs;
     const offers: LiveOffer[] = [];
-    for (const connection of this.#connections.values()) {
-      if (!connection.open || connection.lastSeen < horizon) continue;
-      offers.push(...this.#offersOf(connection));
-    }
+    for (const connection of this.#connections.values())
+      if (this.#isLive(connection)) offers.push(...this.#offersOf(connection));
     return offers;
   }
 
@@ -175,9 +192,7 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
   /** Takes a slot of a live offer with room, freed at the latest when the job's request is aborted. */
   #reserve(offer: LiveOffer, signal: AbortSignal): { connection: Connection; release: () => void } {
     const connection = this.#connections.get(offer.providerId);
-    const live = this.liveOffers().find(
-      (item) => item.providerId === offer.providerId && item.modelId === offer.modelId,
-    );
+    const live = this.liveOffer(offer.providerId, offer.modelId);
     if (!connection || !live) throw new Error("marketplace provider is no longer connected");
     if (live.freeSlots < 1) throw new Error("marketplace provider has no free capacity");
     const release = this.#acquire(connection, offer.modelId);

@@ -264,9 +264,7 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
   /** A job another replica sent to an agent this one holds, run through the local registry. */
   readonly #runHosted: RunLocal = async (job, options, sink) => {
     const held = this.#held.get(job.providerId);
-    const offer = this.#local
-      .liveOffers()
-      .find((item) => item.providerId === job.providerId && item.modelId === job.modelId);
+    const offer = this.#local.liveOffer(job.providerId, job.modelId);
     if (!held || held.connection !== job.connection || !offer)
       throw new AgentJobError("disconnected", "the agent is no longer connected to that replica");
     return this.#local.dispatchTo(
@@ -286,7 +284,7 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
   }
 
   #entry(providerId: string, held: HeldAgent): AgentEntry | undefined {
-    const agent = this.#local.agents().find((item) => item.providerId === providerId);
+    const agent = this.#local.agent(providerId);
     if (!agent) return undefined;
     held.revision += 1;
     held.availability = availabilityOf(agent.offers);
@@ -358,7 +356,7 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
     if (this.#bus.state !== "up") return;
     this.#loadChanged.add(providerId);
     const held = this.#held.get(providerId);
-    const agent = held ? this.#local.agents().find((item) => item.providerId === providerId) : undefined;
+    const agent = held ? this.#local.agent(providerId) : undefined;
     if (held && agent && availabilityOf(agent.offers) !== held.availability) {
       this.#loadFlush.soon();
       return;
