@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import { buildState } from "../../lib/pages/build-stamp";
+import { freePort } from "../helpers/free-port";
 
 /**
  * Builds the app when the build is missing or stale, and runs
@@ -35,20 +35,6 @@ export function ensureBuild(): void {
     }
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30_000);
   }
-}
-
-/** A port nothing listens on right now, on the loopback interface. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address !== null ? resolve(address.port) : reject(),
-      );
-    });
-  });
 }
 
 export interface RunningNext {

@@ -4,7 +4,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuild, freePort, repoRoot } from "./next-server";
+import { freePort } from "../helpers/free-port";
+import { ensureBuild, repoRoot } from "./next-server";
 
 /**
  * A server as production runs it: the pages built with the full install, then the project

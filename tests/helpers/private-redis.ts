@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { freePort } from "./agent-process";
+import { freePort } from "./free-port";
 
 /**
  * A Redis server of the test's own on a free port, for tests that stop Redis mid-run (the

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
 import {
   type Abi,
@@ -16,6 +15,7 @@ import {
 } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { circleUsdcOf } from "../../../lib/chains/evm/constants";
+import { freePort } from "../free-port";
 
 /**
  * A local EVM chain owned by the test run: anvil from npm (`@foundry-rs/anvil`) on
@@ -54,17 +54,6 @@ function artifact(path: string): {
 function anvilBinary(): string {
   const packageJson = require.resolve("@foundry-rs/anvil/package.json");
   return resolve(dirname(packageJson), "bin.mjs");
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 function testClientFor(rpcUrl: string, chainId: number) {

@@ -5,7 +5,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
-import { editConfig, freePort, podAgent, type RunningAgent, startAgent } from "../../helpers/agent-process";
+import { editConfig, podAgent, type RunningAgent, startAgent } from "../../helpers/agent-process";
+import { freePort } from "../../helpers/free-port";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 import { writeRandomLlamaGguf } from "../../helpers/random-gguf";
 
