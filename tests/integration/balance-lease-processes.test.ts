@@ -395,6 +395,63 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     await billedOnce(answers, accountId, funded);
   }, 120_000);
 
+  it("kill -9 right after a journal group commit: its queued requests wait for their own row, and all are billed once", async () => {
+    const envs = [gatewayEnv("database"), gatewayEnv("database")].map((env) => ({
+      ...env,
+      // Nothing reaches the ledger before the kill: the journal is all there is.
+      BALANCE_LEASE_WRITE_DELAY_MS: "1000",
+    }));
+    const [crashing, survivor] = [
+      await startGatewayProcess(envs[0] ?? {}),
+      await startGatewayProcess(envs[1] ?? {}),
+    ];
+    const funded = 20_000_000n;
+    const { token, accountId } = await fundedToken(crashing as GatewayProcess, funded);
+    const warm = await answer(crashing as GatewayProcess, token, 0, false);
+    expect(warm.status).toBe(200);
+
+    // The journal table is locked: the first group's INSERT waits in the database, and the
+    // requests that settle behind it queue for the next group instead of sending their own.
+    const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
+    const session = await locker.reserve();
+    await session`BEGIN`;
+    await session`LOCK TABLE settlement_journal IN SHARE ROW EXCLUSIVE MODE`;
+    const answers: Answer[] = [warm];
+    let answeredSince = 0;
+    const first = answer(crashing as GatewayProcess, token, 1, false);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const rest = Array.from({ length: 11 }, (_, index) =>
+      answer(crashing as GatewayProcess, token, index + 2, false),
+    );
+    const all = [first, ...rest].map((one) =>
+      one.then((settled) => {
+        answeredSince += 1;
+        answers.push(settled);
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const inserting = await session<{ count: string }[]>`
+      SELECT COUNT(*)::text AS count FROM pg_stat_activity
+      WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
+        AND query LIKE '%INSERT INTO settlement_journal%'`;
+    expect(Number(inserting[0]?.count)).toBe(1);
+    expect(answeredSince).toBe(0); // none answered before its own row committed
+    await session`ROLLBACK`;
+    session.release();
+    await locker.end();
+    await Promise.all(all);
+    expect(answers.filter((one) => one.status === 200 && one.complete)).toHaveLength(13);
+    await crashing?.kill();
+
+    const deadline = Date.now() + 15_000;
+    while ((await heldBy(1)) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await heldBy(1)).toBe(0);
+    await survivor?.stop();
+    const { billed } = await billedOnce(answers, accountId, funded);
+    expect(billed.size).toBe(13);
+  }, 120_000);
+
   it("two replicas spending one small balance never spend more than it", async () => {
     const replicas = [await startGatewayProcess(gatewayEnv()), await startGatewayProcess(gatewayEnv())];
     try {
