@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database, Executor } from "../db/client";
-import { queryRows } from "../db/client";
+import { queryPrepared, queryRows } from "../db/client";
 import { log } from "../log";
 import type { LeaseSettlement } from "./settle-batch";
 import {
@@ -122,14 +122,14 @@ export class DatabaseJournal implements Journal {
 
   written(batch: readonly LeaseSettlement[]): void {
     const ids = batch.map((settlement) => settlement.requestId);
-    this.#database
-      .execute(
-        sql`DELETE FROM settlement_journal
-            WHERE request_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
-      )
-      .catch((error: unknown) =>
-        log.warn("clearing journaled settlements failed (replay skips them)", { error }),
-      );
+    queryPrepared(
+      this.#database,
+      "journal_written",
+      sql`DELETE FROM settlement_journal
+          WHERE request_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
+    ).catch((error: unknown) =>
+      log.warn("clearing journaled settlements failed (replay skips them)", { error }),
+    );
     const inFile = batch.filter((settlement) => this.#inFile.delete(settlement.requestId));
     if (inFile.length > 0) this.#fallback.written(inFile);
   }
@@ -150,7 +150,12 @@ export class DatabaseJournal implements Journal {
     // database server whatever happens to us. Only a crash of the database server itself in the
     // next ~0.6 s (3 x wal_writer_delay) could drop it, the same trade the file journal makes by
     // not calling fsync; the wait for the flush was 4 to 5 ms per answer on this machine's disk.
-    await this.#database.execute(
+    // Prepared: postgres.js sends an unprepared statement with parameters as Parse/Describe,
+    // waits for the parameter types, then sends Bind/Execute (two socket writes and two round
+    // trips); a prepared one is a single Bind/Execute once each connection has it.
+    await queryPrepared(
+      this.#database,
+      "journal_insert",
       sql`WITH no_flush_wait AS (SELECT set_config('synchronous_commit', 'off', true))
           INSERT INTO settlement_journal (request_id, instance_id, settlement, final)
           SELECT r.request_id, ${this.#instanceId}, r.settlement, ${final}
