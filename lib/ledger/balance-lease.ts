@@ -218,10 +218,14 @@ export class BalanceLeases {
     const charged = min(settlement.cost, coverable);
     lease.unwritten += charged;
     const full: LeaseSettlement = { ...settlement, leaseId: lease.leaseId, charged };
-    const journaled = this.#options.journal.append(full);
-    this.#pending.push(full);
-    this.#scheduleWrite();
-    await journaled;
+    try {
+      await this.#options.journal.append(full);
+    } finally {
+      // Only now may a batch write it: the batch deletes its journal row, which must be there
+      // to be deleted (a row committed after its batch would outlive the settlement).
+      this.#pending.push(full);
+      this.#scheduleWrite();
+    }
     return { charged, shortfall: settlement.cost - charged, availableAfter: free(lease) + lease.outside };
   }
 

@@ -18,9 +18,10 @@ const asJson = (settlement: LeaseSettlement) =>
  * The journal on shared storage: each settlement is a `settlement_journal` row committed
  * before its client is answered (settlements that arrive together share one INSERT), so
  * when this process dies, with its disk or not, a surviving replica reads the rows and bills
- * them before it releases the dead process's leases. Rows go once their settlements are in the
- * ledger. A database that cannot take the row right now falls back to the local file journal
- * (replayed when a process starts on the same disk), so a request is never answered unjournaled.
+ * them before it releases the dead process's leases. Rows go with the statement that puts their
+ * settlements in the ledger. A database that cannot take the row right now falls back to the
+ * local file journal (replayed when a process starts on the same disk), so a request is never
+ * answered unjournaled.
  */
 export class DatabaseJournal implements Journal {
   readonly #database: Database;
@@ -120,16 +121,8 @@ export class DatabaseJournal implements Journal {
     this.#fallback.settledDirectly(requestId);
   }
 
+  /** Their rows went with the statement that wrote them (`settleBatch`, `forgetSettled`). */
   written(batch: readonly LeaseSettlement[]): void {
-    const ids = batch.map((settlement) => settlement.requestId);
-    queryPrepared(
-      this.#database,
-      "journal_written",
-      sql`DELETE FROM settlement_journal
-          WHERE request_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
-    ).catch((error: unknown) =>
-      log.warn("clearing journaled settlements failed (replay skips them)", { error }),
-    );
     const inFile = batch.filter((settlement) => this.#inFile.delete(settlement.requestId));
     if (inFile.length > 0) this.#fallback.written(inFile);
   }
@@ -182,4 +175,12 @@ export async function journaledBy(executor: Executor, instanceId: string): Promi
 
 export async function forgetJournaled(executor: Executor, instanceId: string): Promise<void> {
   await executor.execute(sql`DELETE FROM settlement_journal WHERE instance_id = ${instanceId}`);
+}
+
+/** Settlements written to the ledger other than by `settleBatch` (which deletes their rows itself). */
+export async function forgetSettled(executor: Executor, requestIds: readonly string[]): Promise<void> {
+  await executor.execute(
+    sql`DELETE FROM settlement_journal
+        WHERE request_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(requestIds)}::jsonb))`,
+  );
 }

@@ -64,6 +64,7 @@ function asRecord(settlement: LeaseSettlement) {
  * record exists) is skipped, so replaying a journal twice bills once. The charge beyond what
  * the account pays goes to the loss account and the treasury, as a single settlement does;
  * a balance that cannot cover a charge fails the whole statement (the caller retries one by one).
+ * The settlements' rows in the shared journal (`settlement_journal`) are deleted in the same statement.
  */
 export async function settleBatch(executor: Executor, batch: LeaseSettlement[]): Promise<SettleBatchResult> {
   const rows = await queryPrepared<{ kind: string; key: string; value: string | bigint }>(
@@ -132,6 +133,10 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
                 FROM moves GROUP BY account_id) AS m
           WHERE a.id = m.account_id AND (m.balance_delta <> 0 OR m.held_delta <> 0)
           RETURNING a.id, a.balance - a.held AS available
+        ), unjournaled AS (
+          -- The ledger has these now: their journal rows go in the same commit, not in a
+          -- statement of their own (a settlement reaches a batch only once its row committed).
+          DELETE FROM settlement_journal WHERE request_id IN (SELECT request_id FROM input)
         )
         -- Data-modifying CTEs always run to completion, read or not.
         SELECT 'applied' AS kind, request_id AS key, '' AS value FROM applied

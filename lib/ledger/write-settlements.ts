@@ -1,6 +1,7 @@
 import type { Database } from "../db/client";
 import { postgresErrorCode } from "../db/postgres-error-code";
 import { log } from "../log";
+import { forgetSettled } from "./database-journal";
 import { quarantineSettlement } from "./quarantine-settlement";
 import { type LeaseSettlement, type SettleBatchResult, settleBatch } from "./settle-batch";
 import { settleInference } from "./settle-inference";
@@ -72,6 +73,13 @@ async function settleWithoutLease(database: Database, settlement: LeaseSettlemen
 
 type OneResult = "written" | "quarantined" | "unreachable";
 
+/** Written without `settleBatch`, which would have deleted its journal row in the same statement. */
+function forgetJournalRow(database: Database, requestId: string): Promise<void> {
+  return forgetSettled(database, [requestId]).catch((error: unknown) =>
+    log.warn("clearing a settled request's journal row failed (replay skips it)", { requestId, error }),
+  );
+}
+
 async function writeOne(
   database: Database,
   settlement: LeaseSettlement,
@@ -91,6 +99,7 @@ async function writeOne(
   if (isCheckViolation(refusal)) {
     try {
       await settleWithoutLease(database, settlement);
+      await forgetJournalRow(database, settlement.requestId);
       onWritten([settlement], nothingDrawn());
       return "written";
     } catch (error) {
@@ -100,6 +109,7 @@ async function writeOne(
   }
   try {
     const drawn = await quarantineSettlement(database, settlement, reasonOf(refusal));
+    await forgetJournalRow(database, settlement.requestId);
     onWritten([settlement], { ...nothingDrawn(), leasesDrawn: drawn });
     return "quarantined";
   } catch (error) {
