@@ -2,17 +2,9 @@ import { sql } from "drizzle-orm";
 import type { Database, Executor } from "../db/client";
 import { queryPrepared, queryRows } from "../db/client";
 import { log } from "../log";
+import { fromJournalPayload, toJournalPayload } from "./journal-payload";
 import type { LeaseSettlement } from "./settle-batch";
-import {
-  bigintAsText,
-  type Journal,
-  lastPerRequest,
-  type SettlementJournal,
-  textAsBigint,
-} from "./settlement-journal";
-
-const asJson = (settlement: LeaseSettlement) =>
-  JSON.parse(JSON.stringify(settlement, bigintAsText)) as unknown;
+import { type Journal, lastPerRequest, type SettlementJournal } from "./settlement-journal";
 
 /**
  * The journal on shared storage: each settlement is a `settlement_journal` row committed
@@ -135,7 +127,7 @@ export class DatabaseJournal implements Journal {
     if (batch.length === 0) return;
     const rows = batch.map((settlement) => ({
       request_id: settlement.requestId,
-      settlement: asJson(settlement),
+      settlement: toJournalPayload(settlement),
     }));
     // A running count never replaces a final settlement that got there first. The row commits
     // without waiting for the WAL flush (synchronous_commit off for this statement's transaction
@@ -161,13 +153,14 @@ export class DatabaseJournal implements Journal {
 
 /** What a (dead) instance journaled in the database: its settlements, a stream's last running count. */
 export async function journaledBy(executor: Executor, instanceId: string): Promise<LeaseSettlement[]> {
-  const rows = await queryRows<{ settlement: string; final: boolean }>(
+  const rows = await queryRows<{ request_id: string; settlement: string; final: boolean }>(
     executor,
-    sql`SELECT settlement::text AS settlement, final FROM settlement_journal WHERE instance_id = ${instanceId}`,
+    sql`SELECT request_id, settlement::text AS settlement, final FROM settlement_journal
+        WHERE instance_id = ${instanceId}`,
   );
   return lastPerRequest(
     rows.map((row) => ({
-      settlement: JSON.parse(row.settlement, textAsBigint) as LeaseSettlement,
+      settlement: fromJournalPayload(row.request_id, JSON.parse(row.settlement)),
       final: row.final,
     })),
   );

@@ -14,6 +14,20 @@ export interface UsageRecordFields {
   apiKeyId?: string;
 }
 
+/** What a request's ledger transaction records about it (its cost and shortfall are added when posted). */
+export function inferenceMetadata(
+  requestId: string,
+  usageRecord: UsageRecordFields,
+): Record<string, unknown> {
+  return {
+    request_id: requestId,
+    model: usageRecord.model,
+    route: usageRecord.route,
+    provider: usageRecord.providerId,
+    ...(usageRecord.apiKeyId === undefined ? {} : { api_key_id: usageRecord.apiKeyId }),
+  };
+}
+
 export interface SettleInferenceInput {
   holdId: string;
   accountId: bigint;

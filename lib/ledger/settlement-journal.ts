@@ -20,7 +20,7 @@ export function bigintAsText(_key: string, value: unknown): unknown {
   return typeof value === "bigint" ? `${value}n` : value;
 }
 
-export function textAsBigint(_key: string, value: unknown): unknown {
+function textAsBigint(_key: string, value: unknown): unknown {
   return typeof value === "string" && /^-?\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value;
 }
 

@@ -4,7 +4,7 @@ import type { KeyServices } from "../keys/key-services";
 import { type AccountKind, ensureAccount, systemAccounts } from "../ledger/accounts";
 import type { LedgerServices } from "../ledger/ledger-services";
 import type { LeaseSettlement } from "../ledger/settle-batch";
-import { type SettleInferenceResult, settleInference } from "../ledger/settle-inference";
+import { inferenceMetadata, type SettleInferenceResult, settleInference } from "../ledger/settle-inference";
 import { log } from "../log";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { costOfUsage, type Usage } from "../pricing/cost";
@@ -79,21 +79,6 @@ async function settlementParts(app: Pick<Services, "database"> & LedgerServices,
       ? undefined
       : await cachedAccountId(database, "provider", input.candidate.providerId);
   const cost = costOfUsage(input.usage, input.candidate.price);
-  const shared = {
-    accountId: input.accountId,
-    cost,
-    treasuryAccountId,
-    lossAccountId,
-    ...(providerAccountId === undefined ? {} : { providerAccountId }),
-    providerSharePercent,
-    metadata: {
-      request_id: input.requestId,
-      model: input.model,
-      route: input.candidate.route,
-      provider: input.candidate.providerId,
-      ...(input.hold.apiKeyId === undefined ? {} : { api_key_id: input.hold.apiKeyId }),
-    },
-  };
   const usageRecord = {
     model: input.model,
     route: input.candidate.route,
@@ -101,6 +86,16 @@ async function settlementParts(app: Pick<Services, "database"> & LedgerServices,
     usage: input.usage,
     outcome: input.outcome,
     ...(input.hold.apiKeyId === undefined ? {} : { apiKeyId: input.hold.apiKeyId }),
+  };
+  const shared = {
+    accountId: input.accountId,
+    cost,
+    treasuryAccountId,
+    lossAccountId,
+    ...(providerAccountId === undefined ? {} : { providerAccountId }),
+    providerSharePercent,
+    // Rebuilt the same way when a journaled settlement is read back (journal-payload.ts).
+    metadata: inferenceMetadata(input.requestId, usageRecord),
   };
   return { cost, shared, usageRecord };
 }

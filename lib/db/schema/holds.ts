@@ -37,7 +37,7 @@ export const settlementJournal = pgTable(
   {
     requestId: text("request_id").primaryKey(),
     instanceId: text("instance_id").notNull(),
-    /** The settlement, bigints as decimal strings with an `n` suffix. */
+    /** What replay needs of the settlement (lib/ledger/journal-payload.ts); older rows hold all of it. */
     settlement: jsonb("settlement").$type<Record<string, unknown>>().notNull(),
     final: boolean("final").notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
