@@ -1,5 +1,6 @@
 import type { GatewayMessage } from "@pod-gateway/contracts/agent-protocol";
 import { describe, expect, it } from "vitest";
+import { recordingJobChannel } from "../../tests/helpers/recording-job-channel";
 import { AgentJobs } from "./agent-jobs";
 
 const offer = {
@@ -14,20 +15,8 @@ const offer = {
 };
 
 function setup(highWaterMarkBytes = 1024) {
-  const sent: GatewayMessage[] = [];
-  const socket = { paused: false };
-  const jobs = new AgentJobs(
-    {
-      send: (message) => sent.push(message),
-      pauseReading: () => {
-        socket.paused = true;
-      },
-      resumeReading: () => {
-        socket.paused = false;
-      },
-    },
-    { deadlineMs: 60_000, highWaterMarkBytes },
-  );
+  const { channel, sent, socket } = recordingJobChannel();
+  const jobs = new AgentJobs(channel, { deadlineMs: 60_000, highWaterMarkBytes });
   return { jobs, sent, socket };
 }
 

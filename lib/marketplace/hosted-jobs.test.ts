@@ -1,6 +1,6 @@
-import type { GatewayMessage } from "@pod-gateway/contracts/agent-protocol";
 import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
 import { describe, expect, it } from "vitest";
+import { recordingJobChannel } from "../../tests/helpers/recording-job-channel";
 import { AgentJobs } from "./agent-jobs";
 import { HostedJobs } from "./hosted-jobs";
 
@@ -15,21 +15,9 @@ const offer = {
 
 /** A hosted job's home side: HostedJobs over a real AgentJobs whose agent socket is a message list. */
 function setup(window: number) {
-  const toAgent: GatewayMessage[] = [];
+  const { channel, sent: toAgent, socket } = recordingJobChannel();
   const toCaller: DirectMessage[] = [];
-  const socket = { paused: false };
-  const agent = new AgentJobs(
-    {
-      send: (message) => toAgent.push(message),
-      pauseReading: () => {
-        socket.paused = true;
-      },
-      resumeReading: () => {
-        socket.paused = false;
-      },
-    },
-    { deadlineMs: 60_000, highWaterMarkBytes: 1024 },
-  );
+  const agent = new AgentJobs(channel, { deadlineMs: 60_000, highWaterMarkBytes: 1024 });
   const hosted = new HostedJobs(
     async (_replica, message) => {
       toCaller.push(message);

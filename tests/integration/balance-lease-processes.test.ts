@@ -64,6 +64,17 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     };
   }
 
+  /** Two replicas on the shared database journal, settlements held back `writeDelayMs` before the ledger. */
+  async function twoReplicas(writeDelayMs: number) {
+    const envs = [gatewayEnv("database"), gatewayEnv("database")].map((env) => ({
+      ...env,
+      BALANCE_LEASE_WRITE_DELAY_MS: String(writeDelayMs),
+    }));
+    const first = await startGatewayProcess(envs[0] ?? {});
+    const second = await startGatewayProcess(envs[1] ?? {});
+    return { envs, first, second };
+  }
+
   async function fundedToken(
     gateway: GatewayProcess,
     amount: bigint,
@@ -319,17 +330,10 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
   }
 
   it("kill -9 of one of two replicas under load (own journal disks): every answer billed once, cut streams billed, its hold back in seconds", async () => {
-    const envs = [gatewayEnv("database"), gatewayEnv("database")].map((env) => ({
-      ...env,
-      // Settlements wait half a second for company, so the crash always finds some unwritten.
-      BALANCE_LEASE_WRITE_DELAY_MS: "500",
-    }));
-    const [first, second] = [
-      await startGatewayProcess(envs[0] ?? {}),
-      await startGatewayProcess(envs[1] ?? {}),
-    ];
+    // Settlements wait half a second for company, so the crash always finds some unwritten.
+    const { envs, first, second } = await twoReplicas(500);
     const funded = 50_000_000n;
-    const { token, accountId } = await fundedToken(first as GatewayProcess, funded);
+    const { token, accountId } = await fundedToken(first, funded);
     const answers: Answer[] = [];
     let crash: () => void = () => {};
     const crashed = new Promise<void>((resolve) => {
@@ -339,10 +343,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const finished = new Promise<void>((resolve) => {
       finish = resolve;
     });
-    const loads = [
-      load(first as GatewayProcess, token, crashed, answers),
-      load(second as GatewayProcess, token, finished, answers),
-    ];
+    const loads = [load(first, token, crashed, answers), load(second, token, finished, answers)];
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const crashedAt = Date.now();
     await first?.kill();
@@ -396,18 +397,11 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
   }, 120_000);
 
   it("kill -9 right after a journal group commit: its queued requests wait for their own row, and all are billed once", async () => {
-    const envs = [gatewayEnv("database"), gatewayEnv("database")].map((env) => ({
-      ...env,
-      // Nothing reaches the ledger before the kill: the journal is all there is.
-      BALANCE_LEASE_WRITE_DELAY_MS: "1000",
-    }));
-    const [crashing, survivor] = [
-      await startGatewayProcess(envs[0] ?? {}),
-      await startGatewayProcess(envs[1] ?? {}),
-    ];
+    // Nothing reaches the ledger before the kill: the journal is all there is.
+    const { first: crashing, second: survivor } = await twoReplicas(1000);
     const funded = 20_000_000n;
-    const { token, accountId } = await fundedToken(crashing as GatewayProcess, funded);
-    const warm = await answer(crashing as GatewayProcess, token, 0, false);
+    const { token, accountId } = await fundedToken(crashing, funded);
+    const warm = await answer(crashing, token, 0, false);
     expect(warm.status).toBe(200);
 
     // The journal table is locked: the first group's INSERT waits in the database, and the
@@ -418,11 +412,9 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     await session`LOCK TABLE settlement_journal IN SHARE ROW EXCLUSIVE MODE`;
     const answers: Answer[] = [warm];
     let answeredSince = 0;
-    const first = answer(crashing as GatewayProcess, token, 1, false);
+    const first = answer(crashing, token, 1, false);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const rest = Array.from({ length: 11 }, (_, index) =>
-      answer(crashing as GatewayProcess, token, index + 2, false),
-    );
+    const rest = Array.from({ length: 11 }, (_, index) => answer(crashing, token, index + 2, false));
     const all = [first, ...rest].map((one) =>
       one.then((settled) => {
         answeredSince += 1;
