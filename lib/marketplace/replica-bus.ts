@@ -6,6 +6,7 @@ import {
 } from "@pod-gateway/contracts/replica-protocol";
 import { createClient } from "@redis/client";
 import { log } from "../log";
+import { PublishLine } from "./publish-line";
 
 /** `up`: messages flow between replicas; `down`: Redis is unreachable, each replica is on its own. */
 export type BusState = "up" | "down";
@@ -39,7 +40,8 @@ type Client = ReturnType<typeof createClient>;
  * per replica. It beats (a presence key with a time to live, and a beat message) so each replica
  * knows which others are alive, and says when Redis is unreachable, so the marketplace can fall
  * back to the agents this replica holds. Commands fail fast while Redis is away (no offline queue,
- * a timeout on every command): nothing waits on it.
+ * a timeout on every command): nothing waits on it. Messages go out on the publish line
+ * (publish-line.ts) while it is up, and through node-redis otherwise.
  */
 export class ReplicaBus {
   readonly replicaId: string;
@@ -63,6 +65,7 @@ export class ReplicaBus {
   readonly #echoes = new Set<string>();
   readonly #sharedChannel: string;
   readonly #prefix: string;
+  readonly #line: PublishLine;
 
   constructor(options: ReplicaBusOptions) {
     this.#options = options;
@@ -80,6 +83,7 @@ export class ReplicaBus {
     this.#publisher = createClient(clientOptions);
     this.#subscriber = createClient(clientOptions);
     this.#commands = this.#publisher.withCommandOptions({ timeout: commandTimeoutMs }) as unknown as Client;
+    this.#line = new PublishLine(options.url);
     for (const client of [this.#publisher, this.#subscriber]) {
       client.on("error", () => this.#update());
       client.on("end", () => this.#update());
@@ -100,6 +104,7 @@ export class ReplicaBus {
       await this.#subscriber.subscribe(this.#directChannel(this.replicaId), (text) => this.#direct(text));
       await this.#beat();
     };
+    this.#line.start();
     connect().catch((error: unknown) => {
       if (!this.#closed)
         log.warn("marketplace bus: Redis unreachable at start; serving this replica's agents only", {
@@ -134,17 +139,17 @@ export class ReplicaBus {
   }
 
   /** Sends to one replica; false when it is not listening (dead) or Redis is away. */
-  async send(replicaId: string, message: DirectMessage): Promise<boolean> {
-    if (this.#state !== "up") return false;
-    try {
-      const receivers = await this.#command().publish(
-        this.#directChannel(replicaId),
-        JSON.stringify(message),
-      );
-      return receivers > 0;
-    } catch {
-      return false;
-    }
+  send(replicaId: string, message: DirectMessage): Promise<boolean> {
+    if (this.#state !== "up") return Promise.resolve(false);
+    const channel = this.#directChannel(replicaId);
+    const text = JSON.stringify(message);
+    return new Promise<boolean>((resolve) => {
+      const delivered = (receivers: number | undefined) => resolve(receivers !== undefined && receivers > 0);
+      if (this.#line.publish(channel, text, delivered)) return;
+      this.#command()
+        .publish(channel, text)
+        .then(delivered, () => resolve(false));
+    });
   }
 
   /** Tells every replica (itself included); lost when Redis is away, which the periodic sync repairs. */
@@ -153,9 +158,11 @@ export class ReplicaBus {
     const text = JSON.stringify(message);
     if (this.#echoes.size >= maxEchoes) this.#echoes.clear();
     this.#echoes.add(text);
-    this.#command()
-      .publish(this.#sharedChannel, text)
-      .catch(() => this.#echoes.delete(text));
+    const lost = () => this.#echoes.delete(text);
+    const sent = this.#line.publish(this.#sharedChannel, text, (receivers) => {
+      if (receivers === undefined) lost();
+    });
+    if (!sent) this.#command().publish(this.#sharedChannel, text).catch(lost);
   }
 
   /** The bounded-time command client, for the owner's own keys. */
@@ -177,6 +184,7 @@ export class ReplicaBus {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearInterval(this.#timer);
+    this.#line.close();
     if (this.#state === "up") {
       await this.#command()
         .publish(this.#sharedChannel, JSON.stringify({ type: "leaving", replica: this.replicaId }))

@@ -10,6 +10,9 @@ export interface PrivateRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port (empty: no persistence). */
   restart(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open and nothing is answered, as with a hung Redis. */
+  pause(): void;
+  resume(): void;
 }
 
 /** Why tests needing a private Redis skip, or undefined when `redis-server` is installed. */
@@ -22,14 +25,15 @@ export function privateRedisSkipReason(): string | undefined {
   }
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/** `args`: more redis-server options (e.g. `["--requirepass", "secret"]`). */
+export async function startPrivateRedis(args: string[] = []): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const launch = () =>
     new Promise<void>((resolve, reject) => {
       const started = spawn(
         "redis-server",
-        ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...args],
         { stdio: ["ignore", "pipe", "pipe"] },
       );
       child = started;
@@ -55,5 +59,11 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       running.kill("SIGKILL");
     });
   await launch();
-  return { url: `redis://127.0.0.1:${port}`, stop, restart: launch };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop,
+    restart: launch,
+    pause: () => child?.kill("SIGSTOP"),
+    resume: () => child?.kill("SIGCONT"),
+  };
 }
