@@ -96,14 +96,9 @@ export class RemoteJobs {
         })
         .then(
           (delivered) => {
-            if (!delivered)
-              this.#fail(
-                id,
-                new AgentJobError("unreachable", "the replica holding the agent is unreachable"),
-              );
+            if (!delivered) this.#undelivered(id);
           },
-          () =>
-            this.#fail(id, new AgentJobError("unreachable", "the replica holding the agent is unreachable")),
+          () => this.#undelivered(id),
         );
     });
   }
@@ -178,6 +173,17 @@ export class RemoteJobs {
     if (taken - job.acked < this.#window / 4) return;
     job.acked = taken;
     this.#options.send(job.home, { type: "ack", job: job.id, bytes: taken }).catch(() => undefined);
+  }
+
+  /**
+   * The job was not known to be delivered: it fails here (the caller fails over), and a cancel
+   * follows it on the same line, since "not known" includes a reply that timed out after the
+   * job did reach the home, whose agent would otherwise run it for nobody.
+   */
+  #undelivered(id: string): void {
+    const job = this.#jobs.get(id);
+    if (!job) return;
+    this.#cancel(id, new AgentJobError("unreachable", "the replica holding the agent is unreachable"));
   }
 
   #cancel(id: string, error: AgentJobError): void {
