@@ -14,14 +14,14 @@ const offer = {
 };
 
 /** A hosted job's home side: HostedJobs over a real AgentJobs whose agent socket is a message list. */
-function setup(window: number) {
+function setup(window: number, delivered: (message: DirectMessage) => boolean = () => true) {
   const { channel, sent: toAgent, socket } = recordingJobChannel();
   const toCaller: DirectMessage[] = [];
   const agent = new AgentJobs(channel, { deadlineMs: 60_000, highWaterMarkBytes: 1024 });
   const hosted = new HostedJobs(
     async (_replica, message) => {
       toCaller.push(message);
-      return true;
+      return delivered(message);
     },
     (job, options, sink) => agent.sinkTransport(offer, job.body, { ...options, forwardHeaders: {} }, sink),
   );
@@ -132,5 +132,34 @@ describe("HostedJobs: an agent's frames published to the caller's replica", () =
         message: "agent job failed (overloaded): no free slot",
       },
     ]);
+  });
+
+  it("a chunk not known to reach the caller's replica ends the job: cancelled at the agent, the caller told once, nothing more sent", async () => {
+    let chunks = 0;
+    const { agent, toAgent, toCaller, start } = setup(64 * 1024, (message) => {
+      if (message.type === "chunk") chunks += 1;
+      return !(message.type === "chunk" && chunks >= 1);
+    });
+    const id = start({ stream: true });
+    agent.chunk(id, Buffer.from("data: one\n\n"), 200, "text/event-stream");
+    agent.chunk(id, Buffer.from("data: two\n\n"));
+    await turn();
+    agent.chunk(id, Buffer.from("data: three\n\n"));
+    await turn();
+    expect(toCaller.map((message) => message.type)).toEqual(["start", "chunk", "fail"]);
+    expect(toCaller[2]).toMatchObject({ type: "fail", job: "job-1", code: "disconnected" });
+    expect(toAgent.filter((message) => message.type === "job_cancel")).toHaveLength(1);
+  });
+
+  it("an end that is not known to arrive is followed by a failure, so the caller does not wait for it forever", async () => {
+    const { agent, toAgent, toCaller, start } = setup(4096, (message) => message.type !== "start");
+    const id = start({ stream: false });
+    agent.chunk(id, Buffer.from('{"ok":true}'), 200, "application/json");
+    agent.done(id, { output: 3 });
+    await turn();
+    await turn();
+    expect(toCaller.map((message) => message.type)).toEqual(["start", "fail"]);
+    // The agent had finished: nothing to cancel.
+    expect(toAgent.filter((message) => message.type === "job_cancel")).toHaveLength(0);
   });
 });

@@ -29,6 +29,8 @@ interface HostedJob {
   hold: NodeJS.Immediate | undefined;
   /** The agent's reply is complete: the end goes once the held bytes are out. */
   closing: boolean;
+  /** A message of it was not known to be delivered, and the caller was told the job failed. */
+  lost: boolean;
 }
 
 /** Chunks are published in pieces no bigger than this. */
@@ -73,6 +75,7 @@ export class HostedJobs {
       heldBytes: 0,
       hold: undefined,
       closing: false,
+      lost: false,
     };
     this.#jobs.set(job.id, job);
     const options = {
@@ -211,7 +214,35 @@ export class HostedJobs {
   }
 
   #reply(job: HostedJob, message: DirectMessage): void {
-    if (this.#jobs.has(job.id)) this.#send(job.caller, message).catch(() => undefined);
+    if (!this.#jobs.has(job.id)) return;
+    this.#send(job.caller, message).then(
+      (delivered) => {
+        if (!delivered) this.#lost(job, message);
+      },
+      () => this.#lost(job, message),
+    );
+  }
+
+  /**
+   * Part of a reply was not known to reach the caller's replica: its caller would read a reply
+   * with a hole in it, or wait for an end that never comes. The job ends here (cancelled at the
+   * agent if it is still running) and the caller is told it failed, which it reads as an
+   * in-band error; one that already had the whole reply ignores it.
+   */
+  #lost(job: HostedJob, message: DirectMessage): void {
+    if (message.type === "fail" || job.lost) return;
+    job.lost = true;
+    if (this.#jobs.has(job.id)) {
+      this.#end(job);
+      job.abort.abort(new AgentJobError("disconnected", "the reply could not be passed on"));
+    }
+    const fail: DirectMessage = {
+      type: "fail",
+      job: job.id,
+      code: "disconnected",
+      message: "part of the agent's reply was lost between gateway replicas",
+    };
+    this.#send(job.caller, fail).catch(() => undefined);
   }
 
   #end(job: HostedJob): void {

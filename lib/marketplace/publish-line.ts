@@ -41,8 +41,13 @@ export class PublishLine {
   #partial = "";
   readonly #timer: NodeJS.Timeout;
 
-  constructor(url: string) {
+  readonly #name: string;
+
+  /** `name`: the connection's name in Redis' CLIENT LIST. */
+  constructor(url: string, name = "pod-publish-line") {
     this.#url = new URL(url);
+    // CLIENT SETNAME refuses spaces and newlines (and a refused command takes the line down).
+    this.#name = name.replace(/[^\w.:-]/g, "_");
     this.#timer = setInterval(() => this.#checkTimeout(), replyTimeoutMs / 4);
     this.#timer.unref();
   }
@@ -65,6 +70,7 @@ export class PublishLine {
       const password = decodeURIComponent(url.password);
       const username = decodeURIComponent(url.username);
       if (password) this.#write(username ? ["AUTH", username, password] : ["AUTH", password], undefined);
+      this.#write(["CLIENT", "SETNAME", this.#name], undefined);
       // Up only when Redis answers a PING on it (an AUTH refused, or none where one is needed, fails it).
       this.#write(["PING"], (reply) => {
         if (reply !== undefined) this.#up();
@@ -75,9 +81,13 @@ export class PublishLine {
     socket.on("close", () => this.#drop());
   }
 
-  /** Sends a PUBLISH; false when the line is not up (publish through node-redis then). */
+  /**
+   * Sends a PUBLISH; false when the line is not up (publish through node-redis then). A socket
+   * that needs draining is still written to: sending the next message another way could pass
+   * the ones queued here, and each job's flow-control window bounds what queues.
+   */
   publish(channel: string, message: string, onReply?: OnReply): boolean {
-    if (!this.#ready || !this.#socket || this.#socket.writableNeedDrain) return false;
+    if (!this.#ready || !this.#socket) return false;
     this.#write(["PUBLISH", channel, message], onReply);
     return true;
   }

@@ -66,6 +66,12 @@ export class ReplicaBus {
   readonly #sharedChannel: string;
   readonly #prefix: string;
   readonly #line: PublishLine;
+  /**
+   * Direct messages on their way through node-redis. The line is used only when none are: a
+   * message Redis has answered was passed on before the answer, so what goes on the line next
+   * cannot overtake a job's earlier bytes (the line writes at once, node-redis on the next turn).
+   */
+  #publishing = 0;
 
   constructor(options: ReplicaBusOptions) {
     this.#options = options;
@@ -83,7 +89,7 @@ export class ReplicaBus {
     this.#publisher = createClient(clientOptions);
     this.#subscriber = createClient(clientOptions);
     this.#commands = this.#publisher.withCommandOptions({ timeout: commandTimeoutMs }) as unknown as Client;
-    this.#line = new PublishLine(options.url);
+    this.#line = new PublishLine(options.url, `pod-line-${options.replicaId}`);
     for (const client of [this.#publisher, this.#subscriber]) {
       client.on("error", () => this.#update());
       client.on("end", () => this.#update());
@@ -145,10 +151,14 @@ export class ReplicaBus {
     const text = JSON.stringify(message);
     return new Promise<boolean>((resolve) => {
       const delivered = (receivers: number | undefined) => resolve(receivers !== undefined && receivers > 0);
-      if (this.#line.publish(channel, text, delivered)) return;
+      if (this.#publishing === 0 && this.#line.publish(channel, text, delivered)) return;
+      this.#publishing += 1;
       this.#command()
         .publish(channel, text)
-        .then(delivered, () => resolve(false));
+        .then(delivered, () => resolve(false))
+        .finally(() => {
+          this.#publishing -= 1;
+        });
     });
   }
 
