@@ -1,18 +1,7 @@
 import type { GatewayMessage } from "@pod-gateway/contracts/agent-protocol";
 import { describe, expect, it } from "vitest";
-import { recordingJobChannel } from "../../tests/helpers/recording-job-channel";
+import { recordedAgentOffer as offer, recordingJobChannel } from "../../tests/helpers/recording-job-channel";
 import { AgentJobs } from "./agent-jobs";
-
-const offer = {
-  providerId: "p1",
-  modelId: "gpt-4o-mini",
-  dialect: "openai" as const,
-  inputPer1m: 1n,
-  outputPer1m: 1n,
-  maxConcurrent: 1,
-  freeSlots: 1,
-  tokensPerSecond: 0,
-};
 
 function setup(highWaterMarkBytes = 1024) {
   const { channel, sent, socket } = recordingJobChannel();

@@ -1,17 +1,8 @@
 import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
 import { describe, expect, it } from "vitest";
-import { recordingJobChannel } from "../../tests/helpers/recording-job-channel";
+import { recordedAgentOffer as offer, recordingJobChannel } from "../../tests/helpers/recording-job-channel";
 import { AgentJobs } from "./agent-jobs";
 import { HostedJobs } from "./hosted-jobs";
-
-const offer = {
-  providerId: "p1",
-  modelId: "gpt-4o-mini",
-  dialect: "openai" as const,
-  inputPer1m: 1n,
-  outputPer1m: 1n,
-  maxConcurrent: 1,
-};
 
 /** A hosted job's home side: HostedJobs over a real AgentJobs whose agent socket is a message list. */
 function setup(window: number, delivered: (message: DirectMessage) => boolean = () => true) {

@@ -1,18 +1,10 @@
 import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
 import { describe, expect, it } from "vitest";
-import { recordingJobChannel } from "../../tests/helpers/recording-job-channel";
+import { recordedAgentOffer as offer, recordingJobChannel } from "../../tests/helpers/recording-job-channel";
 import { AgentJobError, AgentJobs } from "./agent-jobs";
 import { HostedJobs } from "./hosted-jobs";
 import { RemoteJobs } from "./remote-jobs";
 
-const offer = {
-  providerId: "p1",
-  modelId: "gpt-4o-mini",
-  dialect: "openai" as const,
-  inputPer1m: 1n,
-  outputPer1m: 1n,
-  maxConcurrent: 1,
-};
 const target = { replica: "home", providerId: "p1", connection: "c1", modelId: "gpt-4o-mini" };
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 

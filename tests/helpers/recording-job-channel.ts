@@ -20,3 +20,15 @@ export function recordingJobChannel(): {
   };
   return { channel, sent, socket };
 }
+
+/** The one offer of the agent behind a recording channel (what its jobs are dispatched against). */
+export const recordedAgentOffer = {
+  providerId: "p1",
+  modelId: "gpt-4o-mini",
+  dialect: "openai" as const,
+  inputPer1m: 1n,
+  outputPer1m: 1n,
+  maxConcurrent: 1,
+  freeSlots: 1,
+  tokensPerSecond: 0,
+};
