@@ -91,10 +91,7 @@ export class HostedJobs {
 
   cancel(jobId: string): void {
     const job = this.#jobs.get(jobId);
-    if (!job) return;
-    // Gone first: what the abort makes the agent's side report is for nobody.
-    this.#end(job);
-    job.abort.abort(new AgentJobError("cancelled", "the caller went away"));
+    if (job) this.#abort(job, new AgentJobError("cancelled", "the caller went away"));
   }
 
   ack(jobId: string, bytes: number): void {
@@ -232,10 +229,8 @@ export class HostedJobs {
   #lost(job: HostedJob, message: DirectMessage): void {
     if (message.type === "fail" || job.lost) return;
     job.lost = true;
-    if (this.#jobs.has(job.id)) {
-      this.#end(job);
-      job.abort.abort(new AgentJobError("disconnected", "the reply could not be passed on"));
-    }
+    if (this.#jobs.has(job.id))
+      this.#abort(job, new AgentJobError("disconnected", "the reply could not be passed on"));
     const fail: DirectMessage = {
       type: "fail",
       job: job.id,
@@ -243,6 +238,12 @@ export class HostedJobs {
       message: "part of the agent's reply was lost between gateway replicas",
     };
     this.#send(job.caller, fail).catch(() => undefined);
+  }
+
+  /** Stops a running job at the agent; gone first, since what the abort makes the agent's side report is for nobody. */
+  #abort(job: HostedJob, reason: AgentJobError): void {
+    this.#end(job);
+    job.abort.abort(reason);
   }
 
   #end(job: HostedJob): void {

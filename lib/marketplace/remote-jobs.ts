@@ -181,8 +181,6 @@ export class RemoteJobs {
    * job did reach the home, whose agent would otherwise run it for nobody.
    */
   #undelivered(id: string): void {
-    const job = this.#jobs.get(id);
-    if (!job) return;
     this.#cancel(id, new AgentJobError("unreachable", "the replica holding the agent is unreachable"));
   }
 

@@ -67,9 +67,10 @@ export class ReplicaBus {
   readonly #prefix: string;
   readonly #line: PublishLine;
   /**
-   * Direct messages on their way through node-redis. The line is used only when none are: a
-   * message Redis has answered was passed on before the answer, so what goes on the line next
-   * cannot overtake a job's earlier bytes (the line writes at once, node-redis on the next turn).
+   * Messages on their way through node-redis. The line is used only when none are: a message
+   * Redis has answered was passed on before the answer, so what goes on the line next cannot
+   * overtake an earlier one, a job's bytes or an agent's entry (the line writes at once,
+   * node-redis on the next turn).
    */
   #publishing = 0;
 
@@ -147,19 +148,11 @@ export class ReplicaBus {
   /** Sends to one replica; false when it is not listening (dead) or Redis is away. */
   send(replicaId: string, message: DirectMessage): Promise<boolean> {
     if (this.#state !== "up") return Promise.resolve(false);
-    const channel = this.#directChannel(replicaId);
-    const text = JSON.stringify(message);
-    return new Promise<boolean>((resolve) => {
-      const delivered = (receivers: number | undefined) => resolve(receivers !== undefined && receivers > 0);
-      if (this.#publishing === 0 && this.#line.publish(channel, text, delivered)) return;
-      this.#publishing += 1;
-      this.#command()
-        .publish(channel, text)
-        .then(delivered, () => resolve(false))
-        .finally(() => {
-          this.#publishing -= 1;
-        });
-    });
+    return new Promise<boolean>((resolve) =>
+      this.#publish(this.#directChannel(replicaId), JSON.stringify(message), (receivers) =>
+        resolve(receivers !== undefined && receivers > 0),
+      ),
+    );
   }
 
   /** Tells every replica (itself included); lost when Redis is away, which the periodic sync repairs. */
@@ -168,11 +161,24 @@ export class ReplicaBus {
     const text = JSON.stringify(message);
     if (this.#echoes.size >= maxEchoes) this.#echoes.clear();
     this.#echoes.add(text);
-    const lost = () => this.#echoes.delete(text);
-    const sent = this.#line.publish(this.#sharedChannel, text, (receivers) => {
-      if (receivers === undefined) lost();
+    this.#publish(this.#sharedChannel, text, (receivers) => {
+      if (receivers === undefined) this.#echoes.delete(text);
     });
-    if (!sent) this.#command().publish(this.#sharedChannel, text).catch(lost);
+  }
+
+  /**
+   * On the line while it is up and nothing is on its way through node-redis, else through
+   * node-redis; `onReply` gets the receiver count, or undefined when delivery is not known.
+   */
+  #publish(channel: string, text: string, onReply: (receivers: number | undefined) => void): void {
+    if (this.#publishing === 0 && this.#line.publish(channel, text, onReply)) return;
+    this.#publishing += 1;
+    this.#command()
+      .publish(channel, text)
+      .then(onReply, () => onReply(undefined))
+      .finally(() => {
+        this.#publishing -= 1;
+      });
   }
 
   /** The bounded-time command client, for the owner's own keys. */
