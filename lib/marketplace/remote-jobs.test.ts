@@ -83,3 +83,23 @@ describe("RemoteJobs: a job not known to be delivered", () => {
     expect(toAgent.filter((message) => message.type === "job_cancel")).toHaveLength(1);
   });
 });
+
+describe("RemoteJobs: a home taken for dead", () => {
+  it("fails the job for the caller and cancels it at a home that was only late, so the agent's slot is freed", async () => {
+    const { remote, hosted, toAgent, lines } = pair("delivered");
+    const controller = new AbortController();
+    const dispatched = remote.dispatch(target, JSON.stringify({ stream: true }), {
+      signal: controller.signal,
+      forwardHeaders: {},
+    });
+    await turn();
+    expect(hosted.size).toBe(1);
+    remote.failUnless((replica) => replica !== "home", "the replica holding the agent stopped answering");
+    await expect(dispatched).rejects.toMatchObject({ code: "disconnected" });
+    await turn();
+    expect(lines.map((message) => message.type)).toEqual(["job", "cancel"]);
+    expect(toAgent.filter((message) => message.type === "job_cancel")).toHaveLength(1);
+    expect(hosted.size).toBe(0);
+    expect(remote.size).toBe(0);
+  });
+});

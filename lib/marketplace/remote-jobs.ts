@@ -126,10 +126,14 @@ export class RemoteJobs {
     }
   }
 
-  /** Jobs whose home is no longer live fail: their agent's connection went with it. */
+  /**
+   * Jobs whose home is no longer live fail: their agent's connection went with it. A cancel
+   * goes too: a home only late with its beats (a busy machine) is still running the job, and
+   * with nobody here to acknowledge its bytes it would hold the agent's slot, paused, for good.
+   */
   failUnless(isLive: (replica: string) => boolean, reason: string): void {
     for (const job of [...this.#jobs.values()])
-      if (!isLive(job.home)) this.#fail(job.id, new AgentJobError("disconnected", reason));
+      if (!isLive(job.home)) this.#cancel(job.id, new AgentJobError("disconnected", reason));
   }
 
   /** Redis went away: no more bytes can come for any job. */
