@@ -1,4 +1,4 @@
-import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
+import type { DirectMessage, SharedMessage } from "@pod-gateway/contracts/replica-protocol";
 import { createClient } from "@redis/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { ReplicaBus } from "../../../lib/marketplace/replica-bus";
@@ -19,14 +19,19 @@ describe.skipIf(skipReason !== undefined)("the replica bus with its publish line
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  function bus(redis: PrivateRedis, replicaId: string, onDirect: (message: DirectMessage) => void) {
+  function bus(
+    redis: PrivateRedis,
+    replicaId: string,
+    onDirect: (message: DirectMessage) => void,
+    onShared: (message: SharedMessage) => void = () => undefined,
+  ) {
     const replica = new ReplicaBus({
       url: redis.url,
       namespace: "line-test",
       replicaId,
       name: replicaId,
       replicaTimeoutMs: 3_000,
-      onShared: () => undefined,
+      onShared,
       onDirect,
       onStateChange: () => undefined,
       onTick: () => undefined,
@@ -36,17 +41,25 @@ describe.skipIf(skipReason !== undefined)("the replica bus with its publish line
     return replica;
   }
 
-  it("keeps every job's messages in order across the line dying and coming back, and loses none it called delivered", async () => {
+  it("keeps every job's messages, and the shared ones, in order across the line dying and coming back, and loses none it called delivered", async () => {
     const redis = await startPrivateRedis();
     cleanups.push(() => redis.stop());
     const admin = createClient({ url: redis.url });
     await admin.connect();
     cleanups.push(() => admin.close());
     const heard: number[] = [];
+    const heardShared: number[] = [];
     const sender = bus(redis, "sender", () => undefined);
-    bus(redis, "receiver", (message) => {
-      if (message.type === "ack") heard.push(message.bytes);
-    });
+    bus(
+      redis,
+      "receiver",
+      (message) => {
+        if (message.type === "ack") heard.push(message.bytes);
+      },
+      (message) => {
+        if (message.type === "health" && message.attempts[0]) heardShared.push(message.attempts[0].at);
+      },
+    );
     const deadline = Date.now() + 10_000;
     while (
       sender.state !== "up" ||
@@ -76,6 +89,12 @@ describe.skipIf(skipReason !== undefined)("the replica bus with its publish line
     let kills = 0;
     for (let index = 1; index <= total; index += 1) {
       reports.push(sender.send("receiver", { type: "ack", job: "job-1", bytes: index }));
+      // Shared messages (agent entries, health) take the same path and must not overtake each other either.
+      sender.broadcast({
+        type: "health",
+        replica: "sender",
+        attempts: [{ provider: "p1", ok: true, ms: 1, at: index }],
+      });
       if (index % 25 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
       // Killed twice, the second time once it is back: the switch back onto it is crossed too.
       if (index === 800 || index === 2_000) {
@@ -91,7 +110,10 @@ describe.skipIf(skipReason !== undefined)("the replica bus with its publish line
     const arrived = new Set(heard);
     const silentlyLost = delivered.flatMap((ok, index) => (ok && !arrived.has(index + 1) ? [index + 1] : []));
     expect(silentlyLost).toEqual([]);
+    for (let index = 1; index < heardShared.length; index += 1)
+      expect(heardShared[index] as number).toBeGreaterThan(heardShared[index - 1] as number);
     // Most of it went through: the line's outages cost a few messages at most.
     expect(heard.length).toBeGreaterThan(total * 0.9);
+    expect(heardShared.length).toBeGreaterThan(total * 0.9);
   });
 });
