@@ -1,6 +1,6 @@
 // Preloaded into the gateway under test (node --import ./bench/probe.mjs scripts/start.mjs):
 // counts the database statements the process sends, so the bench can report statements and
-// round trips per request. It answers "stats" over the IPC channel the bench opened.
+// round trips per request. It answers "stats" (and, for the soak, "memory") over the IPC channel the bench opened.
 // Plain JavaScript, so measuring does not load tsx (a loader thread, ~80 MiB) into the gateway.
 // PGlite in process: calls to query/exec, transactions as begin + commit. PGlite behind its
 // worker-thread client: the query, exec, begin and end messages posted to the worker (the
@@ -80,4 +80,10 @@ function countFrontendMessages(data) {
 
 process.on("message", (message) => {
   if (message === "stats") process.send?.({ ...counts });
+  // The soak's leak check: what is still reachable after a full collection (the gateway runs
+  // with --expose-gc only in the soak), where RSS also moves with the heap room V8 keeps.
+  if (message === "memory") {
+    globalThis.gc?.();
+    process.send?.({ liveHeap: process.memoryUsage().heapUsed, collected: typeof globalThis.gc === "function" });
+  }
 });

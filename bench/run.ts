@@ -341,31 +341,34 @@ function writeResults(section: string): void {
 async function soakRun(gateways: System[]): Promise<string> {
   const sliceSeconds = 30;
   const slices = Math.ceil((config.soakMinutes * 60) / sliceSeconds);
-  const samples = new Map<string, { rss: number[]; rps: number[]; errors: number }>(
-    gateways.map((system) => [system.key, { rss: [], rps: [], errors: 0 }]),
+  const samples = new Map<string, { rss: number[]; rps: number[]; heap: number[]; errors: number }>(
+    gateways.map((system) => [system.key, { rss: [], rps: [], heap: [], errors: 0 }]),
   );
   for (let slice = 0; slice < slices; slice += 1) {
     for (const system of gateways) {
       const result = await load(system.target, body, config.connections, sliceSeconds);
-      const entry = samples.get(system.key) as { rss: number[]; rps: number[]; errors: number };
+      const entry = samples.get(system.key) as { rss: number[]; rps: number[]; heap: number[]; errors: number };
       entry.rss.push(rssMiB(system.pid));
       entry.rps.push(result.rps);
       entry.errors += result.errors;
+      // After the RSS sample: the full collection is the leak check's, not part of what RSS shows.
+      if (slice === 0 || slice === slices - 1) entry.heap.push(((await system.liveHeap?.()) ?? 0) / 1048576);
     }
     process.stdout.write(`soak slice ${slice + 1}/${slices}\n`);
   }
   const lines = [
-    `Soak: ${config.soakMinutes} minutes at ${config.connections} connections per gateway, in ${sliceSeconds} s slices alternated; RSS after each slice.`,
+    `Soak: ${config.soakMinutes} minutes at ${config.connections} connections per gateway, in ${sliceSeconds} s slices alternated; RSS after each slice. RSS moves with the room V8 keeps for its heap; the live heap (what is still reachable after a full collection, the gateways started with --expose-gc) is the leak check.`,
     "",
-    "| gateway | RSS after first slice MiB | RSS at end MiB | max MiB | growth first to end | req/s first / last slice | errors |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| gateway | RSS after first slice MiB | RSS at end MiB | max MiB | growth first to end | mean of first / last five slices MiB | live heap after first slice / at end MiB | req/s first / last slice | errors |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
   for (const system of gateways) {
-    const entry = samples.get(system.key) as { rss: number[]; rps: number[]; errors: number };
+    const entry = samples.get(system.key) as { rss: number[]; rps: number[]; heap: number[]; errors: number };
     const first = entry.rss[0] ?? 0;
     const last = entry.rss[entry.rss.length - 1] ?? 0;
     lines.push(
-      `| ${system.label} | ${fmt(first, 0)} | ${fmt(last, 0)} | ${fmt(Math.max(...entry.rss), 0)} | ${fmt(((last - first) / first) * 100, 1)}% | ${fmt(entry.rps[0], 0)} / ${fmt(entry.rps[entry.rps.length - 1], 0)} | ${entry.errors} |`,
+      `| ${system.label} | ${fmt(first, 0)} | ${fmt(last, 0)} | ${fmt(Math.max(...entry.rss), 0)} | ${fmt(((last - first) / first) * 100, 1)}% | ${fmt(mean(entry.rss.slice(0, 5)), 0)} / ${fmt(mean(entry.rss.slice(-5)), 0)} | ${fmt(entry.heap[0], 1)} / ${fmt(entry.heap[1], 1)} | ${fmt(entry.rps[0], 0)} / ${fmt(entry.rps[entry.rps.length - 1], 0)} | ${entry.errors} |`,
     );
   }
   lines.push(
@@ -550,6 +553,7 @@ async function main() {
       key: "gateway-pglite",
       label: "this gateway, PGlite",
       upstreamOrigin: upstream.origin,
+      exposeGc: soak,
     }),
   );
   const databaseUrl = await scratchPostgres(postgresBase, "pod_bench");
@@ -560,6 +564,7 @@ async function main() {
         label: "this gateway, Postgres",
         upstreamOrigin: upstream.origin,
         databaseUrl,
+        exposeGc: soak,
       }),
     );
   else notes.push(`Postgres at ${postgresBase} did not answer: the Postgres gateway is left out.`);

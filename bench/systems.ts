@@ -24,6 +24,8 @@ export interface System {
   idleRss?: number;
   /** Database statements and round trips sent so far, when the system has a database. */
   statements?(): Promise<{ statements: number; roundTrips: number }>;
+  /** Bytes still reachable on its V8 heap after a full collection (a gateway started with `exposeGc`). */
+  liveHeap?(): Promise<number>;
   note?: string;
 }
 
@@ -174,6 +176,8 @@ export interface GatewayOptions {
   env?: Record<string, string>;
   /** Requests carry these headers (the marketplace rows route marketplace-only). */
   headers?: Record<string, string>;
+  /** Starts it with --expose-gc, so `liveHeap` can collect first (the soak's leak check). */
+  exposeGc?: boolean;
 }
 
 function nodeArgs(): string[] {
@@ -220,7 +224,14 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
     // BENCH_NODE_ARGS adds node flags to the gateway (e.g. --cpu-prof) for profiling runs.
     spawn(
       process.execPath,
-      [...startScriptFlags(), ...nodeArgs(), "--import", "./bench/probe.mjs", "scripts/start.mjs"],
+      [
+        ...startScriptFlags(),
+        ...nodeArgs(),
+        ...(options.exposeGc ? ["--expose-gc"] : []),
+        "--import",
+        "./bench/probe.mjs",
+        "scripts/start.mjs",
+      ],
       {
         stdio: ["ignore", "ignore", "pipe", "ipc"],
         env,
@@ -262,6 +273,15 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
       new Promise((resolve) => {
         child.once("message", (message) => resolve(message as { statements: number; roundTrips: number }));
         child.send("stats");
+      }),
+    liveHeap: () =>
+      new Promise((resolve, reject) => {
+        child.once("message", (message) => {
+          const { liveHeap, collected } = message as { liveHeap: number; collected: boolean };
+          if (collected) resolve(liveHeap);
+          else reject(new Error(`${options.key} was not started with exposeGc`));
+        });
+        child.send("memory");
       }),
   };
 }
