@@ -1,5 +1,5 @@
 import { createClient } from "@redis/client";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { PublishLine } from "../../../lib/marketplace/publish-line";
 import { type PrivateRedis, privateRedisSkipReason, startPrivateRedis } from "../../helpers/private-redis";
 
@@ -21,12 +21,8 @@ function published(line: PublishLine, channel: string, message: string): Promise
   });
 }
 
-async function until(condition: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function until(condition: () => boolean): Promise<void> {
+  return vi.waitFor(() => expect(condition()).toBe(true), { timeout: 10_000, interval: 20 });
 }
 
 describe.skipIf(skipReason !== undefined)("the replicas' publish line", () => {

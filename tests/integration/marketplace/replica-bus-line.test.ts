@@ -1,6 +1,6 @@
 import type { DirectMessage, SharedMessage } from "@pod-gateway/contracts/replica-protocol";
 import { createClient } from "@redis/client";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ReplicaBus } from "../../../lib/marketplace/replica-bus";
 import { type PrivateRedis, privateRedisSkipReason, startPrivateRedis } from "../../helpers/private-redis";
 
@@ -60,30 +60,26 @@ describe.skipIf(skipReason !== undefined)("the replica bus with its publish line
         if (message.type === "health" && message.attempts[0]) heardShared.push(message.attempts[0].at);
       },
     );
-    const deadline = Date.now() + 10_000;
-    while (
-      sender.state !== "up" ||
-      !(await sender.send("receiver", { type: "ack", job: "warm", bytes: 0 }))
-    ) {
-      if (Date.now() > deadline) throw new Error("the bus never came up");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await vi.waitFor(
+      async () => {
+        if (sender.state !== "up" || !(await sender.send("receiver", { type: "ack", job: "warm", bytes: 0 })))
+          throw new Error("the bus never came up");
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     heard.length = 0;
     /** Kills the sender's line once it is connected (the second time: once it has reconnected). */
-    const killLine = async () => {
-      const until = Date.now() + 10_000;
-      for (;;) {
-        const list = String(await admin.sendCommand(["CLIENT", "LIST"]));
-        const line = list.split("\n").find((entry) => entry.includes("name=pod-line-sender"));
-        const id = line?.match(/\bid=(\d+)/)?.[1];
-        if (id) {
+    const killLine = () =>
+      vi.waitFor(
+        async () => {
+          const list = String(await admin.sendCommand(["CLIENT", "LIST"]));
+          const line = list.split("\n").find((entry) => entry.includes("name=pod-line-sender"));
+          const id = line?.match(/\bid=(\d+)/)?.[1];
+          if (!id) throw new Error("the sender's publish line never connected");
           await admin.sendCommand(["CLIENT", "KILL", "ID", id]);
-          return;
-        }
-        if (Date.now() > until) throw new Error("the sender's publish line never connected");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
+        },
+        { timeout: 10_000, interval: 20 },
+      );
     const total = 3_000;
     const reports: Promise<boolean>[] = [];
     let kills = 0;

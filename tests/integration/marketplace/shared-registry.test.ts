@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createClient } from "@redis/client";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { setLogLevel } from "../../../lib/log";
 import type { AgentTransport, LiveOffer } from "../../../lib/marketplace/registry";
 import { SharedMarketplaceRegistry } from "../../../lib/marketplace/shared-registry";
@@ -78,11 +78,13 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     setLogLevel("silent");
     replicaA = make("a", healthA);
     replicaC = make("c", healthC);
-    const deadline = Date.now() + 5_000;
-    while (replicaA.status().peers < 1 || replicaC.status().peers < 1) {
-      if (Date.now() > deadline) throw new Error("the two replicas never heard each other");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await vi.waitFor(
+      () => {
+        if (replicaA.status().peers < 1 || replicaC.status().peers < 1)
+          throw new Error("the two replicas never heard each other");
+      },
+      { timeout: 5_000, interval: 50 },
+    );
   });
 
   afterEach(() => {
