@@ -338,6 +338,9 @@ function writeResults(section: string): void {
   writeFileSync(path, text);
 }
 
+/** Idle time before the soak's live-heap reading: a few lease write windows and a journal commit. */
+const liveHeapPauseMs = 3_000;
+
 async function soakRun(gateways: System[]): Promise<string> {
   const sliceSeconds = 30;
   const slices = Math.ceil((config.soakMinutes * 60) / sliceSeconds);
@@ -352,12 +355,17 @@ async function soakRun(gateways: System[]): Promise<string> {
       entry.rps.push(result.rps);
       entry.errors += result.errors;
       // After the RSS sample: the full collection is the leak check's, not part of what RSS shows.
-      if (slice === 0 || slice === slices - 1) entry.heap.push(((await system.liveHeap?.()) ?? 0) / 1048576);
+      // A pause first, so what the last requests left in flight (settlements still being
+      // written, a lease's batch) is done and only what stays is counted.
+      if (slice === 0 || slice === slices - 1) {
+        await new Promise((resolve) => setTimeout(resolve, liveHeapPauseMs));
+        entry.heap.push(((await system.liveHeap?.()) ?? 0) / 1048576);
+      }
     }
     process.stdout.write(`soak slice ${slice + 1}/${slices}\n`);
   }
   const lines = [
-    `Soak: ${config.soakMinutes} minutes at ${config.connections} connections per gateway, in ${sliceSeconds} s slices alternated; RSS after each slice. RSS moves with the room V8 keeps for its heap; the live heap (what is still reachable after a full collection, the gateways started with --expose-gc) is the leak check.`,
+    `Soak: ${config.soakMinutes} minutes at ${config.connections} connections per gateway, in ${sliceSeconds} s slices alternated; RSS after each slice. RSS moves with the room V8 keeps for its heap; the live heap (what is still reachable after a full collection, 3 s after the slice's load, the gateways started with --expose-gc) is the leak check.`,
     "",
     "| gateway | RSS after first slice MiB | RSS at end MiB | max MiB | growth first to end | mean of first / last five slices MiB | live heap after first slice / at end MiB | req/s first / last slice | errors |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
