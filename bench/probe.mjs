@@ -84,6 +84,9 @@ process.on("message", (message) => {
   // with --expose-gc only in the soak), where RSS also moves with the heap room V8 keeps.
   if (message === "memory") {
     globalThis.gc?.();
-    process.send?.({ liveHeap: process.memoryUsage().heapUsed, collected: typeof globalThis.gc === "function" });
+    process.send?.({
+      liveHeap: process.memoryUsage().heapUsed,
+      collected: typeof globalThis.gc === "function",
+    });
   }
 });

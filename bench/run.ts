@@ -338,19 +338,27 @@ function writeResults(section: string): void {
   writeFileSync(path, text);
 }
 
+interface SoakSamples {
+  rss: number[];
+  rps: number[];
+  /** MiB live after a full collection: after the first slice and at the end. */
+  heap: number[];
+  errors: number;
+}
+
 /** Idle time before the soak's live-heap reading: a few lease write windows and a journal commit. */
 const liveHeapPauseMs = 3_000;
 
 async function soakRun(gateways: System[]): Promise<string> {
   const sliceSeconds = 30;
   const slices = Math.ceil((config.soakMinutes * 60) / sliceSeconds);
-  const samples = new Map<string, { rss: number[]; rps: number[]; heap: number[]; errors: number }>(
+  const samples = new Map<string, SoakSamples>(
     gateways.map((system) => [system.key, { rss: [], rps: [], heap: [], errors: 0 }]),
   );
   for (let slice = 0; slice < slices; slice += 1) {
     for (const system of gateways) {
       const result = await load(system.target, body, config.connections, sliceSeconds);
-      const entry = samples.get(system.key) as { rss: number[]; rps: number[]; heap: number[]; errors: number };
+      const entry = samples.get(system.key) as SoakSamples;
       entry.rss.push(rssMiB(system.pid));
       entry.rps.push(result.rps);
       entry.errors += result.errors;
@@ -370,9 +378,10 @@ async function soakRun(gateways: System[]): Promise<string> {
     "| gateway | RSS after first slice MiB | RSS at end MiB | max MiB | growth first to end | mean of first / last five slices MiB | live heap after first slice / at end MiB | req/s first / last slice | errors |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
-  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+  const mean = (values: number[]) =>
+    values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
   for (const system of gateways) {
-    const entry = samples.get(system.key) as { rss: number[]; rps: number[]; heap: number[]; errors: number };
+    const entry = samples.get(system.key) as SoakSamples;
     const first = entry.rss[0] ?? 0;
     const last = entry.rss[entry.rss.length - 1] ?? 0;
     lines.push(
