@@ -269,21 +269,24 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
     pid,
     idleRss,
     pids: async () => [pid, ...(await databasePids())],
-    statements: () =>
-      new Promise((resolve) => {
-        child.once("message", (message) => resolve(message as { statements: number; roundTrips: number }));
-        child.send("stats");
-      }),
-    liveHeap: () =>
-      new Promise((resolve, reject) => {
-        child.once("message", (message) => {
-          const { liveHeap, collected } = message as { liveHeap: number; collected: boolean };
-          if (collected) resolve(liveHeap);
-          else reject(new Error(`${options.key} was not started with exposeGc`));
-        });
-        child.send("memory");
-      }),
+    statements: () => askProbe<{ statements: number; roundTrips: number }>(child, "stats"),
+    liveHeap: async () => {
+      const { liveHeap, collected } = await askProbe<{ liveHeap: number; collected: boolean }>(
+        child,
+        "memory",
+      );
+      if (!collected) throw new Error(`${options.key} was not started with exposeGc`);
+      return liveHeap;
+    },
   };
+}
+
+/** One request to the gateway's probe (bench/probe.mjs) over IPC, and its answer; one at a time. */
+function askProbe<T>(child: ChildProcess, request: "stats" | "memory"): Promise<T> {
+  return new Promise((resolve) => {
+    child.once("message", (message) => resolve(message as T));
+    child.send(request);
+  });
 }
 
 /** Builds the pages first when `.next` is missing or stale, as the first `npm start` would in the background. */
