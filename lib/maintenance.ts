@@ -1,11 +1,11 @@
 import { type CatalogRefreshServices, refreshCatalog } from "./catalog/refresh-catalog";
-import { scanDeposits } from "./deposits/deposit-watcher";
+import { scanDeposits } from "./deposits/solana/deposit-watcher";
 import { finishRetirements, returnDueBonds } from "./hosts/retire-host";
 import { releaseExpiredHolds } from "./ledger/holds";
 import type { LedgerServices } from "./ledger/ledger-services";
 import { collectOpenReceivables } from "./ledger/receivables";
 import { log } from "./log";
-import { type PayoutRail, runPayouts } from "./payouts/payout-worker";
+import { type PayoutRail, runPayouts } from "./payouts/core/run-payouts";
 import { sweepExpiredResponses } from "./responses/stored-responses";
 import type { RoutingState } from "./routing/routing-state";
 import type { X402Wiring } from "./x402/x402-wiring";
@@ -39,7 +39,7 @@ export async function runMaintenance(app: MaintenanceServices): Promise<void> {
 }
 
 /**
- * The on-chain deposit watcher's pass (`lib/deposits/deposit-watcher.ts`): credits new USDC
+ * The on-chain deposit watcher's pass (`lib/deposits/solana/deposit-watcher.ts`): credits new USDC
  * deposits, bonds and parks the rest. It takes a database lease, so with several replicas one
  * of them scans at a time; with deposits off (no SOLANA_DEPOSIT_ADDRESS) it does nothing.
  */

@@ -65,6 +65,28 @@ const floors = [
   ["app", "bench", "next.config", "vitest.config", "drizzle.config"],
 ];
 
+/** What names one chain family: its packages and its code in lib/chains. */
+const chainFamilies = {
+  solana: ["lib/chains/solana/", "@solana/", "@solana-program/", "@x402/svm"],
+  evm: ["lib/chains/evm/", "viem", "@x402/evm"],
+};
+/** The features that pay or get paid on a chain: each keeps a chain-neutral core and a folder per family. */
+const familyUnits = [
+  {
+    unit: "lib/x402/",
+    core: "lib/x402/core/",
+    family: (name) => `lib/x402/rails/${name}/`,
+    // the rail registry names every family
+    also: ["lib/x402/rails/"],
+  },
+  { unit: "lib/deposits/", core: "lib/deposits/core/", family: (name) => `lib/deposits/${name}/` },
+  { unit: "lib/payouts/", core: "lib/payouts/core/", family: (name) => `lib/payouts/${name}/` },
+  { unit: "lib/reconcile/", core: "lib/reconcile/core/", family: (name) => `lib/reconcile/${name}/` },
+];
+const familyNames = Object.keys(chainFamilies);
+/** Everything of one family: its packages, its chain code and its folder in every feature. */
+const familyCode = (name) => [...chainFamilies[name], ...familyUnits.map((feature) => feature.family(name))];
+
 /**
  * `from`: a folder (a path prefix from the repository root). `forbid`: what its files may not
  * import, as repository path prefixes (relative imports are resolved) or package names.
@@ -75,44 +97,28 @@ const rules = [
     forbid: ["lib/", "app/", "components/", "server.ts", "compose-app.ts"],
     why: "the agent is a separate process: it shares only packages/contracts with the gateway",
   },
-  {
-    from: "lib/x402/core/",
-    forbid: [
-      "lib/x402/rails/",
-      "lib/chains/",
-      "@solana/",
-      "@solana-program/",
-      "viem",
-      "@x402/evm",
-      "@x402/svm",
-    ],
-    why: "the x402 core is chain-neutral: a family's code lives in its rail",
-  },
-  {
-    from: "lib/x402/rails/solana/",
-    forbid: ["lib/x402/rails/evm/", "lib/chains/evm/", "viem", "@x402/evm"],
-    why: "a rail knows its own family only",
-  },
-  {
-    from: "lib/x402/rails/evm/",
-    forbid: ["lib/x402/rails/solana/", "lib/chains/solana/", "@solana/", "@solana-program/", "@x402/svm"],
-    why: "a rail knows its own family only",
-  },
+  ...familyUnits.map((feature) => ({
+    from: feature.core,
+    forbid: ["lib/chains/", ...(feature.also ?? []), ...familyNames.flatMap(familyCode)],
+    why: `the ${feature.unit} core is chain-neutral: a family's code lives in its folder`,
+  })),
+  ...familyUnits.flatMap((feature) =>
+    familyNames.map((name) => ({
+      from: feature.family(name),
+      forbid: familyNames.filter((other) => other !== name).flatMap(familyCode),
+      why: "a family's folder knows its own family only",
+    })),
+  ),
   {
     from: "lib/chains/",
-    forbid: ["lib/x402/", "lib/deposits/", "lib/payouts/", "lib/api/"],
+    forbid: ["lib/x402/", "lib/deposits/", "lib/payouts/", "lib/reconcile/", "lib/api/"],
     why: "chain code is below every feature that pays or gets paid on a chain",
   },
-  {
-    from: "lib/chains/solana/",
-    forbid: ["lib/chains/evm/", "viem", "@x402/evm"],
+  ...familyNames.map((name) => ({
+    from: `lib/chains/${name}/`,
+    forbid: familyNames.filter((other) => other !== name).flatMap((other) => chainFamilies[other]),
     why: "one chain family does not know another",
-  },
-  {
-    from: "lib/chains/evm/",
-    forbid: ["lib/chains/solana/", "@solana/", "@solana-program/", "@x402/svm"],
-    why: "one chain family does not know another",
-  },
+  })),
 ];
 
 function sourceFiles(folder) {
@@ -132,6 +138,7 @@ function sourceFiles(folder) {
 
 /** What an import names: a repository path for a relative import, else the package specifier. */
 function target(file, specifier) {
+  if (specifier.startsWith("@/")) return specifier.slice(2);
   if (!specifier.startsWith(".")) return specifier;
   return `${relative(root, resolve(root, dirname(file), specifier))}`;
 }

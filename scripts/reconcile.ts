@@ -2,7 +2,8 @@
 // POD_DATA_DIR) against Stripe and the chains; prints the report, exits 1 on any difference.
 import { createAppContext } from "../compose-app";
 import { loadEnv } from "../lib/env";
-import { reconcile, reportJson } from "../lib/reconcile/reconcile";
+import { reportJson } from "../lib/reconcile/core/reconcile-report";
+import { reconcile } from "../lib/reconcile/reconcile";
 
 const app = await createAppContext({ env: loadEnv(), sweeper: false });
 try {

@@ -1,9 +1,9 @@
 import type { BalanceWatchServices } from "../balance-watch/balance-watch-services";
 import type { CatalogStore } from "../catalog/catalog-store";
-import type { BaseDepositSettings } from "../deposits/base-deposit-config";
+import type { BaseDepositSettings } from "../deposits/evm/base-deposit-config";
 import type { KeyServices } from "../keys/key-services";
 import type { LedgerServices } from "../ledger/ledger-services";
-import type { PayoutRail } from "../payouts/payout-worker";
+import type { PayoutRail } from "../payouts/core/run-payouts";
 import type { RateLimiter } from "../rate-limit/fixed-window";
 import type { RoutingServices } from "../routing/routing-state";
 import type { X402Wiring } from "../x402/x402-wiring";

@@ -3,7 +3,7 @@ import { hostPayouts, hosts } from "../db/schema";
 import { getAccountBalance } from "../ledger/accounts";
 import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
-import { payoutAccountIds } from "../payouts/payout-accounts";
+import { payoutAccountIds } from "../payouts/core/payout-accounts";
 import type { Services } from "../services";
 
 /**

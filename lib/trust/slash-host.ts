@@ -5,8 +5,8 @@ import { GatewayError } from "../errors/gateway-error";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../ledger/accounts";
 import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
-import { immatureEarnings } from "../payouts/immature-earnings";
-import { payoutAccountIds } from "../payouts/payout-accounts";
+import { immatureEarnings } from "../payouts/core/immature-earnings";
+import { payoutAccountIds } from "../payouts/core/payout-accounts";
 import type { TrustServices } from "./trust-services";
 
 /** Where slashed money waits, inside the slash's own transaction, to be paid back. Always empty after. */

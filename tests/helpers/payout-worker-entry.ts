@@ -3,7 +3,8 @@
 // passes back to back until it is killed, and prints `{"ready":true}` once it is about to start.
 import { openDatabase } from "../../lib/db/client";
 import { loadEnv } from "../../lib/env";
-import { payoutRailLoader, runPayouts } from "../../lib/payouts/payout-worker";
+import { runPayouts } from "../../lib/payouts/core/run-payouts";
+import { payoutRailLoader } from "../../lib/payouts/solana/solana-payout-rail";
 
 const env = loadEnv(process.env);
 const app = {

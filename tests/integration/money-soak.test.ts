@@ -3,9 +3,9 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOLANA_DEVNET_CAIP2 } from "../../lib/chains/solana/constants";
 import { queryRows } from "../../lib/db/client";
-import { scanDeposits } from "../../lib/deposits/deposit-watcher";
+import { scanDeposits } from "../../lib/deposits/solana/deposit-watcher";
 import { collectOpenReceivables } from "../../lib/ledger/receivables";
-import { runPayouts } from "../../lib/payouts/payout-worker";
+import { runPayouts } from "../../lib/payouts/core/run-payouts";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { inferenceClient } from "../helpers/inference-client";
 import {

@@ -1,5 +1,6 @@
 import { jsonResponse } from "../../http/responses";
-import { reconcile, reportJson } from "../../reconcile/reconcile";
+import { reportJson } from "../../reconcile/core/reconcile-report";
+import { reconcile } from "../../reconcile/reconcile";
 import type { ApiCall } from "../route-definition";
 
 /** GET /v1/admin/reconcile – the ledger matched against Stripe and the chains; 200 either way, `reconciled` says. */

@@ -1,4 +1,4 @@
-import { listUnmatchedDeposits, suspenseBalance } from "../../deposits/resolve-unmatched";
+import { listUnmatchedDeposits, suspenseBalance } from "../../deposits/solana/resolve-unmatched";
 import { jsonResponse } from "../../http/responses";
 import type { ApiCall } from "../route-definition";
 import { depositView } from "./deposit-view";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { assignDeposit, type ResolveResult, refundDeposit } from "../../deposits/resolve-unmatched";
+import { assignDeposit, type ResolveResult, refundDeposit } from "../../deposits/solana/resolve-unmatched";
 import { GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";

@@ -1,12 +1,12 @@
 import { getAddress, isAddress } from "viem";
 import { z } from "zod";
 import { parseTransferAuthorization } from "../../chains/evm/eip3009";
-import type { BaseDepositServices } from "../../deposits/base-deposit-config";
-import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/base-deposit-errors";
-import { isDepositSalt } from "../../deposits/base-deposit-nonce";
-import type { BaseDeposit } from "../../deposits/base-deposit-records";
-import { depositTypedData } from "../../deposits/base-deposit-typed-data";
-import { submitBaseDeposit } from "../../deposits/submit-base-deposit";
+import type { BaseDepositServices } from "../../deposits/evm/base-deposit-config";
+import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/evm/base-deposit-errors";
+import { isDepositSalt } from "../../deposits/evm/base-deposit-nonce";
+import type { BaseDeposit } from "../../deposits/evm/base-deposit-records";
+import { depositTypedData } from "../../deposits/evm/base-deposit-typed-data";
+import { submitBaseDeposit } from "../../deposits/evm/submit-base-deposit";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";

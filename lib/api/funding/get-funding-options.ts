@@ -1,6 +1,6 @@
 import type { BaseOptions, DisabledOption, FundingOptions } from "@pod-gateway/contracts/dashboard-api";
-import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/base-deposit-errors";
-import { depositInstructions, solanaDepositSettings } from "../../deposits/deposit-config";
+import { MIN_BASE_DEPOSIT_MICROUNITS } from "../../deposits/evm/base-deposit-errors";
+import { depositInstructions, solanaDepositSettings } from "../../deposits/solana/deposit-config";
 import { describeFee, quoteCard } from "../../funding/card-fee";
 import { cardSettings } from "../../funding/card-settings";
 import { jsonResponse } from "../../http/responses";

@@ -1,4 +1,4 @@
-import { listBaseDeposits } from "../../deposits/list-base-deposits";
+import { listBaseDeposits } from "../../deposits/evm/list-base-deposits";
 import { listCardPayments, listReceivables, listTokenDeposits } from "../../funding/queries";
 import { jsonResponse } from "../../http/responses";
 import type { ApiCall } from "../route-definition";

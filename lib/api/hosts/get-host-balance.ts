@@ -1,5 +1,5 @@
 import { jsonResponse } from "../../http/responses";
-import { hostEarnings, hostPayoutList } from "../../payouts/host-earnings";
+import { hostEarnings, hostPayoutList } from "../../payouts/core/host-earnings";
 import type { ApiCall } from "../route-definition";
 import { payoutView } from "./payout-view";
 

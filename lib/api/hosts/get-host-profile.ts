@@ -1,4 +1,4 @@
-import { depositInstructions, solanaDepositSettings } from "../../deposits/deposit-config";
+import { depositInstructions, solanaDepositSettings } from "../../deposits/solana/deposit-config";
 import { bondHeld, bondView } from "../../hosts/bond";
 import { jsonResponse } from "../../http/responses";
 import { hostReputationView } from "../../trust/trust-view";

@@ -1,6 +1,6 @@
 import { badRequest } from "../../errors/gateway-error";
 import { jsonResponse } from "../../http/responses";
-import { hostTransactions } from "../../payouts/host-earnings";
+import { hostTransactions } from "../../payouts/core/host-earnings";
 import type { ApiCall } from "../route-definition";
 
 /** GET /v1/host/transactions?limit=&before= – credits per settled job (+) and withdrawals (−), newest first. */

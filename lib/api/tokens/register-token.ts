@@ -1,4 +1,4 @@
-import { solanaDepositSettings } from "../../deposits/deposit-config";
+import { solanaDepositSettings } from "../../deposits/solana/deposit-config";
 import { GatewayError } from "../../errors/gateway-error";
 import { dashboardBaseUrl } from "../../funding/dashboard-urls";
 import { clientIp } from "../../http/client-ip";

@@ -7,7 +7,7 @@ import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eip3009Abi } from "../../../lib/chains/evm/eip3009";
 import { baseDeposits } from "../../../lib/db/schema";
-import { depositNonce } from "../../../lib/deposits/base-deposit-nonce";
+import { depositNonce } from "../../../lib/deposits/evm/base-deposit-nonce";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { findToken } from "../../../lib/tokens/find-token";
 import { extractCodeBlocks } from "../../docs/extract-snippets";

@@ -25,7 +25,7 @@ import {
   type DepositChainReader,
   rpcDepositReader,
   scanDeposits,
-} from "../../../lib/deposits/deposit-watcher";
+} from "../../../lib/deposits/solana/deposit-watcher";
 import { loadEnv } from "../../../lib/env";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
 import { findToken } from "../../../lib/tokens/find-token";

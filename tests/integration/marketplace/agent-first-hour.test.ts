@@ -8,7 +8,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOLANA_DEVNET_CAIP2 } from "../../../lib/chains/solana/constants";
 import { chainDeposits, depositCursors, hosts } from "../../../lib/db/schema";
-import { scanDeposits } from "../../../lib/deposits/deposit-watcher";
+import { scanDeposits } from "../../../lib/deposits/solana/deposit-watcher";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
 import {
   editConfig,

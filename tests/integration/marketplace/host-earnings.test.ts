@@ -5,8 +5,8 @@ import { queryRows } from "../../../lib/db/client";
 import { finishRetirements, returnDueBonds } from "../../../lib/hosts/retire-host";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { postTransaction } from "../../../lib/ledger/post-transaction";
-import { runPayouts } from "../../../lib/payouts/payout-worker";
-import { signUsdcTransfer } from "../../../lib/payouts/usdc-transfer";
+import { runPayouts } from "../../../lib/payouts/core/run-payouts";
+import { signUsdcTransfer } from "../../../lib/payouts/solana/usdc-transfer";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 import {
   createMarketplaceFixture,

@@ -1,11 +1,11 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { type Database, type Executor, queryRows } from "../db/client";
-import { apiTokens, chainDeposits, hosts } from "../db/schema";
-import { bondAmountMicrounits } from "../hosts/bond";
-import { ensureAccount, getAccountBalance, systemAccounts } from "../ledger/accounts";
-import { postTransaction } from "../ledger/post-transaction";
-import { postTokenCredit } from "../tokens/credit-token";
-import { parseDepositCode, type UnmatchedReason } from "./deposit-code";
+import { type Database, type Executor, queryRows } from "../../db/client";
+import { apiTokens, chainDeposits, hosts } from "../../db/schema";
+import { bondAmountMicrounits } from "../../hosts/bond";
+import { ensureAccount, getAccountBalance, systemAccounts } from "../../ledger/accounts";
+import { postTransaction } from "../../ledger/post-transaction";
+import { postTokenCredit } from "../../tokens/credit-token";
+import { parseDepositCode, type UnmatchedReason } from "../core/deposit-code";
 import type { DepositReading } from "./read-deposit-transaction";
 
 export type RecordedDeposit =

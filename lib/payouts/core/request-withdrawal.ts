@@ -1,10 +1,10 @@
 import { and, eq, gte, inArray, sql } from "drizzle-orm";
-import type { Database } from "../db/client";
-import { accounts, type Host, type HostPayout, hostPayouts, hosts } from "../db/schema";
-import type { Env } from "../env";
-import { GatewayError } from "../errors/gateway-error";
-import { postTransaction } from "../ledger/post-transaction";
-import { formatUsdc } from "../relays/usdc-amount";
+import type { Database } from "../../db/client";
+import { accounts, type Host, type HostPayout, hostPayouts, hosts } from "../../db/schema";
+import type { Env } from "../../env";
+import { GatewayError } from "../../errors/gateway-error";
+import { postTransaction } from "../../ledger/post-transaction";
+import { formatUsdc } from "../../relays/usdc-amount";
 import { immatureEarnings } from "./immature-earnings";
 import { payoutAccountIds } from "./payout-accounts";
 

@@ -1,10 +1,10 @@
 import { type Address, createSolanaRpc, type Signature } from "@solana/kit";
 import { eq, sql } from "drizzle-orm";
-import { depositCursors } from "../db/schema";
-import type { LedgerServices } from "../ledger/ledger-services";
-import { log } from "../log";
-import { acquireLease, releaseLease } from "../maintenance-lease";
-import type { Services } from "../services";
+import { depositCursors } from "../../db/schema";
+import type { LedgerServices } from "../../ledger/ledger-services";
+import { log } from "../../log";
+import { acquireLease, releaseLease } from "../../maintenance-lease";
+import type { Services } from "../../services";
 import { depositTokenAccount, type SolanaDepositConfig, solanaDepositSettings } from "./deposit-config";
 import type { DepositTransactionJson } from "./read-deposit-transaction";
 import { readDepositTransaction } from "./read-deposit-transaction";

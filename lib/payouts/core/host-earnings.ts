@@ -1,8 +1,8 @@
 import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
-import type { Executor } from "../db/client";
-import { hostPayouts, ledgerEntries, ledgerTransactions } from "../db/schema";
-import type { Env } from "../env";
-import { ensureAccount, getAccountBalance } from "../ledger/accounts";
+import type { Executor } from "../../db/client";
+import { hostPayouts, ledgerEntries, ledgerTransactions } from "../../db/schema";
+import type { Env } from "../../env";
+import { ensureAccount, getAccountBalance } from "../../ledger/accounts";
 import { immatureEarnings } from "./immature-earnings";
 
 export interface HostEarnings {

@@ -14,8 +14,8 @@ import {
   getCreateAssociatedTokenIdempotentInstruction,
   getTransferCheckedInstruction,
 } from "@solana-program/token";
-import { deriveAssociatedTokenAddress } from "../chains/solana/associated-token-address";
-import { USDC_DECIMALS } from "../chains/solana/constants";
+import { deriveAssociatedTokenAddress } from "../../chains/solana/associated-token-address";
+import { USDC_DECIMALS } from "../../chains/solana/constants";
 
 export interface SignedTransfer {
   signature: string;

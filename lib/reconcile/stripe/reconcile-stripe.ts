@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
-import type { Executor } from "../db/client";
-import { queryRows } from "../db/client";
-import { shareOf } from "../funding/apply-stripe-event";
-import type { Difference } from "./difference";
+import type { Executor } from "../../db/client";
+import { queryRows } from "../../db/client";
+import { shareOf } from "../../funding/apply-stripe-event";
+import type { Difference } from "../core/difference";
 
 interface SessionRow {
   id: string;

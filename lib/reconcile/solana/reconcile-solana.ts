@@ -1,11 +1,14 @@
 import type { Address } from "@solana/kit";
 import { sql } from "drizzle-orm";
-import { deriveAssociatedTokenAddress } from "../chains/solana/associated-token-address";
-import type { Executor } from "../db/client";
-import { queryRows } from "../db/client";
-import type { DepositChainReader } from "../deposits/deposit-watcher";
-import { readDepositTransaction, tokenAccountDelta } from "../deposits/read-deposit-transaction";
-import type { Difference } from "./difference";
+import { deriveAssociatedTokenAddress } from "../../chains/solana/associated-token-address";
+import { defaultSolanaRpcUrl, usdcMintForNetwork } from "../../chains/solana/constants";
+import { parseFeePayerSecret } from "../../chains/solana/fee-payer-key";
+import type { Executor } from "../../db/client";
+import { queryRows } from "../../db/client";
+import { type DepositChainReader, rpcDepositReader } from "../../deposits/solana/deposit-watcher";
+import { readDepositTransaction, tokenAccountDelta } from "../../deposits/solana/read-deposit-transaction";
+import type { Env } from "../../env";
+import type { Difference } from "../core/difference";
 
 export interface SolanaReceipts {
   reader: DepositChainReader;
@@ -16,6 +19,24 @@ export interface SolanaReceipts {
   payTo?: string | undefined;
   /** The payout wallet (from HOST_PAYOUT_SECRET), when host payouts are on. */
   payoutWallet?: string | undefined;
+}
+
+/** What to compare on Solana, from the environment; undefined when no Solana rail is configured. */
+export async function solanaReceiptsOf(env: Env): Promise<SolanaReceipts | undefined> {
+  if (!(env.SOLANA_RPC_URL || env.SOLANA_DEPOSIT_ADDRESS || env.X402_PAY_TO || env.HOST_PAYOUT_SECRET))
+    return undefined;
+  return {
+    reader: rpcDepositReader(env.SOLANA_RPC_URL ?? defaultSolanaRpcUrl(env.SOLANA_NETWORK), "confirmed"),
+    usdcMint: env.X402_USDC_MINT ?? usdcMintForNetwork(env.SOLANA_NETWORK),
+    depositOwner: env.SOLANA_DEPOSIT_ADDRESS,
+    payTo: env.X402_PAY_TO,
+    payoutWallet: env.HOST_PAYOUT_SECRET ? await payoutWalletOf(env.HOST_PAYOUT_SECRET) : undefined,
+  };
+}
+
+/** The payout wallet's address, from its secret (what pays host withdrawals and bond returns). */
+async function payoutWalletOf(secret: string): Promise<string> {
+  return (await parseFeePayerSecret(secret)).address;
 }
 
 /** USDC that reached `owner`'s USDC account in this transaction, per the validator's balances; null if not found. */

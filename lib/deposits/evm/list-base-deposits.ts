@@ -1,6 +1,6 @@
 import { desc, eq } from "drizzle-orm";
-import type { Executor } from "../db/client";
-import { baseDeposits } from "../db/schema";
+import type { Executor } from "../../db/client";
+import { baseDeposits } from "../../db/schema";
 
 /** A token's USDC deposits on Base, newest first: credited, failed, and any still pending. */
 export async function listBaseDeposits(executor: Executor, tokenId: string, limit = 50) {

@@ -1,10 +1,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { getAddress, type Hash, type Hex, type TransactionReceipt } from "viem";
-import { authorizationUsed, findAuthorizationTransaction } from "../chains/evm/authorization-state";
-import { concludeTransfer } from "../chains/evm/authorized-transfer";
-import type { TransferAuthorization } from "../chains/evm/eip3009";
-import type { Database } from "../db/client";
-import { baseDeposits } from "../db/schema";
+import { authorizationUsed, findAuthorizationTransaction } from "../../chains/evm/authorization-state";
+import { concludeTransfer } from "../../chains/evm/authorized-transfer";
+import type { TransferAuthorization } from "../../chains/evm/eip3009";
+import type { Database } from "../../db/client";
+import { baseDeposits } from "../../db/schema";
 import { conflict, transferFailed } from "./base-deposit-errors";
 import {
   type BaseDeposit,

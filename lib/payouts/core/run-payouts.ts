@@ -1,47 +1,24 @@
-import { type Address, address, createSolanaRpc, isAddress, type KeyPairSigner } from "@solana/kit";
 import { and, eq, inArray, ne, or } from "drizzle-orm";
-import { defaultSolanaRpcUrl, usdcMintForNetwork } from "../chains/solana/constants";
-import { parseFeePayerSecret } from "../chains/solana/fee-payer-key";
-import { type BroadcastRpc, broadcastAndConfirm } from "../chains/solana/transaction-broadcast";
-import type { Database } from "../db/client";
-import { type HostPayout, hostPayouts, hosts } from "../db/schema";
-import type { Env } from "../env";
-import { postTransaction } from "../ledger/post-transaction";
-import { log } from "../log";
-import type { Services } from "../services";
+import type { Database } from "../../db/client";
+import { type HostPayout, hostPayouts, hosts } from "../../db/schema";
+import { postTransaction } from "../../ledger/post-transaction";
+import { log } from "../../log";
+import type { Services } from "../../services";
 import { payoutAccountIds } from "./payout-accounts";
-import { signUsdcTransfer } from "./usdc-transfer";
-
-export interface PayoutRail {
-  rpc: BroadcastRpc & ReturnType<typeof createSolanaRpc>;
-  payer: KeyPairSigner;
-  mint: Address;
-}
 
 /**
- * The payout wallet and chain (the services' `payoutRail`), built on first use; undefined when no
- * payout wallet (HOST_PAYOUT_SECRET) is configured.
+ * A chain family's payout wallet, as the worker uses it: sign a transfer (nothing is sent, so its
+ * signature can be recorded first), then send those bytes and follow them to an outcome.
  */
-export function payoutRailLoader(env: Env): () => Promise<PayoutRail | undefined> {
-  let rail: Promise<PayoutRail | undefined> | undefined;
-  return () => {
-    rail ??= buildPayoutRail(env);
-    return rail;
-  };
+export interface PayoutRail {
+  sign(transfer: { destination: string; amount: bigint }): Promise<{ signature: string; wireBase64: string }>;
+  send(signedTransaction: string, options: { timeoutMs: number }): Promise<PayoutOutcome>;
 }
 
-async function buildPayoutRail(env: Env): Promise<PayoutRail | undefined> {
-  const secret = env.HOST_PAYOUT_SECRET;
-  if (!secret) return undefined;
-  const payer = await parseFeePayerSecret(secret);
-  const mint = env.X402_USDC_MINT ?? usdcMintForNetwork(env.SOLANA_NETWORK);
-  if (!isAddress(mint)) throw new Error("X402_USDC_MINT is not a Solana address");
-  return {
-    rpc: createSolanaRpc(env.SOLANA_RPC_URL ?? defaultSolanaRpcUrl(env.SOLANA_NETWORK)),
-    payer,
-    mint: address(mint),
-  };
-}
+/** What one send learnt: final (`confirmed`, `failed`, `expired`: sign again) or not yet known. */
+type PayoutOutcome =
+  | { type: "failed"; error: string }
+  | { type: "confirmed" | "expired" | "rejected" | "pending" };
 
 async function setStatus(database: Database, payout: HostPayout, from: string, changes: Partial<HostPayout>) {
   const updated = await database
@@ -134,14 +111,7 @@ export async function runPayouts(
   for (let payout of due) {
     try {
       if (payout.status === "requested") {
-        const { value: lifetime } = await rail.rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-        const signed = await signUsdcTransfer({
-          payer: rail.payer,
-          mint: rail.mint,
-          destination: address(payout.destination),
-          amount: payout.amount,
-          lifetime,
-        });
+        const signed = await rail.sign({ destination: payout.destination, amount: payout.amount });
         const claimed = await setStatus(database, payout, "requested", {
           status: "broadcast",
           signature: signed.signature,
@@ -152,7 +122,7 @@ export async function runPayouts(
         payout = claimed;
       }
       if (!payout.signedTransaction) continue;
-      const result = await broadcastAndConfirm(rail.rpc, payout.signedTransaction, {
+      const result = await rail.send(payout.signedTransaction, {
         timeoutMs: options.timeoutMs ?? 20_000,
       });
       if (result.type === "confirmed") {
@@ -174,8 +144,4 @@ export async function runPayouts(
     }
   }
   return finished;
-}
-
-export function isSolanaAddress(value: string): boolean {
-  return isAddress(value);
 }

@@ -1,11 +1,11 @@
 import { desc, eq, sql } from "drizzle-orm";
-import type { Database, Executor } from "../db/client";
-import { queryRows } from "../db/client";
-import { type ChainDeposit, chainDeposits } from "../db/schema";
-import { ensureAccount, getAccountBalance, systemAccounts } from "../ledger/accounts";
-import { postTransaction } from "../ledger/post-transaction";
-import { postTokenCredit } from "../tokens/credit-token";
-import type { TokenRecord } from "../tokens/find-token";
+import type { Database, Executor } from "../../db/client";
+import { queryRows } from "../../db/client";
+import { type ChainDeposit, chainDeposits } from "../../db/schema";
+import { ensureAccount, getAccountBalance, systemAccounts } from "../../ledger/accounts";
+import { postTransaction } from "../../ledger/post-transaction";
+import { postTokenCredit } from "../../tokens/credit-token";
+import type { TokenRecord } from "../../tokens/find-token";
 
 /** The deposits an operator still has to decide about, newest first. */
 export async function listUnmatchedDeposits(executor: Executor, limit = 200): Promise<ChainDeposit[]> {

@@ -1,6 +1,6 @@
 import { getBase58Decoder } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, WSOL_MINT } from "../chains/solana/constants";
+import { MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, WSOL_MINT } from "../../chains/solana/constants";
 import { type DepositTransactionJson, readDepositTransaction } from "./read-deposit-transaction";
 
 const target = {

@@ -1,6 +1,6 @@
 import { and, eq, gt, sql } from "drizzle-orm";
-import type { Executor } from "../db/client";
-import { ledgerEntries, ledgerTransactions } from "../db/schema";
+import type { Executor } from "../../db/client";
+import { ledgerEntries, ledgerTransactions } from "../../db/schema";
 
 /**
  * What the host's account was credited for serving within the last `maturitySeconds`: the part

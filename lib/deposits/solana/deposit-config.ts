@@ -1,5 +1,5 @@
 import type { Address } from "@solana/kit";
-import { deriveAssociatedTokenAddress } from "../chains/solana/associated-token-address";
+import { deriveAssociatedTokenAddress } from "../../chains/solana/associated-token-address";
 import {
   defaultSolanaRpcUrl,
   MEMO_PROGRAM_ADDRESS,
@@ -7,9 +7,9 @@ import {
   TOKEN_PROGRAM_ADDRESS,
   USDC_DECIMALS,
   usdcMintForNetwork,
-} from "../chains/solana/constants";
-import type { Env } from "../env";
-import { notOffered } from "../funding/funding-setup";
+} from "../../chains/solana/constants";
+import type { Env } from "../../env";
+import { notOffered } from "../../funding/funding-setup";
 
 /** On-chain deposits as configured: where USDC goes, and how the watcher reads the chain. */
 export interface SolanaDepositConfig {

@@ -1,5 +1,5 @@
-import type { Executor } from "../db/client";
-import { ensureAccount } from "../ledger/accounts";
+import type { Executor } from "../../db/client";
+import { ensureAccount } from "../../ledger/accounts";
 
 /**
  * Money on its way to a host: it leaves the host's account when a payout is requested and

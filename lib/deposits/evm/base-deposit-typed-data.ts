@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import { transferWithAuthorizationTypes } from "../chains/evm/eip3009";
+import { transferWithAuthorizationTypes } from "../../chains/evm/eip3009";
 import type { BaseDepositServices } from "./base-deposit-config";
 import { depositNonce, randomDepositSalt } from "./base-deposit-nonce";
 

@@ -5,8 +5,8 @@ import {
   TOKEN_2022_PROGRAM_ADDRESS,
   TOKEN_PROGRAM_ADDRESS,
   WSOL_MINT,
-} from "../chains/solana/constants";
-import { lamportDelta } from "../chains/solana/lamport-delta";
+} from "../../chains/solana/constants";
+import { lamportDelta } from "../../chains/solana/lamport-delta";
 
 /**
  * The parts of a `getTransaction` answer (encoding `json`) the deposit watcher reads. Numbers

@@ -1,13 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import { getAddress, type Hash, type Hex } from "viem";
-import type { TransferClaims } from "../chains/evm/authorized-transfer";
-import type { Eip712Token } from "../chains/evm/constants";
-import type { TransferAuthorization } from "../chains/evm/eip3009";
-import type { ExpectedTransfer } from "../chains/evm/transfer-receipt";
-import type { Database } from "../db/client";
-import { baseDeposits } from "../db/schema";
-import { postTokenCredit } from "../tokens/credit-token";
-import type { TokenRecord } from "../tokens/find-token";
+import type { TransferClaims } from "../../chains/evm/authorized-transfer";
+import type { Eip712Token } from "../../chains/evm/constants";
+import type { TransferAuthorization } from "../../chains/evm/eip3009";
+import type { ExpectedTransfer } from "../../chains/evm/transfer-receipt";
+import type { Database } from "../../db/client";
+import { baseDeposits } from "../../db/schema";
+import { postTokenCredit } from "../../tokens/credit-token";
+import type { TokenRecord } from "../../tokens/find-token";
 import type { BaseDepositServices } from "./base-deposit-config";
 import { conflict } from "./base-deposit-errors";
 

@@ -1,12 +1,12 @@
 import type { Hex } from "viem";
-import { authorizationFault } from "../chains/evm/authorization-terms";
-import { runAuthorizedTransfer } from "../chains/evm/authorized-transfer";
-import { authorizationKey, type TransferAuthorization } from "../chains/evm/eip3009";
-import { settlerSubmitter } from "../chains/evm/settler-submit";
-import type { Database } from "../db/client";
-import { GatewayError } from "../errors/gateway-error";
-import { log } from "../log";
-import type { TokenRecord } from "../tokens/find-token";
+import { authorizationFault } from "../../chains/evm/authorization-terms";
+import { runAuthorizedTransfer } from "../../chains/evm/authorized-transfer";
+import { authorizationKey, type TransferAuthorization } from "../../chains/evm/eip3009";
+import { settlerSubmitter } from "../../chains/evm/settler-submit";
+import type { Database } from "../../db/client";
+import { GatewayError } from "../../errors/gateway-error";
+import { log } from "../../log";
+import type { TokenRecord } from "../../tokens/find-token";
 import type { BaseDepositServices } from "./base-deposit-config";
 import {
   baseGasBudgetExhausted,

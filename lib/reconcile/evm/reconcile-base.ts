@@ -1,9 +1,11 @@
 import { sql } from "drizzle-orm";
 import { type Address, type Hex, isHex, type PublicClient, parseEventLogs } from "viem";
-import { eip3009Abi } from "../chains/evm/eip3009";
-import type { Executor } from "../db/client";
-import { queryRows } from "../db/client";
-import type { Difference } from "./difference";
+import { eip3009Abi } from "../../chains/evm/eip3009";
+import { evmChainOf } from "../../chains/evm/evm-chain";
+import type { Executor } from "../../db/client";
+import { queryRows } from "../../db/client";
+import type { Env } from "../../env";
+import type { Difference } from "../core/difference";
 
 export interface BaseReceipts {
   /** Reads transaction receipts from the configured Base chain (BASE_RPC_URL). */
@@ -14,6 +16,18 @@ export interface BaseReceipts {
   payTo?: string | undefined;
   /** BASE_DEPOSIT_ADDRESS, when deposits on Base are on. */
   depositAddress?: string | undefined;
+}
+
+/** What to compare on Base, from the environment; undefined when no Base rail is configured. */
+export function baseReceiptsOf(env: Env): BaseReceipts | undefined {
+  if (!(env.X402_BASE_PAY_TO || env.BASE_DEPOSIT_ADDRESS)) return undefined;
+  const chain = evmChainOf(env);
+  return {
+    client: chain.publicClient,
+    usdc: chain.tokenAddress,
+    payTo: env.X402_BASE_PAY_TO,
+    depositAddress: env.BASE_DEPOSIT_ADDRESS,
+  };
 }
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();

@@ -8,9 +8,9 @@ import {
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { type EvmChain, evmChainOf } from "../chains/evm/evm-chain";
-import type { Env } from "../env";
-import { notOffered } from "../funding/funding-setup";
+import { type EvmChain, evmChainOf } from "../../chains/evm/evm-chain";
+import type { Env } from "../../env";
+import { notOffered } from "../../funding/funding-setup";
 
 /** Customers read this; what the operator must set is in GET /v1/admin/funding. */
 const baseDepositsOffReason = notOffered.base;

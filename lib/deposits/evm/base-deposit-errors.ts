@@ -1,7 +1,7 @@
-import type { AuthorizationFault } from "../chains/evm/authorization-terms";
-import type { Eip712Token } from "../chains/evm/constants";
-import type { TransferAuthorization } from "../chains/evm/eip3009";
-import { badRequest, GatewayError } from "../errors/gateway-error";
+import type { AuthorizationFault } from "../../chains/evm/authorization-terms";
+import type { Eip712Token } from "../../chains/evm/constants";
+import type { TransferAuthorization } from "../../chains/evm/eip3009";
+import { badRequest, GatewayError } from "../../errors/gateway-error";
 import type { BaseDepositServices } from "./base-deposit-config";
 
 /** What a Base deposit answers when it credits nothing. */
