@@ -21,6 +21,7 @@ import { startMaintenance } from "./lib/maintenance";
 import { payoutRailLoader } from "./lib/payouts/solana/solana-payout-rail";
 import { configuredUpstreams } from "./lib/providers/centralized-upstreams";
 import { createLimiterFactory } from "./lib/rate-limit/shared-limiter";
+import { loadReceiptIssuer } from "./lib/receipts/receipt-issuer";
 import { createRoutingState } from "./lib/routing/routing-state";
 import { createX402Wiring } from "./lib/x402/x402-wiring";
 
@@ -118,6 +119,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     payoutRail: payoutRailLoader(env),
     baseDeposits: baseDepositsLoader(env),
     x402: createX402Wiring(env, database.db),
+    receipts: await loadReceiptIssuer(env),
     async close() {
       stopMaintenance?.();
       catalogStore.stop();

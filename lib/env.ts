@@ -1,4 +1,6 @@
+import { receiptKeySchema } from "@pod-gateway/contracts/usage-receipt";
 import { z } from "zod";
+import { decodeSeed } from "./crypto/ed25519-seed";
 import { addressCollisions } from "./receiving-addresses";
 
 /**
@@ -309,6 +311,50 @@ const envSchema = z.object({
     .int()
     .nonnegative()
     .default(90 * 24 * 3600),
+  /**
+   * Signed usage receipts (lib/receipts): on, every billed request's answer carries one
+   * (`X-Pod-Receipt`) and it is stored; off, none is made.
+   */
+  RECEIPTS: z.enum(["on", "off"]).default("on"),
+  /**
+   * The Ed25519 key receipts are signed with: its 32-byte seed, hex or base64(url)
+   * (`npx pod-gateway receipt-key new` makes one). Unset: outside production a development key is
+   * made once under POD_DATA_DIR; in production receipts are off until one is set.
+   */
+  RECEIPT_SIGNING_KEY: optionalString.refine(
+    (value) => value === undefined || decodeSeed(value) !== undefined,
+    "must be a 32-byte Ed25519 seed in hex or base64",
+  ),
+  /** When RECEIPT_SIGNING_KEY began signing (ISO 8601): the start of its published window. */
+  RECEIPT_SIGNING_KEY_SINCE: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
+  /**
+   * Retired receipt keys, still published so their receipts keep verifying: a JSON array of
+   * the JWKs `npx pod-gateway receipt-key retire` prints (each with its `nbf` and `exp`).
+   */
+  RECEIPT_KEY_HISTORY: optionalString.transform((value, context) => {
+    if (value === undefined) return [];
+    let json: unknown;
+    try {
+      json = JSON.parse(value);
+    } catch {
+      context.addIssue({ code: "custom", message: "must be a JSON array of retired receipt keys" });
+      return z.NEVER;
+    }
+    const parsed = z
+      .array(receiptKeySchema.required({ exp: true }))
+      .max(99)
+      .safeParse(json);
+    if (!parsed.success) {
+      context.addIssue({
+        code: "custom",
+        message: `not a list of retired receipt keys: ${parsed.error.issues[0]?.message}`,
+      });
+      return z.NEVER;
+    }
+    return parsed.data;
+  }),
+  /** The `iss` of receipts (PUBLIC_BASE_URL by default, else "pod-gateway"). */
+  RECEIPT_ISSUER: optionalString,
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 

@@ -46,6 +46,7 @@ const floors = [
     "lib/start-failure",
     "lib/pages",
     "lib/keys",
+    "lib/receipts",
   ],
   ["lib/http", "lib/tokens", "lib/catalog", "lib/relays", "lib/activity"],
   ["lib/payouts"],
@@ -62,7 +63,7 @@ const floors = [
   ["compose-app", "components", "contentlayer.config"],
   // entry points: the server, Next's route adapter, scripts
   ["server", "next-route", "scripts"],
-  ["app", "bench", "next.config", "vitest.config", "drizzle.config"],
+  ["app", "bench", "bin", "next.config", "vitest.config", "drizzle.config"],
 ];
 
 /** What names one chain family: its packages and its code in lib/chains. */

@@ -5,6 +5,7 @@ import type { KeyServices } from "../keys/key-services";
 import type { LedgerServices } from "../ledger/ledger-services";
 import type { PayoutRail } from "../payouts/core/run-payouts";
 import type { RateLimiter } from "../rate-limit/fixed-window";
+import type { ReceiptServices } from "../receipts/receipt-services";
 import type { RoutingServices } from "../routing/routing-state";
 import type { X402Wiring } from "../x402/x402-wiring";
 
@@ -14,7 +15,12 @@ import type { X402Wiring } from "../x402/x402-wiring";
  * names only the members it reads (`Services & LedgerServices`, `RoutingServices`, …), so no
  * feature below the API imports this type.
  */
-export interface ApiServices extends RoutingServices, LedgerServices, KeyServices, BalanceWatchServices {
+export interface ApiServices
+  extends RoutingServices,
+    LedgerServices,
+    KeyServices,
+    BalanceWatchServices,
+    ReceiptServices {
   catalogStore: CatalogStore;
   registerLimiter: RateLimiter;
   /** Paid x402 attempts per client address: each one can cost RPC calls and simulations. */

@@ -41,6 +41,7 @@ import { createKey, revokeKey, rotateKey, updateKey } from "./keys/issue-key";
 import { listKeys } from "./keys/list-keys";
 import { listMarketplaceModels } from "./marketplace/list-marketplace-models";
 import { listProviders } from "./marketplace/list-providers";
+import { getReceiptKeys } from "./receipts/get-receipt-keys";
 import { defineRoute, type RouteDefinition } from "./route-definition";
 import { getHealth } from "./system/get-health";
 import { getMetrics } from "./system/get-metrics";
@@ -67,6 +68,14 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: getHealth,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/receipts/keys",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getReceiptKeys,
   }),
 
   // Prepaid tokens

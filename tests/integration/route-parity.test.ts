@@ -193,6 +193,7 @@ let relayKeyId = "";
 
 const cases: Case[] = [
   { name: "health", method: "GET", path: () => "/health" },
+  { name: "receipt keys", method: "GET", path: () => "/v1/receipts/keys" },
   { name: "register", method: "POST", path: () => "/v1/register" },
   { name: "balance", method: "GET", path: () => `/proxy/${reader}/balance` },
   {
