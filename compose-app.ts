@@ -1,9 +1,9 @@
-import path from "node:path";
 import type { ApiServices } from "./lib/api/api-services";
 import { BalanceWatcher } from "./lib/balance-watch/balance-watcher";
 import { CatalogStore } from "./lib/catalog/catalog-store";
 import { seedCatalog } from "./lib/catalog/seed-catalog";
 import { type DatabaseHandle, openDatabase } from "./lib/db/client";
+import { readDatabaseId } from "./lib/db/database-identity";
 import { asDatabaseStartStep } from "./lib/db/database-unavailable";
 import { baseDepositsLoader } from "./lib/deposits/evm/base-deposit-config";
 import type { Env } from "./lib/env";
@@ -14,8 +14,9 @@ import { BalanceLeases } from "./lib/ledger/balance-lease";
 import { DatabaseJournal } from "./lib/ledger/database-journal";
 import { HoldKeeper } from "./lib/ledger/hold-keeper";
 import { releaseExpiredHolds } from "./lib/ledger/holds";
+import { type JournalLocation, journalLocation } from "./lib/ledger/journal-location";
 import { replayJournals } from "./lib/ledger/replay-journals";
-import { type Journal, SettlementJournal } from "./lib/ledger/settlement-journal";
+import { type Journal, SettlementJournal, VolatileJournal } from "./lib/ledger/settlement-journal";
 import { log, setLogLevel } from "./lib/log";
 import { startMaintenance } from "./lib/maintenance";
 import { payoutRailLoader } from "./lib/payouts/solana/solana-payout-rail";
@@ -69,15 +70,18 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   // Seeding is once-only work: replicas starting together take turns, and the later ones find it done.
   await database.exclusively("start-up", () => seedCatalog(database.db, [...upstreams.keys()]));
   const holds = new HoldKeeper(database, env.HOLD_TTL_SECONDS, env.DEAD_INSTANCE_CHECK_SECONDS * 1000);
-  const journalDirectory = env.BILLING_JOURNAL_DIR ?? path.join(env.POD_DATA_DIR, "journal");
+  const location = journalLocation(env, database, {
+    instanceId: holds.instanceId,
+    databaseId: await readDatabaseId(database.db),
+  });
   // Settlements a dead process served but never wrote are billed before its leases go back.
-  const started = await holds.start((isDead) =>
-    replayJournals(database.db, journalDirectory, holds.instanceId, isDead),
+  const started = await holds.start(async (isDead) =>
+    location ? replayJournals(database.db, location.directory, location.claim, isDead) : [],
   );
   const released = started + (await releaseExpiredHolds(database.db));
   if (released > 0) log.warn("released holds left by an earlier process", { released });
   // Leases journal their settlements here; streams on hold rows (x402) their running counts.
-  const journal = settlementJournal(env, database, journalDirectory, holds.instanceId);
+  const journal = settlementJournal(env, database, location);
   const leases =
     env.BALANCE_LEASE === "on"
       ? new BalanceLeases({
@@ -143,17 +147,21 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   return app;
 }
 
-/** On a shared database the journal is shared too, so a surviving replica bills what a dead one served. */
+/**
+ * On a shared database the journal is shared too, so a surviving replica bills what a dead one
+ * served; a database that dies with the process needs none.
+ */
 function settlementJournal(
   env: Env,
   database: DatabaseHandle,
-  directory: string,
-  instanceId: string,
+  location: JournalLocation | undefined,
 ): Journal {
-  const file = new SettlementJournal(directory, instanceId);
+  if (!location) return new VolatileJournal();
+  const { directory, claim } = location;
+  const file = new SettlementJournal(directory, claim.ownInstanceId, claim.databaseId);
   const shared =
     env.BILLING_JOURNAL === "database" || (env.BILLING_JOURNAL === "auto" && database.kind === "postgres");
-  return shared ? new DatabaseJournal(database.db, instanceId, file) : file;
+  return shared ? new DatabaseJournal(database.db, claim.ownInstanceId, file) : file;
 }
 
 const globalKey = Symbol.for("pod-gateway.app-context");

@@ -28,6 +28,8 @@ interface SessionConnection {
 export interface DatabaseHandle {
   db: Database;
   kind: "pglite" | "postgres";
+  /** An in-memory PGlite: it dies with the process, so nothing written for a later process to read can outlive it. */
+  volatile: boolean;
   /** Postgres only: a dedicated connection (PGlite is one process, so it needs none). */
   session?: () => Promise<SessionConnection>;
   /** Applies `drizzle/`; on Postgres under the start-up lock, so replicas started together migrate one at a time. */
@@ -105,6 +107,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return {
       db,
       kind: "postgres",
+      volatile: false,
       session,
       // Replicas started at the same moment on a fresh database would otherwise each create the
       // same schema and types, and all but one exit on a duplicate key (pg_type_typname_nsp_index).
@@ -131,6 +134,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return {
     db,
     kind: "pglite",
+    volatile: location === dataDir,
     migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: migrationsFolder() }),
     exclusively: (_name, work) => work(),
     close: () => client.close(),

@@ -2,7 +2,7 @@ import type { Database } from "../db/client";
 import { log } from "../log";
 import { forgetJournaled, journaledBy } from "./database-journal";
 import type { LeaseSettlement } from "./settle-batch";
-import { leftJournals } from "./settlement-journal";
+import { type JournalClaim, leftJournals } from "./settlement-journal";
 import { writeSettlements } from "./write-settlements";
 
 const chunk = 500;
@@ -47,7 +47,8 @@ function report(instanceId: string, journaled: number, replayed: Replayed): void
 }
 
 /**
- * Bills what dead instances served but never wrote, from the journal files in `directory`:
+ * Bills what dead instances served against this database but never wrote, from the journal
+ * files in `directory` that `claim` admits:
  * every settlement is written (those already in the database are skipped, those it refuses
  * are quarantined and reported), then the file is removed. A journal whose database cannot be
  * reached is kept; its instance ids are returned, so their holds stay until it is written.
@@ -55,11 +56,11 @@ function report(instanceId: string, journaled: number, replayed: Replayed): void
 export async function replayJournals(
   database: Database,
   directory: string,
-  ownInstanceId: string,
+  claim: JournalClaim,
   isDead: (instanceId: string) => Promise<boolean>,
 ): Promise<string[]> {
   const unrecovered: string[] = [];
-  for (const journal of leftJournals(directory, ownInstanceId)) {
+  for (const journal of leftJournals(directory, claim)) {
     if (!(await isDead(journal.instanceId))) continue;
     const replayed = await writeAll(database, journal.settlements);
     if (!replayed.complete) {

@@ -5,6 +5,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  rmSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -12,6 +13,8 @@ import path from "node:path";
 import type { LeaseSettlement } from "./settle-batch";
 
 const suffix = ".journal";
+/** Between the instance and the database a journal was written against: `<instance>.db-<database>.journal`. */
+const databaseMark = ".db-";
 
 type JournalLine = { settle: LeaseSettlement } | { progress: LeaseSettlement } | { written: number };
 
@@ -78,9 +81,9 @@ export class SettlementJournal implements Journal {
   #lines: string[] = [];
   #turn: Promise<void> | undefined;
 
-  constructor(directory: string, instanceId: string) {
+  constructor(directory: string, instanceId: string, databaseId: string) {
     mkdirSync(directory, { recursive: true });
-    this.#file = path.join(directory, `${instanceId}${suffix}`);
+    this.#file = path.join(directory, `${instanceId}${databaseMark}${databaseId}${suffix}`);
   }
 
   /**
@@ -135,8 +138,24 @@ export class SettlementJournal implements Journal {
     if (this.#fd === undefined) return;
     closeSync(this.#fd);
     this.#fd = undefined;
-    if (this.#unwritten === 0) unlinkSync(this.#file);
+    // A replica taken for dead meanwhile may have billed and removed it already.
+    if (this.#unwritten === 0) rmSync(this.#file, { force: true });
   }
+}
+
+/**
+ * The journal of a database that dies with its process (in-memory PGlite): a process killed
+ * takes its database along, so no later process could bill what a journal kept, and keeping
+ * none is exact. A settlement is answered as soon as it is handed over.
+ */
+export class VolatileJournal implements Journal {
+  append(_settlement: LeaseSettlement): Promise<void> {
+    return Promise.resolve();
+  }
+  progress(_settlement: LeaseSettlement): void {}
+  written(_batch: readonly LeaseSettlement[]): void {}
+  settledDirectly(_requestId: string): void {}
+  close(): void {}
 }
 
 export interface LeftJournal {
@@ -145,13 +164,50 @@ export interface LeftJournal {
   remove(): void;
 }
 
+/** Which journal files in a directory a process may bill into its own database. */
+export interface JournalClaim {
+  ownInstanceId: string;
+  databaseId: string;
+  /**
+   * Journals named before files carried their database (`<instance>.journal`): claimed only where
+   * no other database can have written them (the default folder inside a PGlite data directory).
+   */
+  unnamed: boolean;
+}
+
+/** The instance a journal file belongs to, if it was written against the claiming database. */
+function claimedInstance(name: string, claim: JournalClaim): string | undefined {
+  if (!name.endsWith(suffix)) return undefined;
+  const stem = name.slice(0, -suffix.length);
+  const mark = stem.indexOf(databaseMark);
+  if (mark === -1) return claim.unnamed ? stem : undefined;
+  return stem.slice(mark + databaseMark.length) === claim.databaseId ? stem.slice(0, mark) : undefined;
+}
+
+function readJournal(file: string): LeaseSettlement[] {
+  const records: { settlement: LeaseSettlement; final: boolean }[] = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    let parsed: JournalLine;
+    try {
+      parsed = JSON.parse(line, textAsBigint) as JournalLine;
+    } catch {
+      continue; // a line cut by the crash was never acknowledged to anyone
+    }
+    if ("settle" in parsed) records.push({ settlement: parsed.settle, final: true });
+    else if ("progress" in parsed) records.push({ settlement: parsed.progress, final: false });
+  }
+  return lastPerRequest(records);
+}
+
 /**
- * The journals other (earlier or dead) instances left in `directory`. Every settlement in
- * them is returned (a stream's last running count where it never ended): the database skips
- * the ones already written, so the `written` marks are not needed to replay correctly, only
- * to keep the file short.
+ * The journals other (earlier or dead) instances left in `directory` against this database.
+ * Every settlement in them is returned (a stream's last running count where it never ended):
+ * the database skips the ones already written, so the `written` marks are not needed to replay
+ * correctly, only to keep the file short. Journals of other databases are never read: billing
+ * them here would charge this database's accounts for another's requests.
  */
-export function leftJournals(directory: string, ownInstanceId: string): LeftJournal[] {
+export function leftJournals(directory: string, claim: JournalClaim): LeftJournal[] {
   let names: string[];
   try {
     names = readdirSync(directory);
@@ -160,23 +216,10 @@ export function leftJournals(directory: string, ownInstanceId: string): LeftJour
   }
   const journals: LeftJournal[] = [];
   for (const name of names) {
-    if (!name.endsWith(suffix)) continue;
-    const instanceId = name.slice(0, -suffix.length);
-    if (instanceId === ownInstanceId) continue;
+    const instanceId = claimedInstance(name, claim);
+    if (instanceId === undefined || instanceId === claim.ownInstanceId) continue;
     const file = path.join(directory, name);
-    const records: { settlement: LeaseSettlement; final: boolean }[] = [];
-    for (const line of readFileSync(file, "utf8").split("\n")) {
-      if (line.trim() === "") continue;
-      let parsed: JournalLine;
-      try {
-        parsed = JSON.parse(line, textAsBigint) as JournalLine;
-      } catch {
-        continue; // a line cut by the crash was never acknowledged to anyone
-      }
-      if ("settle" in parsed) records.push({ settlement: parsed.settle, final: true });
-      else if ("progress" in parsed) records.push({ settlement: parsed.progress, final: false });
-    }
-    journals.push({ instanceId, settlements: lastPerRequest(records), remove: () => unlinkSync(file) });
+    journals.push({ instanceId, settlements: readJournal(file), remove: () => unlinkSync(file) });
   }
   return journals;
 }

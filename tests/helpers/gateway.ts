@@ -50,6 +50,8 @@ export interface TestGatewayOptions {
   health?: Partial<HealthThresholds>;
   /** Hold and settle against balance leases, as `npm start` does (off by default; see BALANCE_LEASE). */
   lease?: boolean;
+  /** On in-memory PGlite even where TEST_DATABASE_URL is set (the path a newcomer's `npm test` runs). */
+  inMemory?: boolean;
   /** Run the maintenance loop and deposit watcher as `npm start` does (off by default: tests drive them). */
   maintenance?: boolean;
 }
@@ -60,7 +62,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     startFakeUpstream("openai", "fake-openai"),
     startFakeUpstream("openai", "fake-openrouter"),
     startFakeUpstream("anthropic", "fake-anthropic"),
-    createTestDatabase(),
+    createTestDatabase({ memory: options.inMemory ?? false }),
   ]);
   const extraUpstreams: Partial<Record<ExtraUpstreamName, FakeUpstream>> = {};
   for (const name of options.extraUpstreams ?? [])

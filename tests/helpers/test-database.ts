@@ -10,10 +10,11 @@ export interface TestDatabase {
 
 /**
  * Tests run on embedded PGlite by default and on real Postgres when TEST_DATABASE_URL is
- * set; each caller gets a database of its own so files can run in parallel.
+ * set (unless `memory` asks for PGlite in memory anyway); each caller gets a database of its
+ * own so files can run in parallel.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
+export async function createTestDatabase(options: { memory?: boolean } = {}): Promise<TestDatabase> {
+  const adminUrl = options.memory ? undefined : process.env.TEST_DATABASE_URL;
   if (!adminUrl) return { url: undefined, dataDir: "memory://", drop: async () => {} };
   const name = `pod_test_${randomBytes(6).toString("hex")}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });

@@ -65,7 +65,7 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
     const journal = new DatabaseJournal(
       handle.db,
       "instance-a",
-      new SettlementJournal(journalDir, "instance-a"),
+      new SettlementJournal(journalDir, "instance-a", "database-a"),
     );
     await Promise.all([journal.append(settlement("req_one")), journal.append(settlement("req_two"))]);
     const [after] = await queryRows<{ synchronous_commit: string }>(handle.db, sql`SHOW synchronous_commit`);

@@ -3,6 +3,7 @@ export * from "./api-keys";
 export * from "./balance-watch";
 export * from "./base-deposits";
 export * from "./catalog";
+export * from "./database-identity";
 export * from "./funding";
 export * from "./holds";
 export * from "./host-payouts";
