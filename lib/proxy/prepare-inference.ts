@@ -1,5 +1,5 @@
 import type { CatalogModel } from "../catalog/models";
-import { resolveModel } from "../catalog/resolve-model";
+import { resolveModelOrThrow } from "../catalog/unknown-model";
 import type { CallerDialect } from "../dialects/dialect";
 import { callerFormats } from "../dialects/wire-format";
 import { badRequest, GatewayError } from "../errors/gateway-error";
@@ -51,10 +51,7 @@ export async function prepareInference(
   // The hold is sized from the body the upstream will get, history included.
   const rawBody = expanded === parsed ? received : JSON.stringify(expanded);
   const inference = parseInferenceRequest(dialect, expanded, rawBody);
-  const model = resolveModel(app.catalog, inference.model);
-  if (!model) {
-    throw new GatewayError("model_not_found", `model not found: ${inference.model}`, { param: "model" });
-  }
+  const model = await resolveModelOrThrow(app, inference.model);
   refuseMissingCapabilities(inference, model);
   let routing: PreparedInference["routing"];
   try {

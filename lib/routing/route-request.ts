@@ -51,22 +51,37 @@ export async function routeRequest(
     maxMarketAttempts: defaultMaxMarketAttempts,
   });
   if (selection.type === "selected") return selection.candidates;
-  throw selectionError(selection, model, routing.mode);
+  throw selectionError(selection, model, routing.mode, unconfiguredSellers(app, model));
+}
+
+/** The catalog's providers of the model that this gateway holds no key for: who would serve it. */
+function unconfiguredSellers(app: RoutingServices, model: CatalogModel): string[] {
+  return [
+    ...new Set(
+      app.catalog
+        .pricesFor(model)
+        .flatMap((price) => (app.upstreams.has(price.provider) ? [] : [price.provider])),
+    ),
+  ];
 }
 
 function selectionError(
   selection: Exclude<Selection, { type: "selected" }>,
   model: CatalogModel,
   mode: RoutingMode,
+  unconfigured: string[],
 ): GatewayError {
   switch (selection.type) {
     case "no_provider":
-      return new GatewayError(
-        "no_provider",
-        mode === "marketplace-only"
-          ? `no marketplace or key-relay provider for model: ${model.id}`
-          : `no healthy provider for model: ${model.id}`,
-      );
+      if (mode === "marketplace-only")
+        return new GatewayError("no_provider", `no marketplace or key-relay provider for model: ${model.id}`);
+      return unconfigured.length > 0
+        ? new GatewayError(
+            "no_provider",
+            `no source on this gateway serves model ${model.id}: it is sold by ${unconfigured.join(", ")}, which this gateway is not configured for`,
+            { details: { unconfigured_providers: unconfigured } },
+          )
+        : new GatewayError("no_provider", `no healthy provider for model: ${model.id}`);
     case "no_provider_at_price":
       return new GatewayError("no_provider_at_price", "No provider available at your price ceiling.", {
         details: {

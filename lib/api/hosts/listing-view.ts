@@ -1,17 +1,8 @@
-import type { CatalogModel } from "../../catalog/models";
-import { resolveModel } from "../../catalog/resolve-model";
-import { GatewayError } from "../../errors/gateway-error";
 import { centralizedCap, isWithinCap } from "../../pricing/price-cap";
 import { relayEarningsLastDay } from "../../relays/daily-earnings";
 import { type ListingView, listListings } from "../../relays/relay-listings";
 import { formatUsdc } from "../../relays/usdc-amount";
 import type { ApiServices } from "../api-services";
-
-export function modelOrThrow(app: ApiServices, modelId: string): CatalogModel {
-  const model = resolveModel(app.catalog, modelId);
-  if (!model) throw new GatewayError("model_not_found", `model not found: ${modelId}`, { param: "model" });
-  return model;
-}
 
 function listingView(app: ApiServices, listing: ListingView, earned: bigint) {
   const model = app.catalog.models.find((item) => item.id === listing.modelId);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { resolveModelOrThrow } from "../../catalog/unknown-model";
 import { GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
@@ -7,7 +8,7 @@ import { findActiveRelayKey } from "../../relays/relay-keys";
 import { upsertListing } from "../../relays/relay-listings";
 import { parseUsdcAmount } from "../../relays/usdc-amount";
 import type { ApiCall } from "../route-definition";
-import { listingViews, modelOrThrow } from "./listing-view";
+import { listingViews } from "./listing-view";
 
 /** Microunits per 1M tokens: an integer, as a JSON number or a digit string. At most $1M per 1M tokens. */
 const price = z
@@ -31,7 +32,7 @@ const listingSchema = z.object({
  */
 export async function putListing({ app, request, principal: host, bodyLimit }: ApiCall<"host">) {
   const body = await readValidatedJson(request, listingSchema, bodyLimit);
-  const model = modelOrThrow(app, body.model);
+  const model = await resolveModelOrThrow(app, body.model);
   const key = await findActiveRelayKey(app.database.db, host.id, body.relay_key_id.toLowerCase());
   if (!key)
     throw new GatewayError("not_found", "relay key not found (or revoked)", { param: "relay_key_id" });

@@ -1,4 +1,4 @@
-import { resolveModel } from "../../catalog/resolve-model";
+import { resolveModelOrThrow } from "../../catalog/unknown-model";
 import { upstreamFormats } from "../../dialects/wire-format";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
 import type { ApiRequest } from "../../http/api-request";
@@ -77,8 +77,7 @@ async function askUpstream(
   body: Record<string, unknown>,
   modelId: string,
 ): Promise<number | undefined> {
-  const model = resolveModel(app.catalog, modelId);
-  if (!model) throw new GatewayError("model_not_found", `model not found: ${modelId}`, { param: "model" });
+  const model = await resolveModelOrThrow(app, modelId);
   const candidates = centralizedCandidates(app, model).filter(
     (candidate) => upstreamFormats[candidate.dialect].paths.count_tokens !== undefined,
   );

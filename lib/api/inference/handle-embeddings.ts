@@ -1,6 +1,6 @@
 import { tokenCountSchema } from "@pod-gateway/contracts/bounded-values";
 import { z } from "zod";
-import { resolveModel } from "../../catalog/resolve-model";
+import { resolveModelOrThrow } from "../../catalog/unknown-model";
 import { safeParseJson } from "../../dialects/translate/json-value";
 import { parseRequestBody } from "../../dialects/translate/parse-body";
 import { upstreamFormats } from "../../dialects/wire-format";
@@ -73,8 +73,7 @@ export async function handleEmbeddings(call: ApiCall<"token">): Promise<Response
   const parsed = safeParseJson(raw);
   if (parsed === undefined) throw new GatewayError("bad_request", "request body must be valid JSON");
   const body = parseRequestBody(embeddingsRequestSchema, parsed);
-  const model = resolveModel(app.catalog, body.model);
-  if (!model) throw new GatewayError("model_not_found", `model not found: ${body.model}`, { param: "model" });
+  const model = await resolveModelOrThrow(app, body.model);
   if (model.kind !== "embedding") {
     throw new GatewayError("bad_request", `${model.id} is not an embedding model`, { param: "model" });
   }
