@@ -3,12 +3,14 @@ import {
   type AgentEntry,
   type DirectMessage,
   type HealthAttempt,
+  type PerformanceSampleMessage,
   parseAgentEntry,
   type SharedMessage,
 } from "@pod-gateway/contracts/replica-protocol";
 import { log } from "../log";
 import type { DispatchOptions } from "../providers/candidate";
 import { AgentJobError } from "./agent-jobs";
+import { BroadcastBatch } from "./broadcast-batch";
 import { CoalescedFlush } from "./coalesced-flush";
 import { HostedJobs, type RunLocal } from "./hosted-jobs";
 import { InMemoryMarketplaceRegistry } from "./in-memory-registry";
@@ -39,6 +41,21 @@ export interface SharedRegistryOptions {
 /** Where provider health is kept: attempts other replicas saw are added to it. */
 export interface SharedHealthSink {
   recordShared(providerId: string, attempt: { at: number; ok: boolean; timeToHeadersMs: number }): void;
+}
+
+/** One finished attempt of a source at a model, as lib/routing/source-performance.ts keeps it. */
+interface SharedSample {
+  at: number;
+  ok: boolean;
+  ttftMs?: number;
+  outputTokens: number;
+  durationMs: number;
+  error?: string;
+}
+
+/** Where measured performance is kept: samples other replicas measured are added to it. */
+export interface SharedPerformanceSink {
+  recordShared(key: string, sample: SharedSample): void;
 }
 
 interface HeldAgent {
@@ -97,8 +114,15 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
   readonly #loadChanged = new Set<string>();
   readonly #loadFlush = new CoalescedFlush(() => this.#publishLoad(), loadPublishMs);
   #health: SharedHealthSink | undefined;
-  #healthOut: HealthAttempt[] = [];
-  readonly #healthFlush = new CoalescedFlush(() => this.#flushHealth(), healthPublishMs);
+  readonly #healthOut = new BroadcastBatch<HealthAttempt>(
+    (attempts) => this.#bus.broadcast({ type: "health", replica: this.#options.replicaId, attempts }),
+    healthPublishMs,
+  );
+  #performance: SharedPerformanceSink | undefined;
+  readonly #performanceOut = new BroadcastBatch<PerformanceSampleMessage>(
+    (samples) => this.#bus.broadcast({ type: "performance", replica: this.#options.replicaId, samples }),
+    healthPublishMs,
+  );
   #ticks = 0;
   readonly #agentsKey: string;
 
@@ -228,19 +252,31 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
     this.#health = sink;
     return (providerId, attempt) => {
       if (this.#bus.state !== "up") return;
-      if (this.#healthOut.length < 1000)
-        this.#healthOut.push({
-          provider: providerId,
-          ok: attempt.ok,
-          ms: attempt.timeToHeadersMs,
-          at: attempt.at,
-        });
-      if (!attempt.ok) {
-        // A failure may demote the provider: every replica hears it on the next turn of the loop.
-        this.#healthFlush.soon();
-        return;
-      }
-      this.#healthFlush.later();
+      // A failure may demote the provider: every replica hears it on the next turn of the loop.
+      this.#healthOut.add(
+        { provider: providerId, ok: attempt.ok, ms: attempt.timeToHeadersMs, at: attempt.at },
+        !attempt.ok,
+      );
+    };
+  }
+
+  /** Performance measured by any replica is added up by all, so their figures agree. */
+  sharePerformance(sink: SharedPerformanceSink): (key: string, sample: SharedSample) => void {
+    this.#performance = sink;
+    return (key, sample) => {
+      if (this.#bus.state !== "up") return;
+      this.#performanceOut.add(
+        {
+          key,
+          at: Math.floor(sample.at),
+          ok: sample.ok,
+          ...(sample.ttftMs === undefined ? {} : { ttft: Math.min(Math.max(sample.ttftMs, 0), 86_400_000) }),
+          tokens: Math.min(Math.max(Math.floor(sample.outputTokens), 0), 10_000_000),
+          ms: Math.min(Math.max(sample.durationMs, 0), 86_400_000),
+          ...(sample.error === undefined ? {} : { error: sample.error.slice(0, 100) }),
+        },
+        false,
+      );
     };
   }
 
@@ -255,7 +291,8 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
         ),
       );
     this.#loadFlush.stop();
-    this.#healthFlush.stop();
+    this.#healthOut.stop();
+    this.#performanceOut.stop();
     this.#remote.failAll("the gateway replica is shutting down");
     this.#hosted.abortAll();
     await this.#bus.close();
@@ -369,13 +406,6 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
     this.#loadChanged.clear();
   }
 
-  #flushHealth(): void {
-    const attempts = this.#healthOut;
-    this.#healthOut = [];
-    if (attempts.length > 0)
-      this.#bus.broadcast({ type: "health", replica: this.#options.replicaId, attempts });
-  }
-
   #see(entry: AgentEntry): void {
     if (entry.replica === this.#options.replicaId || this.#held.has(entry.providerId)) return;
     const current = this.#seen.get(entry.providerId)?.entry;
@@ -422,6 +452,18 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
             at: attempt.at,
             ok: attempt.ok,
             timeToHeadersMs: attempt.ms,
+          });
+        return;
+      case "performance":
+        if (message.replica === this.#options.replicaId) return;
+        for (const sample of message.samples)
+          this.#performance?.recordShared(sample.key, {
+            at: sample.at,
+            ok: sample.ok,
+            ...(sample.ttft === undefined ? {} : { ttftMs: sample.ttft }),
+            outputTokens: sample.tokens,
+            durationMs: sample.ms,
+            ...(sample.error === undefined ? {} : { error: sample.error }),
           });
         return;
       case "leaving":

@@ -8,11 +8,14 @@ import type { CentralizedUpstream } from "../providers/centralized-upstreams";
 import type { Services } from "../services";
 import { ReputationBook } from "../trust/reputation";
 import { HealthTracker } from "./health-tracker";
+import { SourcePerformance } from "./source-performance";
 
 /** Per-process routing state: marketplace supply, provider health and host reputation. */
 export interface RoutingState {
   registry: MarketplaceRegistry;
   health: HealthTracker;
+  /** Measured speed and reliability per (source, model), shared like health. */
+  performance: SourcePerformance;
   /** Each host's standing from its trust record: demoted hosts go last, excluded ones are not routed. */
   reputation: ReputationBook;
 }
@@ -26,17 +29,19 @@ export interface RoutingServices extends Services {
 }
 
 /**
- * Without REDIS_URL the marketplace and provider health belong to this process. With it, they
+ * Without REDIS_URL the marketplace, provider health and measured performance belong to this process. With it, they
  * are shared by every replica through Redis (lib/marketplace/shared-registry.ts); `instanceId`
  * is this process's address there. The composition root calls this once; a test may swap the
  * registry for a double.
  */
 export function createRoutingState(env: Env, instanceId: string): RoutingState {
   const health = new HealthTracker();
+  const performance = new SourcePerformance();
   if (!env.REDIS_URL) {
     return {
       registry: new InMemoryMarketplaceRegistry({ heartbeatTimeoutMs: env.PROVIDER_HEARTBEAT_TIMEOUT_MS }),
       health,
+      performance,
       reputation: new ReputationBook(),
     };
   }
@@ -49,8 +54,9 @@ export function createRoutingState(env: Env, instanceId: string): RoutingState {
     replicaTimeoutMs: env.REPLICA_TIMEOUT_MS,
   });
   health.share(registry.shareHealth(health));
+  performance.share(registry.sharePerformance(performance));
   registry.start();
-  return { registry, health, reputation: new ReputationBook() };
+  return { registry, health, performance, reputation: new ReputationBook() };
 }
 
 /** REPLICA_ID, or the host name and process id: unique per process on one machine and readable. */

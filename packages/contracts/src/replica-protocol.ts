@@ -67,6 +67,20 @@ const healthAttemptSchema = z.object({
 });
 export type HealthAttempt = z.infer<typeof healthAttemptSchema>;
 
+/** One finished attempt of a source at a model, as measured by the replica that made it. */
+const performanceSampleSchema = z.object({
+  /** The (source, model) key: lib/routing/source-performance.ts `performanceKey`. */
+  key: z.string().min(1).max(400),
+  at: z.number().int().min(0),
+  ok: z.boolean(),
+  /** Time to first token, ms (absent when none came). */
+  ttft: z.number().min(0).max(86_400_000).optional(),
+  tokens: z.number().int().min(0).max(10_000_000),
+  ms: z.number().min(0).max(86_400_000),
+  error: z.string().max(100).optional(),
+});
+export type PerformanceSampleMessage = z.infer<typeof performanceSampleSchema>;
+
 export const sharedMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("beat"), replica: replicaIdSchema, name: z.string().max(100) }),
   z.object({ type: z.literal("agent"), entry: agentEntrySchema }),
@@ -81,6 +95,11 @@ export const sharedMessageSchema = z.discriminatedUnion("type", [
     type: z.literal("health"),
     replica: replicaIdSchema,
     attempts: z.array(healthAttemptSchema).max(1000),
+  }),
+  z.object({
+    type: z.literal("performance"),
+    replica: replicaIdSchema,
+    samples: z.array(performanceSampleSchema).max(1000),
   }),
   /** A replica leaving cleanly: its agents and jobs are gone now, not after its beats stop. */
   z.object({ type: z.literal("leaving"), replica: replicaIdSchema }),

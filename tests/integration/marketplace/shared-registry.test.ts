@@ -5,6 +5,7 @@ import { setLogLevel } from "../../../lib/log";
 import type { AgentTransport, LiveOffer } from "../../../lib/marketplace/registry";
 import { SharedMarketplaceRegistry } from "../../../lib/marketplace/shared-registry";
 import { HealthTracker } from "../../../lib/routing/health-tracker";
+import { performanceKey, SourcePerformance } from "../../../lib/routing/source-performance";
 import { testRedis } from "../../helpers/services";
 
 /**
@@ -55,10 +56,12 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
   let replicaC: SharedMarketplaceRegistry;
   const healthA = new HealthTracker();
   const healthC = new HealthTracker();
+  const performanceA = new SourcePerformance({ minWeight: 10 });
+  const performanceC = new SourcePerformance({ minWeight: 10 });
   const sources: Source[] = [];
 
   const replicaIds = new Map<string, string>();
-  const make = (name: string, health: HealthTracker) => {
+  const make = (name: string, health: HealthTracker, performance: SourcePerformance) => {
     const replicaId = `gw_${name}_${randomBytes(3).toString("hex")}`;
     replicaIds.set(name, replicaId);
     const registry = new SharedMarketplaceRegistry({
@@ -70,14 +73,15 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
       replicaTimeoutMs: 1_500,
     });
     health.share(registry.shareHealth(health));
+    performance.share(registry.sharePerformance(performance));
     registry.start();
     return registry;
   };
 
   beforeAll(async () => {
     setLogLevel("silent");
-    replicaA = make("a", healthA);
-    replicaC = make("c", healthC);
+    replicaA = make("a", healthA, performanceA);
+    replicaC = make("c", healthC, performanceC);
     await vi.waitFor(
       () => {
         if (replicaA.status().peers < 1 || replicaC.status().peers < 1)
@@ -309,5 +313,32 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     for (let attempt = 0; attempt < 8; attempt += 1) healthC.recordSuccess("flaky-upstream", 10);
     await expect.poll(() => healthA.isDemoted("flaky-upstream"), { timeout: 3_000 }).toBe(false);
     expect(healthC.isDemoted("flaky-upstream")).toBe(false);
+  });
+
+  it("measured performance is shared: both replicas hold the same figures from each one's samples", async () => {
+    const key = performanceKey("host-1", "gpt-4o-mini");
+    for (let index = 0; index < 12; index += 1) {
+      performanceA.record(key, { ttftMs: 100 + index, outputTokens: 50, durationMs: 600, ok: true });
+      performanceC.record(key, {
+        ttftMs: 300,
+        outputTokens: 80,
+        durationMs: 1_300,
+        ok: index % 4 !== 0,
+        error: "stall",
+      });
+    }
+    await expect
+      .poll(() => [performanceA.figures(key).requests, performanceC.figures(key).requests], {
+        timeout: 3_000,
+      })
+      .toEqual([24, 24]);
+    const a = performanceA.figures(key);
+    const c = performanceC.figures(key);
+    expect(a.measured).toBe(true);
+    expect(c.ttftMs).toBeCloseTo(a.ttftMs ?? Number.NaN, 6);
+    expect(c.tokensPerSecond).toBeCloseTo(a.tokensPerSecond ?? Number.NaN, 6);
+    expect(c.successRate).toBeCloseTo(21 / 24, 3);
+    expect(a.successRate).toBeCloseTo(21 / 24, 3);
+    expect(a.recentErrors.map((error) => error.error)).toEqual(["stall", "stall", "stall"]);
   });
 });
