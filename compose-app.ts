@@ -57,6 +57,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       url: env.DATABASE_URL,
       dataDir: env.POD_DATA_DIR,
       pgliteThread: env.PGLITE_THREAD,
+      memoryTemplate: env.PGLITE_MEMORY_TEMPLATE,
     });
     try {
       await opened.migrate();

@@ -13,6 +13,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["tests/**/*.test.ts"],
+          globalSetup: ["tests/helpers/pglite-template-setup.ts"],
           exclude: ["tests/e2e/dashboard*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
@@ -27,6 +28,7 @@ export default defineConfig({
         test: {
           name: "pages",
           include: ["tests/e2e/dashboard*.test.ts"],
+          globalSetup: ["tests/helpers/pglite-template-setup.ts"],
           environment: "node",
           fileParallelism: false,
           testTimeout: 120_000,

@@ -34,6 +34,11 @@ const envSchema = z.object({
   /** worker: the embedded PGlite runs in a worker thread (its own core); main: on the request thread. */
   PGLITE_THREAD: z.enum(["worker", "main"]).default("worker"),
   /**
+   * With POD_DATA_DIR=memory://: a dumped, migrated data directory the database starts from
+   * instead of running initdb (seconds of WebAssembly). The test suite makes one per run.
+   */
+  PGLITE_MEMORY_TEMPLATE: z.string().optional(),
+  /**
    * on: `npm start` serves the docs and dashboard too (built in the background when missing or
    * stale; Next loaded on the first page request). off: the API only (replicas behind a proxy).
    */

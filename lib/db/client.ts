@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { SQL } from "drizzle-orm";
@@ -60,6 +60,11 @@ export interface OpenDatabaseOptions {
   url?: string | undefined;
   /** PGlite data directory; `memory://` keeps it in memory (tests). */
   dataDir?: string;
+  /**
+   * An in-memory PGlite starts from this dumped data directory (`writePgliteTemplate`) instead of
+   * running initdb; the migrations then apply only what the dump lacks.
+   */
+  memoryTemplate?: string | undefined;
   maxConnections?: number;
   /**
    * Where PGlite's engine runs: "worker" (a worker thread, so statements do not take the
@@ -128,14 +133,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const thread = options.pgliteThread ?? "worker";
   if (location !== dataDir && !existsSync(join(location, "PG_VERSION"))) await createPGlite(location, thread);
-  const client = await startPGlite(location, thread);
+  const template = location === dataDir ? options.memoryTemplate : undefined;
+  const client = await startPGlite(location, thread, "thread", template);
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   preparedRunners.set(db, pglitePreparedRunner(client));
   return {
     db,
     kind: "pglite",
     volatile: location === dataDir,
-    migrate: () => migratePglite(drizzlePglite(client), { migrationsFolder: migrationsFolder() }),
+    migrate: async () => {
+      await migratePglite(drizzlePglite(client), { migrationsFolder: migrationsFolder() });
+      // Every database made from one template would otherwise share the template's name.
+      if (template) await client.exec("UPDATE database_identity SET id = gen_random_uuid()::text");
+    },
     exclusively: (_name, work) => work(),
     close: () => client.close(),
   };
@@ -171,14 +181,15 @@ async function startPGlite(
   location: string,
   thread: "worker" | "main",
   host: EngineHost = "thread",
+  template?: string,
 ): Promise<PGlite> {
   const workerEntry = pgliteWorkerEntry();
   if (thread === "main" || !workerEntry) {
-    const client = new PGlite(location, pgliteOptions());
+    const client = new PGlite(location, pgliteOptions(template));
     await client.waitReady;
     return client;
   }
-  const client = new PGliteThreadClient(location, workerEntry, host);
+  const client = new PGliteThreadClient(location, workerEntry, host, template);
   try {
     await client.waitReady;
   } catch (error) {
@@ -252,4 +263,21 @@ export async function queryPrepared<T>(executor: Executor, name: string, query: 
   const result: unknown = await run(name, text, params);
   if (Array.isArray(result)) return result as T[];
   return (result as { rows: T[] }).rows;
+}
+
+/**
+ * Writes a migrated, empty in-memory database's data directory to `file` (atomically), for
+ * `memoryTemplate`: what the tests' in-memory gateways start from.
+ */
+export async function writePgliteTemplate(file: string): Promise<void> {
+  const engine = new PGlite("memory://", pgliteOptions());
+  try {
+    await migratePglite(drizzlePglite(engine), { migrationsFolder: migrationsFolder() });
+    const dump = await engine.dumpDataDir("none");
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    renameSync(partial, file);
+  } finally {
+    await engine.close();
+  }
 }

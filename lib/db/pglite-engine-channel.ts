@@ -36,8 +36,8 @@ function bootstrap(entry: string): string {
   return `import(${JSON.stringify(tsxApi)}).then((api) => { api.register(); return import(${JSON.stringify(pathToFileURL(entry).href)}); });`;
 }
 
-function threadChannel(entry: string, location: string): EngineChannel {
-  const worker = new Worker(bootstrap(entry), { eval: true, workerData: { location } });
+function threadChannel(entry: string, location: string, template: string | undefined): EngineChannel {
+  const worker = new Worker(bootstrap(entry), { eval: true, workerData: { location, template } });
   return {
     post: (message) => worker.postMessage(message),
     onMessage: (handler) => worker.on("message", handler),
@@ -72,6 +72,12 @@ function processChannel(entry: string, location: string): EngineChannel {
   };
 }
 
-export function openEngineChannel(entry: string, location: string, host: EngineHost): EngineChannel {
-  return host === "thread" ? threadChannel(entry, location) : processChannel(entry, location);
+/** `template`: a dumped data directory an in-memory engine starts from (a thread's engine only). */
+export function openEngineChannel(
+  entry: string,
+  location: string,
+  host: EngineHost,
+  template?: string,
+): EngineChannel {
+  return host === "thread" ? threadChannel(entry, location, template) : processChannel(entry, location);
 }

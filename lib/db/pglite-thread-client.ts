@@ -45,9 +45,12 @@ export class PGliteThreadClient implements Queryable {
   #nextId = 1;
   #failure: Error | undefined;
 
-  /** `entry`: the path of pglite-thread-worker.ts, or of its precompiled copy. */
-  constructor(location: string, entry: string, host: EngineHost = "thread") {
-    this.#engine = openEngineChannel(entry, location, host);
+  /**
+   * `entry`: the path of pglite-thread-worker.ts, or of its precompiled copy; `template`: a dumped
+   * data directory an in-memory engine starts from.
+   */
+  constructor(location: string, entry: string, host: EngineHost = "thread", template?: string) {
+    this.#engine = openEngineChannel(entry, location, host, template);
     this.waitReady = new Promise((ready, failed) => {
       this.#engine.onMessage((message) => {
         if (!("id" in message)) {

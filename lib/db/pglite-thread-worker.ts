@@ -25,6 +25,7 @@ interface OpenTransaction {
 
 interface Port {
   location: string;
+  template?: string | undefined;
   send(message: ThreadReply): void;
   onRequest(handler: (request: ThreadRequest) => void): void;
 }
@@ -33,7 +34,7 @@ function openPort(): Port {
   const thread = parentPort;
   if (thread)
     return {
-      location: (workerData as { location: string }).location,
+      ...(workerData as { location: string; template?: string }),
       send: (message) => thread.postMessage(message),
       onRequest: (handler) => thread.on("message", handler),
     };
@@ -130,7 +131,7 @@ async function handle(client: PGlite, request: ThreadRequest): Promise<unknown> 
 }
 
 try {
-  const client = new PGlite(port.location, pgliteOptions());
+  const client = new PGlite(port.location, pgliteOptions(port.template));
   await client.waitReady;
   // initdb and the migrations leave garbage this thread is too idle to ever collect: it is
   // collected once, the first time the worker has had no statement for 5 s.

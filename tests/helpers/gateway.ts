@@ -1,3 +1,4 @@
+import { inject } from "vitest";
 import { type AppContext, createAppContext } from "../../compose-app";
 import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";
@@ -77,6 +78,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     ADMIN_TOKEN: testAdminToken,
     POD_DATA_DIR: database.dataDir,
+    PGLITE_MEMORY_TEMPLATE: inject("pgliteTemplate"),
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     OPENAI_API_KEY: "sk-test-openai",
     OPENAI_BASE_URL: openai.baseUrl,
