@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Database, Executor } from "../db/client";
 import { catalogChanges, catalogState, centralizedPrices, models } from "../db/schema";
 import { type CatalogEntry, canonicalModelId } from "./catalog-entry";
+import { imageRatesRecord } from "./image-rates-record";
 import { spellings } from "./resolve-model";
 import { loadStoredCatalog, type StoredPrice } from "./stored-catalog";
 
@@ -14,18 +15,31 @@ export interface ApplyResult {
 /** Direct vendors first, so a reseller's `vendor/model` joins the vendor's model rather than founding it. */
 const providerOrder = ["openai", "anthropic", "groq", "together", "venice", "openrouter"];
 
-type PriceColumns = Pick<StoredPrice, "inputPer1m" | "outputPer1m" | "cacheReadPer1m" | "cacheWritePer1m">;
+type PriceColumns = Pick<
+  StoredPrice,
+  "inputPer1m" | "outputPer1m" | "cacheReadPer1m" | "cacheWritePer1m" | "requestPrice" | "images"
+>;
 
 const key = (id: string) => id.trim().toLowerCase();
 
 /** A price as the change log records it: strings, because JSON has no bigint. */
-export function priceRecord(price: PriceColumns & { upstreamModelId: string }) {
+export function priceRecord(
+  price: Omit<PriceColumns, "requestPrice" | "images"> & {
+    upstreamModelId: string;
+    requestPrice?: bigint | null | undefined;
+    images?: PriceColumns["images"];
+  },
+) {
   return {
     upstream_model_id: price.upstreamModelId,
     input_per_1m: price.inputPer1m.toString(),
     output_per_1m: price.outputPer1m.toString(),
     cache_read_per_1m: price.cacheReadPer1m.toString(),
     cache_write_per_1m: price.cacheWritePer1m.toString(),
+    ...(price.requestPrice === undefined || price.requestPrice === null
+      ? {}
+      : { request_price: price.requestPrice.toString() }),
+    ...(price.images === undefined ? {} : { image_rates: imageRatesRecord(price.images) }),
   };
 }
 
@@ -33,7 +47,10 @@ const samePrice = (a: PriceColumns, b: PriceColumns) =>
   a.inputPer1m === b.inputPer1m &&
   a.outputPer1m === b.outputPer1m &&
   a.cacheReadPer1m === b.cacheReadPer1m &&
-  a.cacheWritePer1m === b.cacheWritePer1m;
+  a.cacheWritePer1m === b.cacheWritePer1m &&
+  a.requestPrice === b.requestPrice &&
+  JSON.stringify(a.images && imageRatesRecord(a.images)) ===
+    JSON.stringify(b.images && imageRatesRecord(b.images));
 
 /** Bumps the catalog version, so every process reloads its in-memory index. */
 export async function bumpCatalogVersion(executor: Executor): Promise<void> {
@@ -165,7 +182,16 @@ export async function applyCatalogEntries(
         before: priceRecord(current),
         after: priceRecord(entry),
       });
-      prices.get(modelId)?.set(entry.provider, { ...current, ...pricesOf(entry) });
+      prices.get(modelId)?.set(entry.provider, {
+        ...current,
+        upstreamModelId: entry.upstreamModelId,
+        inputPer1m: entry.inputPer1m,
+        outputPer1m: entry.outputPer1m,
+        cacheReadPer1m: entry.cacheReadPer1m,
+        cacheWritePer1m: entry.cacheWritePer1m,
+        requestPrice: entry.requestPrice,
+        images: entry.images,
+      });
       result.pricesChanged += 1;
     }
     for (const chunk of chunks(newModels)) await transaction.insert(models).values(chunk);
@@ -184,6 +210,8 @@ function pricesOf(entry: CatalogEntry) {
     outputPer1m: entry.outputPer1m,
     cacheReadPer1m: entry.cacheReadPer1m,
     cacheWritePer1m: entry.cacheWritePer1m,
+    requestPrice: entry.requestPrice ?? null,
+    imageRates: entry.images ? imageRatesRecord(entry.images) : null,
   };
 }
 

@@ -1,10 +1,12 @@
 import type { CentralizedUpstreamName } from "../env";
+import type { ImageRates } from "../pricing/image-price";
 import type { ModelCapabilities, ModelKind } from "./models";
 
 /**
  * One model as one provider sells it, from any source (the shipped dataset, an upstream's
  * model list, the dataset's live source): what merging into the catalog starts from.
- * Prices are microunits per 1M tokens.
+ * Prices are microunits per 1M tokens; a per-request price (`requestPrice`) or an image
+ * model's per-image rates (`images`) come with token rates of zero.
  */
 export interface CatalogEntry {
   provider: CentralizedUpstreamName;
@@ -21,6 +23,8 @@ export interface CatalogEntry {
   outputPer1m: bigint;
   cacheReadPer1m: bigint;
   cacheWritePer1m: bigint;
+  requestPrice?: bigint | undefined;
+  images?: ImageRates | undefined;
   /** The gateway's own additions name their model and its aliases; other sources leave it to merging. */
   modelId?: string;
   aliases?: string[];

@@ -1,3 +1,4 @@
+import { headlineRate } from "../pricing/image-price";
 import type { CatalogModel, CatalogPrice } from "./models";
 
 /**
@@ -8,13 +9,20 @@ export interface CatalogIndex {
   models: CatalogModel[];
   /** Resolves a model id or alias (case-insensitive) to its canonical model. */
   resolve(modelId: string): CatalogModel | undefined;
-  /** Centralized prices of a model, cheapest (input + output) first. */
+  /** Centralized prices of a model, cheapest (input + output, the request or headline image price) first. */
   pricesFor(model: CatalogModel): CatalogPrice[];
 }
 
 function normalizeModelKey(modelId: string): string {
   return modelId.trim().toLowerCase();
 }
+
+/** A model's prices are all of one kind (per token, per request or per image), so one sum orders them. */
+const orderKey = (price: CatalogPrice) =>
+  price.inputPer1m +
+  price.outputPer1m +
+  (price.requestPrice ?? 0n) +
+  (headlineRate(price.images?.generate ?? []) ?? 0n);
 
 export function buildCatalogIndex(catalog: CatalogModel[]): CatalogIndex {
   const byKey = new Map<string, CatalogModel>();
@@ -32,7 +40,7 @@ export function buildCatalogIndex(catalog: CatalogModel[]): CatalogIndex {
     sorted.set(
       model.id,
       [...model.prices].sort((a, b) => {
-        const total = a.inputPer1m + a.outputPer1m - (b.inputPer1m + b.outputPer1m);
+        const total = orderKey(a) - orderKey(b);
         if (total !== 0n) return total < 0n ? -1 : 1;
         return a.inputPer1m < b.inputPer1m ? -1 : a.inputPer1m > b.inputPer1m ? 1 : 0;
       }),

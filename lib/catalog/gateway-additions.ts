@@ -1,4 +1,5 @@
 import type { CentralizedUpstreamName } from "../env";
+import type { ImageRate } from "../pricing/image-price";
 import type { CatalogModel, CatalogPrice } from "./models";
 
 interface Rate {
@@ -115,6 +116,42 @@ const openWeightsChat = (
     prices,
   });
 
+/** `[quality, size, microunits]`, the headline (default size and quality) first. */
+type ImageRow = [string, string, number];
+
+const imageRates = (rows: ImageRow[]): ImageRate[] =>
+  rows.map(([quality, size, microunits]) => ({ quality, size, microunits: BigInt(microunits) }));
+
+/**
+ * An OpenAI image model, sold per image by size and quality (the dataset has no per-image
+ * prices). Source: OpenAI's published image prices (platform.openai.com/docs/pricing, "Image
+ * generation"), dollars per image → microunits. gpt-image-1's per-image figures are OpenAI's
+ * own per-image rendering of its output tokens; its prompt and input-image tokens are billed
+ * by OpenAI on top and not passed on here (see the images docs page).
+ */
+const openAiImage = (id: string, generate: ImageRow[], editable: boolean): CatalogModel => ({
+  id,
+  ownedBy: "openai",
+  kind: "image",
+  contextWindow: 0,
+  maxOutputTokens: 0,
+  inputModalities: editable ? ["text", "image"] : ["text"],
+  outputModalities: ["image"],
+  aliases: [`openai/${id}`],
+  prices: [
+    {
+      provider: "openai",
+      upstreamModelId: id,
+      inputPer1m: 0n,
+      outputPer1m: 0n,
+      cacheReadPer1m: 0n,
+      cacheWritePer1m: 0n,
+      images: { generate: imageRates(generate), edit: editable ? imageRates(generate) : [] },
+    },
+  ],
+  capabilities: { tools: false, vision: editable, reasoning: false, structuredOutput: false },
+});
+
 /**
  * Models the gateway ships beyond the dataset (whose snapshot predates them), with their
  * published prices: seeded at first start beside the dataset, then data like every other row.
@@ -176,4 +213,40 @@ export const gatewayAdditions: CatalogModel[] = [
   ),
   openAiEmbedding("text-embedding-3-small", 20_000),
   openAiEmbedding("text-embedding-3-large", 130_000),
+  openAiImage(
+    "dall-e-2",
+    [
+      ["standard", "1024x1024", 20_000],
+      ["standard", "512x512", 18_000],
+      ["standard", "256x256", 16_000],
+    ],
+    true,
+  ),
+  openAiImage(
+    "dall-e-3",
+    [
+      ["standard", "1024x1024", 40_000],
+      ["standard", "1024x1792", 80_000],
+      ["standard", "1792x1024", 80_000],
+      ["hd", "1024x1024", 80_000],
+      ["hd", "1024x1792", 120_000],
+      ["hd", "1792x1024", 120_000],
+    ],
+    false,
+  ),
+  openAiImage(
+    "gpt-image-1",
+    [
+      ["medium", "1024x1024", 42_000],
+      ["low", "1024x1024", 11_000],
+      ["low", "1024x1536", 16_000],
+      ["low", "1536x1024", 16_000],
+      ["medium", "1024x1536", 63_000],
+      ["medium", "1536x1024", 63_000],
+      ["high", "1024x1024", 167_000],
+      ["high", "1024x1536", 250_000],
+      ["high", "1536x1024", 250_000],
+    ],
+    true,
+  ),
 ];

@@ -1,13 +1,15 @@
 import type { CentralizedUpstreamName } from "../env";
+import type { TokenPrice } from "../pricing/cost";
+import type { ImageRates } from "../pricing/image-price";
 
-/** A centralized price in USDC microunits per 1M tokens. */
-export interface CatalogPrice {
+/**
+ * A centralized price in USDC microunits: per 1M tokens, or per request (`requestPrice`, token
+ * rates zero), or per image for an image model (`images`, token rates zero).
+ */
+export interface CatalogPrice extends TokenPrice {
   provider: CentralizedUpstreamName;
   upstreamModelId: string;
-  inputPer1m: bigint;
-  outputPer1m: bigint;
-  cacheReadPer1m: bigint;
-  cacheWritePer1m: bigint;
+  images?: ImageRates | undefined;
 }
 
 /** What a model can be asked for; a request for something it lacks is refused before any upstream call. */
@@ -19,7 +21,9 @@ export interface ModelCapabilities {
   structuredOutput: boolean;
 }
 
-export type ModelKind = "chat" | "embedding";
+export type ModelKind = "chat" | "embedding" | "image";
+
+export const modelKinds: readonly ModelKind[] = ["chat", "embedding", "image"];
 
 export interface CatalogModel {
   id: string;

@@ -26,6 +26,8 @@ export interface PriceEdit {
   outputPer1m: bigint;
   cacheReadPer1m?: bigint | undefined;
   cacheWritePer1m?: bigint | undefined;
+  /** A fixed price per request: the token rates are then zero. */
+  requestPrice?: bigint | undefined;
 }
 
 type ModelRow = typeof models.$inferSelect;
@@ -132,6 +134,7 @@ export async function setModelPrice(
       // Without a cache rate of its own, cached tokens bill as plain input.
       cacheReadPer1m: edit.cacheReadPer1m ?? edit.inputPer1m,
       cacheWritePer1m: edit.cacheWritePer1m ?? edit.inputPer1m,
+      requestPrice: edit.requestPrice ?? null,
       source: actor,
       operatorPinned: true,
       updatedAt: new Date(),

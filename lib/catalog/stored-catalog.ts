@@ -2,7 +2,8 @@ import { asc } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { centralizedPrices, models } from "../db/schema";
 import type { CentralizedUpstreamName } from "../env";
-import type { CatalogModel, CatalogPrice, ModelKind } from "./models";
+import { imageRatesFromStored } from "./image-rates-record";
+import { type CatalogModel, type CatalogPrice, type ModelKind, modelKinds } from "./models";
 
 export interface StoredPrice extends CatalogPrice {
   source: string;
@@ -32,6 +33,8 @@ export async function loadStoredCatalog(executor: Executor): Promise<StoredModel
       outputPer1m: row.outputPer1m,
       cacheReadPer1m: row.cacheReadPer1m,
       cacheWritePer1m: row.cacheWritePer1m,
+      ...(row.requestPrice === null ? {} : { requestPrice: row.requestPrice }),
+      ...(row.imageRates === null ? {} : { images: imageRatesFromStored(row.imageRates) }),
       source: row.source,
       operatorPinned: row.operatorPinned,
     });
@@ -41,7 +44,7 @@ export async function loadStoredCatalog(executor: Executor): Promise<StoredModel
     id: row.id,
     ownedBy: row.ownedBy,
     ...(row.name ? { name: row.name } : {}),
-    kind: row.kind === "embedding" ? "embedding" : ("chat" satisfies ModelKind),
+    kind: modelKinds.find((kind) => kind === row.kind) ?? ("chat" satisfies ModelKind),
     contextWindow: row.contextWindow,
     maxOutputTokens: row.maxOutputTokens,
     inputModalities: row.inputModalities,

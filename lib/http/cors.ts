@@ -35,6 +35,7 @@ const defaultAllowedHeaders = [
   "access-control-expose-headers",
   "x-pod-max-price-input",
   "x-pod-max-price-output",
+  "x-pod-max-price-request",
   "x-pod-routing-mode",
   "x-pod-providers",
 ].join(", ");

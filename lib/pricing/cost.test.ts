@@ -57,3 +57,24 @@ describe("cost", () => {
     expect(ceilDiv(11n, 10n)).toBe(2n);
   });
 });
+
+describe("a per-request price", () => {
+  const fixed = {
+    inputPer1m: 0n,
+    outputPer1m: 0n,
+    cacheReadPer1m: 0n,
+    cacheWritePer1m: 0n,
+    requestPrice: 100_000n,
+  };
+  it.each([
+    [{ inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }],
+    [{ inputTokens: 100_000, outputTokens: 50_000, cacheReadTokens: 7, cacheWriteTokens: 3 }],
+  ])("costs its price whatever the tokens (%o)", (usage) => {
+    expect(costOfUsage(usage, fixed)).toBe(100_000n);
+    expect(worstCaseCost(usage.inputTokens, usage.outputTokens, fixed)).toBe(100_000n);
+  });
+  it("leaves no output budget until the price itself is covered", () => {
+    expect(affordableOutputTokens(99_999n, 10, fixed)).toBe(0);
+    expect(affordableOutputTokens(100_000n, 10, fixed)).toBe(Number.MAX_SAFE_INTEGER);
+  });
+});

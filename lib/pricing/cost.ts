@@ -1,9 +1,16 @@
-/** Prices per 1M tokens in USDC microunits. */
+/**
+ * Prices per 1M tokens in USDC microunits, and a fixed price per request. A per-request price
+ * (`pricing_mode: "per_request"`) has zero token rates and its `requestPrice`; a per-token one
+ * has no `requestPrice`. A hold's price may carry both (the dearest of several candidates), and
+ * then covers either.
+ */
 export interface TokenPrice {
   inputPer1m: bigint;
   outputPer1m: bigint;
   cacheReadPer1m: bigint;
   cacheWritePer1m: bigint;
+  /** Microunits charged for the request whatever its token counts. */
+  requestPrice?: bigint | undefined;
 }
 
 /** Token counts of one response; `inputTokens` excludes cached reads and cache writes. */
@@ -35,13 +42,16 @@ export function costOfUsage(usage: Usage, price: TokenPrice): bigint {
     BigInt(usage.outputTokens) * price.outputPer1m +
     BigInt(usage.cacheReadTokens) * price.cacheReadPer1m +
     BigInt(usage.cacheWriteTokens) * price.cacheWritePer1m;
-  return ceilDiv(scaled, perMillion);
+  return ceilDiv(scaled, perMillion) + (price.requestPrice ?? 0n);
 }
 
 /** The most a request can cost: every input token at the dearest input rate, plus `maxOutputTokens`. */
 export function worstCaseCost(inputTokens: number, maxOutputTokens: number, price: TokenPrice): bigint {
   const inputRate = maxOf(price.inputPer1m, price.cacheReadPer1m, price.cacheWritePer1m);
-  return ceilDiv(BigInt(inputTokens) * inputRate + BigInt(maxOutputTokens) * price.outputPer1m, perMillion);
+  return (
+    ceilDiv(BigInt(inputTokens) * inputRate + BigInt(maxOutputTokens) * price.outputPer1m, perMillion) +
+    (price.requestPrice ?? 0n)
+  );
 }
 
 /**
@@ -50,8 +60,8 @@ export function worstCaseCost(inputTokens: number, maxOutputTokens: number, pric
  */
 export function affordableOutputTokens(budget: bigint, inputTokens: number, price: TokenPrice): number {
   const inputRate = maxOf(price.inputPer1m, price.cacheReadPer1m, price.cacheWritePer1m);
-  const left = budget * perMillion - BigInt(inputTokens) * inputRate;
-  if (left <= 0n) return 0;
+  const left = (budget - (price.requestPrice ?? 0n)) * perMillion - BigInt(inputTokens) * inputRate;
+  if (left < 0n) return 0;
   if (price.outputPer1m === 0n) return Number.MAX_SAFE_INTEGER;
   const tokens = left / price.outputPer1m;
   return tokens > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(tokens);

@@ -37,3 +37,25 @@ describe("cappedListingPrice", () => {
     expect(cappedListingPrice({ inputPer1m: 1n, outputPer1m: 1n }, undefined)).toBeUndefined();
   });
 });
+
+describe("per-request prices", () => {
+  const perRequest = (requestPrice: number): TokenPrice => ({
+    ...price(0, 0),
+    requestPrice: BigInt(requestPrice),
+  });
+  it("are capped by the lowest per-request price only; per-token prices never cap them", () => {
+    expect(centralizedCap([perRequest(100_000), perRequest(90_000)])?.requestPrice).toBe(90_000n);
+    expect(centralizedCap([price(150, 600)])?.requestPrice).toBeUndefined();
+  });
+  it("a per-request listing is routed at its price when within the per-request cap, never otherwise", () => {
+    const listing = { inputPer1m: 0n, outputPer1m: 0n, requestPrice: 80_000n };
+    expect(cappedListingPrice(listing, centralizedCap([perRequest(90_000)]))).toEqual(perRequest(80_000));
+    expect(cappedListingPrice(listing, centralizedCap([perRequest(70_000)]))).toBeUndefined();
+    expect(cappedListingPrice(listing, centralizedCap([price(1_000_000, 1_000_000)]))).toBeUndefined();
+  });
+  it("a per-token listing on a model sold only per request has nothing to be capped by", () => {
+    expect(
+      cappedListingPrice({ inputPer1m: 1n, outputPer1m: 1n }, centralizedCap([perRequest(1)])),
+    ).toBeUndefined();
+  });
+});

@@ -5,14 +5,14 @@ function compareBigint(a: bigint, b: bigint): number {
 }
 
 /**
- * The matching order: cheaper total (input + output per 1M) first, ties to the lower
+ * The matching order: cheaper total (input + output per 1M, or the price per request) first, ties to the lower
  * input price, then to the provider that enrolled earliest. Candidates without an
  * enrolment date (centralized) sort after enrolled ones on a full tie.
  */
 function compareCandidates(a: Candidate, b: Candidate): number {
   const total = compareBigint(
-    a.price.inputPer1m + a.price.outputPer1m,
-    b.price.inputPer1m + b.price.outputPer1m,
+    a.price.inputPer1m + a.price.outputPer1m + (a.price.requestPrice ?? 0n),
+    b.price.inputPer1m + b.price.outputPer1m + (b.price.requestPrice ?? 0n),
   );
   if (total !== 0) return total;
   const input = compareBigint(a.price.inputPer1m, b.price.inputPer1m);

@@ -87,6 +87,9 @@ function selectionError(
         details: {
           suggested_min_input_per_1m: Number(selection.suggestedInputPer1m),
           suggested_min_output_per_1m: Number(selection.suggestedOutputPer1m),
+          ...(selection.suggestedRequestPrice === undefined
+            ? {}
+            : { suggested_min_request_price: Number(selection.suggestedRequestPrice) }),
         },
       });
     case "pin_unsatisfiable":

@@ -32,7 +32,13 @@ export type Selection =
   /** Nobody can serve the model in this mode, at any price. */
   | { type: "no_provider" }
   /** Someone could serve, but not at or below the ceilings; the prices of the cheapest who could. */
-  | { type: "no_provider_at_price"; suggestedInputPer1m: bigint; suggestedOutputPer1m: bigint }
+  | {
+      type: "no_provider_at_price";
+      suggestedInputPer1m: bigint;
+      suggestedOutputPer1m: bigint;
+      /** Set when the cheapest who could serve sells per request. */
+      suggestedRequestPrice?: bigint | undefined;
+    }
   /** None of the pinned providers can serve the model. */
   | { type: "pin_unsatisfiable"; pins: string[] };
 
@@ -44,6 +50,7 @@ function atPrice(candidates: Candidate[]): Selection | undefined {
     type: "no_provider_at_price",
     suggestedInputPer1m: cheapest.price.inputPer1m,
     suggestedOutputPer1m: cheapest.price.outputPer1m,
+    suggestedRequestPrice: cheapest.price.requestPrice,
   };
 }
 

@@ -191,6 +191,12 @@ describe("drift from the code", () => {
     const pricing = bySlug.get("marketplace/pricing")?.body ?? "";
     const format = (value: bigint) => Number(value).toLocaleString("en-US");
     for (const model of gatewayAdditions) {
+      if (model.kind === "image") {
+        const row = pricing.split("\n").find((line) => line.startsWith(`| \`${model.id}\` |`));
+        for (const rate of model.prices.flatMap((price) => price.images?.generate ?? []))
+          expect(row, model.id).toContain(`${rate.quality} ${rate.size}: ${format(rate.microunits)}`);
+        continue;
+      }
       const input = lowest(model.prices.map((price) => price.inputPer1m));
       const output = lowest(model.prices.map((price) => price.outputPer1m));
       const row = pricing.split("\n").find((line) => line.startsWith(`| \`${model.id}\` |`));

@@ -28,7 +28,7 @@ interface ListedModel {
   kind: string;
   context_length: number;
   capabilities: Record<string, boolean>;
-  pricing: { input_per_1m: number | null; output_per_1m: number | null };
+  pricing: { input_per_1m: number | null; output_per_1m: number | null; per_image?: number | null };
   provider_count: number;
 }
 
@@ -107,6 +107,11 @@ describe("a fresh start offline with OpenRouter, Together, OpenAI and Anthropic"
       for (const upstream of [fresh.openai, fresh.openrouter, fresh.anthropic, fresh.extraUpstreams.together])
         expect(upstream?.requests.filter((request) => request.path.endsWith("/models"))).toEqual([]);
       for (const model of models) {
+        // Image models are sold per image and take a prompt, not a context of tokens.
+        if (model.kind === "image") {
+          expect(model.pricing.per_image, model.id).toBeGreaterThan(0);
+          continue;
+        }
         expect(model.context_length, model.id).toBeGreaterThan(0);
         expect(model.pricing.input_per_1m, model.id).not.toBeNull();
         expect(typeof model.capabilities.tools, model.id).toBe("boolean");
@@ -130,7 +135,7 @@ describe("a fresh start offline with OpenRouter, Together, OpenAI and Anthropic"
       for (const model of catalog.models) {
         const listed = byId.get(model.id);
         const rates = catalog.pricesFor(model);
-        if (!listed || rates.length === 0) continue;
+        if (!listed || rates.length === 0 || model.kind === "image") continue;
         expect(listed.pricing.input_per_1m, model.id).toBe(lowest(rates.map((price) => price.inputPer1m)));
         expect(listed.pricing.output_per_1m, model.id).toBe(lowest(rates.map((price) => price.outputPer1m)));
       }

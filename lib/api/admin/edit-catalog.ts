@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { maxPricePer1m } from "../../catalog/catalog-entry";
+import { modelKinds } from "../../catalog/models";
 import { editModel, listCatalogChanges, setModelPrice } from "../../catalog/operator-edits";
 import { refreshCatalog } from "../../catalog/refresh-catalog";
 import { centralizedUpstreamNames } from "../../env";
@@ -21,7 +22,7 @@ const actorName = z.string().min(1).max(100).optional();
 const modelSchema = z.strictObject({
   owned_by: z.string().min(1).max(100).optional(),
   name: z.string().min(1).max(200).optional(),
-  kind: z.enum(["chat", "embedding"]).optional(),
+  kind: z.enum(modelKinds).optional(),
   context_window: tokens.optional(),
   max_output_tokens: tokens.optional(),
   aliases: names.optional(),
@@ -36,14 +37,30 @@ const modelSchema = z.strictObject({
   actor: actorName,
 });
 
-const priceSchema = z.strictObject({
-  upstream_model_id: z.string().min(1).max(200).optional(),
-  input_per_1m: microunits,
-  output_per_1m: microunits,
-  cache_read_per_1m: microunits.optional(),
-  cache_write_per_1m: microunits.optional(),
-  actor: actorName,
-});
+/** Per token (`input_per_1m` and `output_per_1m`), or per request (`request_price_microunits` alone). */
+const priceSchema = z
+  .strictObject({
+    upstream_model_id: z.string().min(1).max(200).optional(),
+    input_per_1m: microunits.optional(),
+    output_per_1m: microunits.optional(),
+    cache_read_per_1m: microunits.optional(),
+    cache_write_per_1m: microunits.optional(),
+    request_price_microunits: microunits.optional(),
+    actor: actorName,
+  })
+  .transform((price, context) => {
+    const { input_per_1m, output_per_1m, request_price_microunits, ...rest } = price;
+    if (request_price_microunits !== undefined) {
+      if (input_per_1m || output_per_1m || rest.cache_read_per_1m || rest.cache_write_per_1m)
+        context.addIssue({ code: "custom", message: "a per-request price has no token rates" });
+      return { ...rest, input_per_1m: 0n, output_per_1m: 0n, request_price: request_price_microunits };
+    }
+    if (input_per_1m === undefined || output_per_1m === undefined) {
+      context.addIssue({ code: "custom", message: "input_per_1m and output_per_1m are required" });
+      return z.NEVER;
+    }
+    return { ...rest, input_per_1m, output_per_1m };
+  });
 
 /** The change log's actor for an operator's edit. */
 const operator = (actor: string | undefined) => `operator:${actor ?? "admin"}`;

@@ -1,7 +1,8 @@
-import { modelMetadata } from "../../catalog/model-view";
+import { cheapestImagePrices, modelMetadata } from "../../catalog/model-view";
 import type { CatalogModel } from "../../catalog/models";
 import { resolveModel } from "../../catalog/resolve-model";
 import { jsonResponse } from "../../http/responses";
+import { headlineRate } from "../../pricing/image-price";
 import { centralizedCap } from "../../pricing/price-cap";
 import { loadRoutableListings } from "../../relays/routable-listings";
 import { loadCandidatePools } from "../../routing/candidate-pools";
@@ -12,25 +13,67 @@ import type { ApiCall } from "../route-definition";
 
 const microunits = (value: bigint | undefined) => (value === undefined ? null : Number(value));
 
-async function modelRow(app: ApiServices, model: CatalogModel, withMarket: boolean) {
+/**
+ * An image model's row, in the reference's shape: per image and per edit, no per-token
+ * fields. Images are sold by centralized providers only, so cheapest is centralized.
+ */
+function imageRow(app: ApiServices, model: CatalogModel) {
+  const prices = app.catalog.pricesFor(model).filter((price) => app.upstreams.get(price.provider));
+  const centralized = cheapestImagePrices(app.catalog.pricesFor(model));
+  const routable = cheapestImagePrices(prices);
+  return {
+    model_id: model.id,
+    modality: "image",
+    centralized_price_per_image: microunits(centralized.perImage),
+    cheapest_price_per_image: microunits(routable.perImage ?? centralized.perImage),
+    cheapest_price_per_edit: microunits(routable.perEdit ?? centralized.perEdit),
+    centralized_providers: prices.map((price) => ({
+      provider: price.provider,
+      price_per_image: microunits(headlineRate(price.images?.generate ?? [])),
+      price_per_edit: microunits(headlineRate(price.images?.edit ?? [])),
+    })),
+    marketplace_provider_count: 0,
+    marketplace_total_tps: 0,
+    uncensored: model.uncensored === true,
+    ...modelMetadata(app.catalog, model),
+  };
+}
+
+/**
+ * A text or embedding model's row: per token, or (when the cheapest source sells per request)
+ * `pricing_mode: "per_request"` with `request_price_microunits` and the token prices null.
+ */
+async function tokenRow(app: ApiServices, model: CatalogModel, withMarket: boolean) {
   const pools = await loadCandidatePools(app, model, { market: withMarket });
   const cap = centralizedCap(app.catalog.pricesFor(model));
   const cheapest = rankCandidates([...pools.market, ...pools.centralized])[0]?.price ?? cap;
+  const perRequest = cheapest?.requestPrice !== undefined;
+  const tokenPrice = (value: bigint | undefined) => (perRequest ? null : microunits(value));
   const tokensPerSecond = new Map(
     liveOffersFor(app, model).map((offer) => [offer.providerId, offer.tokensPerSecond]),
   );
   return {
     model_id: model.id,
-    pricing_mode: "per_token",
-    cheapest_input_per_1m: microunits(cheapest?.inputPer1m),
-    cheapest_output_per_1m: microunits(cheapest?.outputPer1m),
-    centralized_input_per_1m: microunits(cap?.inputPer1m),
-    centralized_output_per_1m: microunits(cap?.outputPer1m),
-    centralized_providers: pools.centralized.map((candidate) => ({
-      provider: candidate.providerId,
-      input_per_1m: Number(candidate.price.inputPer1m),
-      output_per_1m: Number(candidate.price.outputPer1m),
-    })),
+    pricing_mode: perRequest ? "per_request" : "per_token",
+    ...(perRequest ? { request_price_microunits: microunits(cheapest?.requestPrice) } : {}),
+    cheapest_input_per_1m: tokenPrice(cheapest?.inputPer1m),
+    cheapest_output_per_1m: tokenPrice(cheapest?.outputPer1m),
+    centralized_input_per_1m: tokenPrice(cap?.inputPer1m),
+    centralized_output_per_1m: tokenPrice(cap?.outputPer1m),
+    centralized_providers: pools.centralized.map(({ providerId, price }) =>
+      price.requestPrice === undefined
+        ? {
+            provider: providerId,
+            input_per_1m: Number(price.inputPer1m),
+            output_per_1m: Number(price.outputPer1m),
+          }
+        : {
+            provider: providerId,
+            input_per_1m: null,
+            output_per_1m: null,
+            request_price_microunits: Number(price.requestPrice),
+          },
+    ),
     marketplace_provider_count: new Set(pools.market.map((candidate) => candidate.providerId)).size,
     marketplace_total_tps: [...tokensPerSecond.values()].reduce((sum, value) => sum + value, 0),
     uncensored: model.uncensored === true,
@@ -43,6 +86,7 @@ async function modelRow(app: ApiServices, model: CatalogModel, withMarket: boole
  * get now, the centralized cap (the lowest published centralized price on each axis), the
  * centralized providers this gateway routes to (cheapest first), and marketplace supply
  * (providers with a routable marketplace or key-relay listing, and their reported throughput).
+ * Rows come in the reference feed's three shapes: per token, per request, and image.
  */
 export async function listMarketplaceModels({ app }: ApiCall<"none">): Promise<Response> {
   // Hundreds of models, few with supply: ask the database once which have any, not per model.
@@ -52,6 +96,10 @@ export async function listMarketplaceModels({ app }: ApiCall<"none">): Promise<R
     if (model) supplied.add(model.id);
   }
   const models = [];
-  for (const model of app.catalog.models) models.push(await modelRow(app, model, supplied.has(model.id)));
+  for (const model of app.catalog.models) {
+    models.push(
+      model.kind === "image" ? imageRow(app, model) : await tokenRow(app, model, supplied.has(model.id)),
+    );
+  }
   return jsonResponse({ models }, 200, { "cache-control": "public, max-age=5" });
 }

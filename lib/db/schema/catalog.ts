@@ -14,6 +14,18 @@ import {
 } from "drizzle-orm/pg-core";
 import { createdAt } from "./columns";
 
+interface StoredImageRate {
+  size: string;
+  quality: string;
+  microunits: string;
+}
+
+/** `image_rates`: per image by size and quality, for generations and for edits. */
+export interface StoredImageRates {
+  generate: StoredImageRate[];
+  edit: StoredImageRate[];
+}
+
 /**
  * Canonical models: seeded at first start from the shipped dataset (and the gateway's own
  * additions), refreshed from upstream model lists, and edited by the operator. A disabled
@@ -25,7 +37,7 @@ export const models = pgTable("models", {
   contextWindow: integer("context_window").notNull(),
   maxOutputTokens: integer("max_output_tokens").notNull(),
   name: text("name"),
-  /** `chat` or `embedding`: which endpoints may use the model. */
+  /** `chat`, `embedding` or `image`: which endpoints may use the model. */
   kind: text("kind").notNull().default("chat"),
   /** Other spellings clients send (vendor prefixes, dated snapshots). */
   aliases: jsonb("aliases").$type<string[]>().notNull().default([]),
@@ -44,7 +56,11 @@ export const models = pgTable("models", {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** What each centralized provider charges for a model, in microunits per 1M tokens. */
+/**
+ * What each centralized provider charges for a model: microunits per 1M tokens; or, with
+ * `request_price`, a fixed price per request (token rates zero); or, for an image model,
+ * `image_rates` (microunits per image by size and quality, as decimal strings: JSON has no bigint).
+ */
 export const centralizedPrices = pgTable(
   "centralized_prices",
   {
@@ -57,6 +73,8 @@ export const centralizedPrices = pgTable(
     outputPer1m: bigint("output_per_1m", { mode: "bigint" }).notNull(),
     cacheReadPer1m: bigint("cache_read_per_1m", { mode: "bigint" }).notNull(),
     cacheWritePer1m: bigint("cache_write_per_1m", { mode: "bigint" }).notNull(),
+    requestPrice: bigint("request_price", { mode: "bigint" }),
+    imageRates: jsonb("image_rates").$type<StoredImageRates>(),
     source: text("source").notNull().default("dataset"),
     /** Set by an operator price: refreshes never overwrite it. */
     operatorPinned: boolean("operator_pinned").notNull().default(false),
@@ -68,6 +86,7 @@ export const centralizedPrices = pgTable(
       "centralized_prices_non_negative",
       sql`${table.inputPer1m} >= 0 AND ${table.outputPer1m} >= 0 AND ${table.cacheReadPer1m} >= 0 AND ${table.cacheWritePer1m} >= 0`,
     ),
+    check("centralized_prices_request_price_non_negative", sql`${table.requestPrice} >= 0`),
   ],
 );
 
