@@ -24,6 +24,8 @@ import { configuredUpstreams } from "./lib/providers/centralized-upstreams";
 import { createLimiterFactory } from "./lib/rate-limit/shared-limiter";
 import { loadReceiptIssuer } from "./lib/receipts/receipt-issuer";
 import { createRoutingState } from "./lib/routing/routing-state";
+import { refreshReputations } from "./lib/trust/reputation";
+import { TrustFindingRecorder } from "./lib/trust/trust-finding-recorder";
 import { createX402Wiring } from "./lib/x402/x402-wiring";
 
 /**
@@ -100,6 +102,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   let stopMaintenance: (() => void) | undefined;
   const catalogStore = new CatalogStore(database.db);
   const catalog = await catalogStore.reload();
+  const routing = createRoutingState(env, holds.instanceId);
   const app: AppContext = {
     env,
     database,
@@ -116,7 +119,8 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     catalog,
     catalogStore,
     upstreams,
-    routing: createRoutingState(env, holds.instanceId),
+    routing,
+    trustFindings: new TrustFindingRecorder({ database: database.db, reputation: routing.reputation }),
     registerLimiter: limiters.perMinute(env.REGISTER_RATE_LIMIT_PER_MINUTE, "register"),
     x402PaymentLimiter: limiters.perMinute(env.X402_PAYMENT_RATE_LIMIT_PER_MINUTE, "x402-payment"),
     x402QuoteLimiter: limiters.perMinute(env.X402_QUOTE_RATE_LIMIT_PER_MINUTE, "x402-quote"),
@@ -128,6 +132,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     async close() {
       stopMaintenance?.();
       catalogStore.stop();
+      await app.trustFindings.idle();
       await app.routing.registry.close();
       await limiters.close();
       // Stopping leases closes the journal they share.
@@ -137,7 +142,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       await database.close();
     },
   };
-  await app.routing.reputation.refresh(database.db);
+  await refreshReputations(app.routing.reputation, database.db);
   catalogStore.installInto((index) => {
     app.catalog = index;
   });

@@ -8,6 +8,7 @@ import { log } from "./log";
 import { type PayoutRail, runPayouts } from "./payouts/core/run-payouts";
 import { sweepExpiredResponses } from "./responses/stored-responses";
 import type { RoutingState } from "./routing/routing-state";
+import { upkeepTrust } from "./trust/note-trust-events";
 import type { X402Wiring } from "./x402/x402-wiring";
 
 /** What the upkeep passes read: every feature that has background work, and nothing of the API. */
@@ -19,8 +20,9 @@ export interface MaintenanceServices extends CatalogRefreshServices, LedgerServi
 
 /**
  * Periodic upkeep every gateway process runs: release holds a crashed process left behind,
- * finish x402 co-signed payments left pending even when no quote traffic arrives, retire
- * drained hosts, return bonds after their cooldown and pay host withdrawals.
+ * finish x402 co-signed payments left pending even when no quote traffic arrives, re-read host
+ * standings and slash hosts proven to cheat, retire drained hosts, return bonds after their
+ * cooldown and pay host withdrawals.
  */
 export async function runMaintenance(app: MaintenanceServices): Promise<void> {
   const released = (await app.holds.releaseDeadInstances()) + (await releaseExpiredHolds(app.database.db));
@@ -29,8 +31,8 @@ export async function runMaintenance(app: MaintenanceServices): Promise<void> {
   const collected = await collectOpenReceivables(app.database.db);
   if (collected > 0n) log.info("collected receivables", { microunits: collected.toString() });
   if (app.x402.rails().length > 0) app.x402.scheduleReconciliation();
-  // Host standing as the trust record says, agreed across replicas within a pass.
-  await app.routing.reputation.refresh(app.database.db);
+  // Host standing as the trust record says, agreed across replicas within a pass; proven cheats slashed.
+  await upkeepTrust(app);
   // Host supply: finish retirements whose jobs drained, queue bonds past their cooldown, pay out.
   await finishRetirements(app);
   await returnDueBonds(app);

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The layer rules, checked. Two tables: `floors`, the whole house bottom first (every source
 // file outside tests belongs to a unit on one floor, and imports only its own unit or units on
-// lower floors), and `rules`, finer rows inside a floor (chain families, the x402 core). Every
+// lower floors), `rules`, finer rows inside a floor (chain families, the x402 core), and
+// `unreachable`, what a folder's imports may never reach however far they go. Every
 // import counts, `import type` included (a type import is still a dependency a reader follows).
 // Exits 1 and names each offending import when a row is broken.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 
@@ -122,6 +123,19 @@ const rules = [
   })),
 ];
 
+/**
+ * Forbidden directions, however far: nothing a file under `from` imports may reach `never`,
+ * through any number of imports (the floors allow a detour the row does not: proxy → routing is
+ * fine, proxy → … → trust is not). The first path found is named.
+ */
+const unreachable = [
+  {
+    from: "lib/proxy/",
+    never: ["lib/trust/", "lib/hosts/", "lib/payouts/"],
+    why: "a paid request never waits on trust, host upkeep or payouts: its findings go to the services' `trustFindings` sink",
+  },
+];
+
 function sourceFiles(folder) {
   const absolute = join(root, folder);
   let entries;
@@ -227,8 +241,52 @@ for (const rule of rules) {
   }
 }
 
+/** The source file an import names (extension or index added), or undefined outside the tree. */
+function sourceOf(path) {
+  for (const candidate of [path, `${path}.ts`, `${path}.tsx`, `${path}/index.ts`]) {
+    const absolute = join(root, candidate);
+    if (existsSync(absolute) && statSync(absolute).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+const importsOf = new Map();
+function projectImports(file) {
+  let found = importsOf.get(file);
+  if (!found) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), "utf8"), true, true);
+    found = importedFiles.flatMap(({ fileName }) => {
+      const imported = projectTarget(file, fileName);
+      const source = imported === undefined ? undefined : sourceOf(imported);
+      return source === undefined ? [] : [source];
+    });
+    importsOf.set(file, found);
+  }
+  return found;
+}
+
+for (const row of unreachable) {
+  const starts = sourceFiles(row.from).filter((file) => !/\.test\.tsx?$/.test(file));
+  const cameFrom = new Map(starts.map((file) => [file, undefined]));
+  const queue = [...starts];
+  while (queue.length > 0) {
+    const file = queue.shift();
+    for (const imported of projectImports(file)) {
+      if (cameFrom.has(imported)) continue;
+      cameFrom.set(imported, file);
+      if (row.never.some((prefix) => imported.startsWith(prefix))) {
+        const path = [imported];
+        for (let step = file; step !== undefined; step = cameFrom.get(step)) path.unshift(step);
+        broken.push(`${path.join(" → ")}: ${row.why}`);
+      } else queue.push(imported);
+    }
+  }
+}
+
 if (broken.length > 0) {
   console.error(`layer rule broken (scripts/check-layers.mjs):\n  ${broken.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`layer rule holds (${floors.length} floors, ${rules.length} rules)`);
+console.log(
+  `layer rule holds (${floors.length} floors, ${rules.length} rules, ${unreachable.length} unreachable)`,
+);

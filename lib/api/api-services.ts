@@ -7,6 +7,7 @@ import type { PayoutRail } from "../payouts/core/run-payouts";
 import type { RateLimiter } from "../rate-limit/fixed-window";
 import type { ReceiptServices } from "../receipts/receipt-services";
 import type { RoutingServices } from "../routing/routing-state";
+import type { TrustFindingRecorder } from "../trust/trust-finding-recorder";
 import type { X402Wiring } from "../x402/x402-wiring";
 
 /**
@@ -35,4 +36,6 @@ export interface ApiServices
   payoutRail(): Promise<PayoutRail | undefined>;
   /** x402 payments: the configured rails and their background reconciliation. */
   x402: X402Wiring;
+  /** Where paid requests hand what they found about a host; stored behind the request. */
+  trustFindings: TrustFindingRecorder;
 }

@@ -7,7 +7,7 @@ import { log } from "../log";
 import { centralizedCap } from "../pricing/price-cap";
 import type { Candidate } from "../providers/candidate";
 import { highestPrice } from "../proxy/highest-price";
-import { estimateInputTokens, parseInferenceRequest } from "../proxy/inference-request";
+import { estimateInputTokens, parseInferenceRequest } from "../dialects/inference-request";
 import { releaseReservation, reserveForRequest } from "../proxy/reserve";
 import { type ServingServices, serveReserved } from "../proxy/serve-reserved";
 import { centralizedCandidates } from "../routing/centralized-candidates";

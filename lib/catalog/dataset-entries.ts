@@ -1,4 +1,6 @@
+import { servesNativeStructuredOutput } from "../dialects/wire-format";
 import type { CentralizedUpstreamName } from "../env";
+import { centralizedProviderSpecs } from "../providers/centralized-providers";
 import { boundedTokens, type CatalogEntry, ownerOf, soldPrices } from "./catalog-entry";
 import { type ModelTraits, modelSlug, traitsIndex } from "./model-traits";
 
@@ -85,8 +87,12 @@ function entryFromModelsDev(
       tools: !embedding && row.tool_call === true,
       vision: inputModalities.includes("image"),
       reasoning: row.reasoning === true,
-      // Native JSON-schema output is OpenAI's own; other rows use a forced tool (translation).
-      structuredOutput: provider === "openai" && row.tool_call === true,
+      // As the source's wire format says: natively at its vendor, else a forced tool (translation).
+      structuredOutput: servesNativeStructuredOutput(
+        centralizedProviderSpecs[provider].dialect,
+        provider,
+        row.tool_call === true,
+      ),
     },
     ...prices,
   };

@@ -72,11 +72,22 @@ export interface UpstreamFormat {
   /** Its auth header, plus the caller headers a same-format upstream should see. */
   headers(apiKey: string, forward: Readonly<Record<string, string>>): Record<string, string>;
   /**
-   * The output-limit field it honours: Anthropic's `max_tokens`; for OpenAI-format sources the
-   * caller's own field, else `max_completion_tokens` for OpenAI itself (its reasoning models
-   * refuse `max_tokens`) and `max_tokens` for the compatible APIs.
+   * The vendor whose own API the format is (a centralized upstream's name): that source is the
+   * format's reference, and the fields below say where it differs from the compatible APIs.
    */
-  outputLimitField(callerField: OutputLimitField | undefined, isOpenaiItself: boolean): OutputLimitField;
+  vendor: string;
+  /**
+   * The output-limit field it honours: Anthropic's `max_tokens`; for OpenAI-format sources the
+   * caller's own field, else `max_completion_tokens` at the vendor itself (OpenAI's reasoning
+   * models refuse `max_tokens`) and `max_tokens` for the compatible APIs.
+   */
+  outputLimitField(callerField: OutputLimitField | undefined, atVendor: boolean): OutputLimitField;
+  /**
+   * The vendor answers in a JSON schema natively for every model that calls tools (OpenAI's
+   * `response_format`), so the seeded catalog flags them; false leaves the flag to the catalog's
+   * other sources, and translation carries structured output as a forced tool meanwhile.
+   */
+  nativeStructuredOutput: boolean;
   /** How its replies are read for billing: the usage they claim and the content they carry. */
   reply: ReplyReader;
 }
@@ -137,12 +148,14 @@ export const upstreamFormats: Readonly<Record<Dialect, UpstreamFormat>> = {
   openai: {
     paths: { generate: "/chat/completions", embeddings: "/embeddings" },
     headers: (apiKey) => ({ "content-type": "application/json", authorization: `Bearer ${apiKey}` }),
-    outputLimitField: (callerField, isOpenaiItself) =>
+    vendor: "openai",
+    outputLimitField: (callerField, atVendor) =>
       callerField !== undefined && callerField !== "max_output_tokens"
         ? callerField
-        : isOpenaiItself
+        : atVendor
           ? "max_completion_tokens"
           : "max_tokens",
+    nativeStructuredOutput: true,
     reply: openaiChatReply,
   },
   anthropic: {
@@ -153,10 +166,26 @@ export const upstreamFormats: Readonly<Record<Dialect, UpstreamFormat>> = {
       "anthropic-version": forward["anthropic-version"] ?? "2023-06-01",
       ...(forward["anthropic-beta"] ? { "anthropic-beta": forward["anthropic-beta"] } : {}),
     }),
+    vendor: "anthropic",
     outputLimitField: () => "max_tokens",
+    nativeStructuredOutput: false,
     reply: anthropicMessagesReply,
   },
 };
+
+/** A centralized source (named) speaks its format as the format's own vendor, not a compatible API. */
+export function isFormatVendor(format: Dialect, sourceName: string | undefined): boolean {
+  return upstreamFormats[format].vendor === sourceName;
+}
+
+/** A source's models answer in a JSON schema natively (the catalog's `structuredOutput`) when they call tools. */
+export function servesNativeStructuredOutput(
+  format: Dialect,
+  sourceName: string,
+  callsTools: boolean,
+): boolean {
+  return callsTools && upstreamFormats[format].nativeStructuredOutput && isFormatVendor(format, sourceName);
+}
 
 /** The envelope for a path no route serves: Anthropic's for `…/messages` (its SDK reads it), OpenAI's otherwise. */
 export function errorDialectOfPath(pathname: string): Dialect {

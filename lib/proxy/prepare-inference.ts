@@ -1,6 +1,11 @@
 import type { CatalogModel } from "../catalog/models";
 import { resolveModelOrThrow } from "../catalog/unknown-model";
 import type { CallerDialect } from "../dialects/dialect";
+import {
+  estimateInputTokens,
+  type InferenceRequest,
+  parseInferenceRequest,
+} from "../dialects/inference-request";
 import { callerFormats } from "../dialects/wire-format";
 import { badRequest, GatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
@@ -11,7 +16,6 @@ import { parseRoutingHeaders, routeRequest } from "../routing/route-request";
 import type { RoutingServices } from "../routing/routing-state";
 import { translatableCandidates } from "../routing/translatable-candidates";
 import { highestPrice } from "./highest-price";
-import { estimateInputTokens, type InferenceRequest, parseInferenceRequest } from "./inference-request";
 
 /**
  * One inference call read, validated, resolved and routed, with the numbers its hold is

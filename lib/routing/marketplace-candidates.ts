@@ -1,10 +1,10 @@
 import type { CatalogModel } from "../catalog/models";
 import { resolveModel } from "../catalog/resolve-model";
-import { findHosts } from "../hosts/host-status";
 import type { LiveOffer } from "../marketplace/registry";
 import type { TokenPrice } from "../pricing/cost";
 import { cappedListingPrice } from "../pricing/price-cap";
 import type { Candidate } from "../providers/candidate";
+import { findHosts } from "../providers/host-status";
 import type { RoutingServices } from "./routing-state";
 
 /** Live offers for a canonical model, whatever model id the agents advertised it under. */

@@ -1,7 +1,7 @@
 import type { CatalogModel } from "../catalog/models";
 import { GatewayError } from "../errors/gateway-error";
-import { findHosts } from "../hosts/host-status";
 import type { Candidate } from "../providers/candidate";
+import { findHosts } from "../providers/host-status";
 import { loadCandidatePools } from "./candidate-pools";
 import { type PriceCeilings, parsePriceCeilings } from "./price-ceilings";
 import { checkPinsAgainstMode, checkPinsKnown, type ProviderPin, parseProviderPins } from "./provider-pins";

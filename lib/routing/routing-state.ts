@@ -5,8 +5,8 @@ import { InMemoryMarketplaceRegistry } from "../marketplace/in-memory-registry";
 import type { MarketplaceRegistry } from "../marketplace/registry";
 import { SharedMarketplaceRegistry } from "../marketplace/shared-registry";
 import type { CentralizedUpstream } from "../providers/centralized-upstreams";
+import { ReputationBook } from "../providers/host-standing";
 import type { Services } from "../services";
-import { ReputationBook } from "../trust/reputation";
 import { HealthTracker } from "./health-tracker";
 import { SourcePerformance } from "./source-performance";
 

@@ -1,30 +1,12 @@
 import { and, gt, inArray, sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { hostTrustEvents } from "../db/schema";
+import type { Reputation, ReputationBook, Standing } from "../providers/host-standing";
 
 /**
- * A host's standing, computed from its trust events (lib/trust/trust-events.ts) by the rules
- * below, and read by routing: `demoted` hosts are tried after every healthy candidate,
- * `excluded` hosts are not routed at all. `proven` means the evidence is strong enough to slash
- * automatically (a sustained run of failed canaries: the host serves another model).
+ * A host's standing (lib/providers/host-standing.ts) is computed from its trust events
+ * (lib/trust/trust-events.ts) by these rules, in one place (documented on the trust page).
  */
-export type Standing = "good" | "demoted" | "excluded";
-
-export interface Reputation {
-  standing: Standing;
-  /** Substitution proven by canaries: slashed automatically. */
-  proven: boolean;
-  /** Why, in words, one line per rule that fired. */
-  reasons: string[];
-  counts: {
-    canaries: number;
-    canaryFailures: number;
-    meteringFindings: number;
-    protocolViolations: number;
-  };
-}
-
-/** The rules, in one place (documented on the trust page). */
 const reputationRules = {
   /** Canary verdicts considered: the most recent ones. */
   canaryWindow: 20,
@@ -40,13 +22,6 @@ const reputationRules = {
   /** Proven substitution: this many failures, at this rate, among the recent canaries. */
   prove: { canaryFailures: 5, canaryFailureRate: 0.8 },
 } as const;
-
-const good: Reputation = {
-  standing: "good",
-  proven: false,
-  reasons: [],
-  counts: { canaries: 0, canaryFailures: 0, meteringFindings: 0, protocolViolations: 0 },
-};
 
 interface Tally {
   canaries: boolean[];
@@ -152,32 +127,11 @@ export async function loadReputations(
   return reputations;
 }
 
-/**
- * Each process's view of every host's standing, for routing's synchronous reads. It is
- * refreshed from the database on an interval (so replicas agree within it) and at once for a
- * host this process just recorded an event about.
- */
-export class ReputationBook {
-  #reputations = new Map<string, Reputation>();
-
-  of(hostId: string): Reputation {
-    return this.#reputations.get(hostId) ?? good;
-  }
-
-  standing(hostId: string): Standing {
-    return this.of(hostId).standing;
-  }
-
-  async refresh(executor: Executor, hostIds?: readonly string[]): Promise<void> {
-    const loaded = await loadReputations(executor, hostIds);
-    if (!hostIds) {
-      this.#reputations = loaded;
-      return;
-    }
-    for (const hostId of hostIds) {
-      const reputation = loaded.get(hostId);
-      if (reputation) this.#reputations.set(hostId, reputation);
-      else this.#reputations.delete(hostId);
-    }
-  }
+/** Re-reads standings into the process's book: every host's, or those of `hostIds`. */
+export async function refreshReputations(
+  book: ReputationBook,
+  executor: Executor,
+  hostIds?: readonly string[],
+): Promise<void> {
+  book.apply(await loadReputations(executor, hostIds), hostIds);
 }

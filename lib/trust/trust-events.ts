@@ -1,14 +1,9 @@
 import type { Executor } from "../db/client";
 import { hostTrustEvents } from "../db/schema";
 import { log } from "../log";
+import type { HostFindingKind } from "../providers/trust-finding-sink";
 
-type TrustEventKind =
-  | "over_claim"
-  | "invalid_claim"
-  | "over_limit"
-  | "protocol_violation"
-  | "canary_pass"
-  | "canary_fail";
+type TrustEventKind = HostFindingKind | "protocol_violation" | "canary_pass" | "canary_fail";
 
 export interface TrustEventInput {
   kind: TrustEventKind;

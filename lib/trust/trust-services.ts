@@ -1,6 +1,6 @@
 import type { LedgerServices } from "../ledger/ledger-services";
+import type { ReputationBook } from "../providers/host-standing";
 import type { Services } from "../services";
-import type { ReputationBook } from "./reputation";
 
 /**
  * What recording trust events and slashing read: the host's reputation (re-read at once),

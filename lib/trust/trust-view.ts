@@ -1,7 +1,8 @@
 import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { hostSlashes, hostTrustEvents } from "../db/schema";
-import { loadReputations, type Reputation } from "./reputation";
+import { goodReputation, type Reputation } from "../providers/host-standing";
+import { loadReputations } from "./reputation";
 
 /** A host's standing as the host API and the dashboard show it: what routing does with it, and why. */
 function reputationView(reputation: Reputation) {
@@ -24,14 +25,7 @@ export type ReputationView = ReturnType<typeof reputationView>;
 
 export async function hostReputationView(executor: Executor, hostId: string): Promise<ReputationView> {
   const reputations = await loadReputations(executor, [hostId]);
-  return reputationView(
-    reputations.get(hostId) ?? {
-      standing: "good",
-      proven: false,
-      reasons: [],
-      counts: { canaries: 0, canaryFailures: 0, meteringFindings: 0, protocolViolations: 0 },
-    },
-  );
+  return reputationView(reputations.get(hostId) ?? goodReputation);
 }
 
 /** The operator's view: the standing, the recent record with its evidence, and the slashes. */

@@ -1,5 +1,5 @@
 import { GatewayError } from "../../errors/gateway-error";
-import { findHosts } from "../../hosts/host-status";
+import { findHosts } from "../../providers/host-status";
 import { jsonResponse } from "../../http/responses";
 import { isUuid } from "../../ids";
 import { hostTrustRecord } from "../../trust/trust-view";

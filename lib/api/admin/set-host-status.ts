@@ -1,5 +1,5 @@
 import { GatewayError } from "../../errors/gateway-error";
-import { type HostStatus, setHostStatus as storeHostStatus } from "../../hosts/host-status";
+import { type HostStatus, setHostStatus as storeHostStatus } from "../../providers/host-status";
 import { jsonResponse } from "../../http/responses";
 import { isUuid } from "../../ids";
 import type { ApiCall } from "../route-definition";

@@ -1,5 +1,5 @@
 import { resolveModel } from "../../catalog/resolve-model";
-import { listActiveHosts } from "../../hosts/host-status";
+import { listActiveHosts } from "../../providers/host-status";
 import { jsonResponse } from "../../http/responses";
 import { centralizedCap, isWithinCap } from "../../pricing/price-cap";
 import { loadRoutableListings } from "../../relays/routable-listings";

@@ -1,6 +1,6 @@
-import type { CallerDialect } from "../dialects/dialect";
-import { callerFormats } from "../dialects/wire-format";
 import { badRequest } from "../errors/gateway-error";
+import type { CallerDialect } from "./dialect";
+import { callerFormats } from "./wire-format";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,8 +1,8 @@
-import type { CallerDialect } from "../dialects/dialect";
-import { parseResponsesRequest } from "../dialects/translate/responses/parse-request";
-import { callerFormats } from "../dialects/wire-format";
 import { badRequest } from "../errors/gateway-error";
+import type { CallerDialect } from "./dialect";
+import { parseResponsesRequest } from "./translate/responses/parse-request";
 import { scanInput } from "./unsized-input";
+import { callerFormats } from "./wire-format";
 
 /** A validated inference call as the caller sent it. */
 export interface InferenceRequest {
