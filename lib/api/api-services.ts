@@ -4,6 +4,7 @@ import type { BaseDepositSettings } from "../deposits/evm/base-deposit-config";
 import type { KeyServices } from "../keys/key-services";
 import type { LedgerServices } from "../ledger/ledger-services";
 import type { PayoutRail } from "../payouts/core/run-payouts";
+import type { TrustFindingSink } from "../providers/trust-finding-sink";
 import type { RateLimiter } from "../rate-limit/fixed-window";
 import type { ReceiptServices } from "../receipts/receipt-services";
 import type { RoutingServices } from "../routing/routing-state";
@@ -36,6 +37,6 @@ export interface ApiServices
   payoutRail(): Promise<PayoutRail | undefined>;
   /** x402 payments: the configured rails and their background reconciliation. */
   x402: X402Wiring;
-  /** Where paid requests hand what they found about a host; stored behind the request. */
-  trustFindings: TrustFindingRecorder;
+  /** Where paid requests hand what they found about a host; stored behind the request (`idle` waits for it). */
+  trustFindings: TrustFindingSink & Pick<TrustFindingRecorder, "idle">;
 }
