@@ -1,4 +1,5 @@
 import type { CatalogModel } from "../catalog/models";
+import { estimateInputTokens, parseInferenceRequest } from "../dialects/inference-request";
 import { StreamedResponse } from "../http/streamed-response";
 import { newId } from "../ids";
 import { ensureAccount, getAccountBalance } from "../ledger/accounts";
@@ -7,7 +8,6 @@ import { log } from "../log";
 import { centralizedCap } from "../pricing/price-cap";
 import type { Candidate } from "../providers/candidate";
 import { highestPrice } from "../proxy/highest-price";
-import { estimateInputTokens, parseInferenceRequest } from "../dialects/inference-request";
 import { releaseReservation, reserveForRequest } from "../proxy/reserve";
 import { type ServingServices, serveReserved } from "../proxy/serve-reserved";
 import { centralizedCandidates } from "../routing/centralized-candidates";

@@ -1,7 +1,7 @@
 import { GatewayError } from "../../errors/gateway-error";
-import { findHosts } from "../../providers/host-status";
 import { jsonResponse } from "../../http/responses";
 import { isUuid } from "../../ids";
+import { findHosts } from "../../providers/host-status";
 import { hostTrustRecord } from "../../trust/trust-view";
 import type { ApiCall } from "../route-definition";
 

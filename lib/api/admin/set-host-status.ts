@@ -1,7 +1,7 @@
 import { GatewayError } from "../../errors/gateway-error";
-import { type HostStatus, setHostStatus as storeHostStatus } from "../../providers/host-status";
 import { jsonResponse } from "../../http/responses";
 import { isUuid } from "../../ids";
+import { type HostStatus, setHostStatus as storeHostStatus } from "../../providers/host-status";
 import type { ApiCall } from "../route-definition";
 
 /**

@@ -1,7 +1,7 @@
 import { resolveModel } from "../../catalog/resolve-model";
-import { listActiveHosts } from "../../providers/host-status";
 import { jsonResponse } from "../../http/responses";
 import { centralizedCap, isWithinCap } from "../../pricing/price-cap";
+import { listActiveHosts } from "../../providers/host-status";
 import { loadRoutableListings } from "../../relays/routable-listings";
 import { centralizedCandidates } from "../../routing/centralized-candidates";
 import type { ApiCall } from "../route-definition";
