@@ -1,5 +1,5 @@
+import type { HostAgent } from "@pod-gateway/contracts/host-api";
 import { formatUsd } from "./format";
-import type { HostAgent } from "./provider-api";
 import { TableHead } from "./table-head";
 
 /** "3 h 12 min", "45 s": how long the agent has been connected. */

@@ -1,9 +1,10 @@
 "use client";
 
+import type { HostTransaction } from "@pod-gateway/contracts/host-api";
 import { useEffect, useState } from "react";
 import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
-import { type HostTransaction, loadAllTransactions, loadTransactions, transactionsCsv } from "./provider-api";
+import { loadAllTransactions, loadTransactions, transactionsCsv } from "./provider-api";
 import { TableHead } from "./table-head";
 
 /** Ledger kinds as the operator reads them. */

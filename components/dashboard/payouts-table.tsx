@@ -1,5 +1,5 @@
+import type { HostPayout } from "@pod-gateway/contracts/host-api";
 import { formatUsd } from "./format";
-import type { HostPayout } from "./provider-api";
 import { TableHead } from "./table-head";
 
 /** Payout states as the operator reads them. */

@@ -2,100 +2,24 @@
  * The host API as the provider page calls it: the host token goes in the Authorization header
  * of same-origin requests, never in a URL. The token is kept in this tab's sessionStorage only.
  */
-import type { SolanaOptions } from "@pod-gateway/contracts/dashboard-api";
+import {
+  type HostAgent,
+  type HostBalance,
+  type HostListing,
+  type HostPayout,
+  type HostProfile,
+  type HostTransaction,
+  type HostTransactionPage,
+  hostAgentSchema,
+  hostBalanceSchema,
+  hostListingsSchema,
+  hostPayoutSchema,
+  hostProfileSchema,
+  hostTransactionPageSchema,
+} from "@pod-gateway/contracts/host-api";
+import type { z } from "zod";
 
 export const hostTokenKey = "pod-provider-host-token";
-
-interface HostProfile {
-  provider_id: string;
-  display_name: string;
-  wallet: string;
-  status: string;
-  activated_at: string | null;
-  bond: {
-    deposit_code: string;
-    amount_microunits: number;
-    destination: string | null;
-    memo: string;
-    held_microunits: number;
-    /** What a wallet needs to post the bond (the deposit options with the bond code as memo). */
-    solana: SolanaOptions | { enabled: false; reason: string };
-  };
-  reputation: HostReputation;
-}
-
-/** How the gateway's checks see the host (lib/trust/trust-view.ts). */
-export interface HostReputation {
-  standing: "good" | "demoted" | "excluded";
-  routing: string;
-  reasons: string[];
-  canaries: { checked: number; failed: number };
-  metering_findings_24h: number;
-  protocol_violations_24h: number;
-}
-
-interface HostListing {
-  model: string;
-  upstream: string;
-  input_per_1m: number;
-  output_per_1m: number;
-  enabled: boolean;
-}
-
-export interface HostPayout {
-  id: string;
-  amount_microunits: number;
-  destination: string;
-  status: string;
-  signature: string | null;
-  explorer_url: string | null;
-  created_at: string;
-  confirmed_at: string | null;
-  error: string | null;
-}
-
-interface WithdrawalLimits {
-  minimum_microunits: number;
-  daily_cap_microunits: number;
-  review_above_microunits: number;
-  maturity_seconds: number;
-}
-
-interface HostBalance {
-  usdc_balance: number;
-  maturing_usdc_balance: number;
-  withdrawable_usdc_balance: number;
-  pending_withdrawals_usdc: number;
-  frozen: boolean;
-  limits: WithdrawalLimits;
-  payouts: HostPayout[];
-}
-
-export interface HostTransaction {
-  id: string;
-  kind: string;
-  amount_microunits: number;
-  created_at: string;
-  request_id: string | null;
-  model: string | null;
-  payout_id: string | null;
-}
-
-/** The host's connected agent as routing sees it (GET /v1/host/agent). */
-export interface HostAgent {
-  connected: boolean;
-  agent_version: string | null;
-  connected_at: string | null;
-  tokens_per_second: number;
-  models: {
-    model: string;
-    format: string;
-    input_per_1m: number;
-    output_per_1m: number;
-    max_concurrent: number;
-    free_slots: number;
-  }[];
-}
 
 export interface ProviderData {
   profile: HostProfile;
@@ -116,34 +40,38 @@ class HostApiError extends Error {
   }
 }
 
-async function call<T>(token: string, path: string, init: RequestInit = {}): Promise<T> {
+/** One host API call, its answer parsed with the contract's schema (an error envelope's message is thrown). */
+async function call<Schema extends z.ZodType>(
+  token: string,
+  path: string,
+  schema: Schema,
+  init: RequestInit = {},
+): Promise<z.infer<Schema>> {
   const response = await fetch(path, {
     ...init,
     cache: "no-store",
     headers: { ...init.headers, authorization: `Bearer ${token}` },
   });
-  const body = (await response.json().catch(() => ({}))) as T & { error?: { message?: string } };
-  if (!response.ok) throw new HostApiError(response.status, body.error?.message ?? `HTTP ${response.status}`);
-  return body;
-}
-
-interface TransactionPage {
-  data: HostTransaction[];
-  next_before: string | null;
+  const body: unknown = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const message = (body as { error?: { message?: string } }).error?.message;
+    throw new HostApiError(response.status, message ?? `HTTP ${response.status}`);
+  }
+  return schema.parse(body);
 }
 
 /** One page of the host's ledger lines, newest first, older than `before` when given. */
-export function loadTransactions(token: string, before?: string, limit = 100): Promise<TransactionPage> {
+export function loadTransactions(token: string, before?: string, limit = 100): Promise<HostTransactionPage> {
   const query = new URLSearchParams({ limit: String(limit), ...(before ? { before } : {}) });
-  return call<TransactionPage>(token, `/v1/host/transactions?${query}`);
+  return call(token, `/v1/host/transactions?${query}`, hostTransactionPageSchema);
 }
 
 export async function loadProvider(token: string): Promise<ProviderData> {
   const [profile, listings, balance, agent, transactions] = await Promise.all([
-    call<HostProfile>(token, "/v1/host/profile"),
-    call<{ listings: HostListing[] }>(token, "/v1/host/listings"),
-    call<HostBalance>(token, "/v1/host/balance"),
-    call<HostAgent>(token, "/v1/host/agent"),
+    loadProfile(token),
+    call(token, "/v1/host/listings", hostListingsSchema),
+    call(token, "/v1/host/balance", hostBalanceSchema),
+    call(token, "/v1/host/agent", hostAgentSchema),
     loadTransactions(token),
   ]);
   return {
@@ -158,7 +86,7 @@ export async function loadProvider(token: string): Promise<ProviderData> {
 
 /** Just the profile: what the bond's progress polls until the host is active. */
 export function loadProfile(token: string): Promise<HostProfile> {
-  return call<HostProfile>(token, "/v1/host/profile");
+  return call(token, "/v1/host/profile", hostProfileSchema);
 }
 
 /** Every ledger line (up to `maxPages` pages of 200), for the CSV export. */
@@ -205,7 +133,7 @@ export function requestWithdrawal(
   token: string,
   input: { amountUsdc: string; destination: string; idempotencyKey: string },
 ): Promise<HostPayout> {
-  return call<HostPayout>(token, "/v1/host/withdraw", {
+  return call(token, "/v1/host/withdraw", hostPayoutSchema, {
     method: "POST",
     headers: { "content-type": "application/json", "idempotency-key": input.idempotencyKey },
     body: JSON.stringify({ amount_usdc: input.amountUsdc, destination: input.destination }),

@@ -1,4 +1,4 @@
-import type { HostReputation } from "./provider-api";
+import type { HostReputation } from "@pod-gateway/contracts/host-api";
 
 const standingText: Record<HostReputation["standing"], string> = {
   good: "Good standing",

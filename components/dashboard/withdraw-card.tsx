@@ -1,10 +1,11 @@
 "use client";
 
+import type { HostPayout } from "@pod-gateway/contracts/host-api";
 import { type FormEvent, useState } from "react";
 import { parseUsdc } from "./deposit-transaction";
 import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
-import { type HostPayout, type ProviderData, requestWithdrawal } from "./provider-api";
+import { type ProviderData, requestWithdrawal } from "./provider-api";
 
 /** A period as a person reads it: "7 days", "12 hours", "90 seconds". */
 function period(seconds: number): string {

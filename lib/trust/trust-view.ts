@@ -1,3 +1,4 @@
+import type { HostReputation } from "@pod-gateway/contracts/host-api";
 import { desc, eq } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { hostSlashes, hostTrustEvents } from "../db/schema";
@@ -5,7 +6,7 @@ import { goodReputation, type Reputation } from "../providers/host-standing";
 import { loadReputations } from "./reputation";
 
 /** A host's standing as the host API and the dashboard show it: what routing does with it, and why. */
-function reputationView(reputation: Reputation) {
+function reputationView(reputation: Reputation): HostReputation {
   return {
     standing: reputation.standing,
     routing:
@@ -21,9 +22,7 @@ function reputationView(reputation: Reputation) {
   };
 }
 
-export type ReputationView = ReturnType<typeof reputationView>;
-
-export async function hostReputationView(executor: Executor, hostId: string): Promise<ReputationView> {
+export async function hostReputationView(executor: Executor, hostId: string): Promise<HostReputation> {
   const reputations = await loadReputations(executor, [hostId]);
   return reputationView(reputations.get(hostId) ?? goodReputation);
 }

@@ -1,3 +1,4 @@
+import type { HostAgent } from "@pod-gateway/contracts/host-api";
 import { jsonResponse } from "../../http/responses";
 import type { ApiCall } from "../route-definition";
 
@@ -24,7 +25,7 @@ export async function getHostAgent({ app, principal: host }: ApiCall<"host">): P
         max_concurrent: offer.maxConcurrent,
         free_slots: offer.freeSlots,
       })),
-    },
+    } satisfies HostAgent,
     200,
     { "cache-control": "no-store" },
   );

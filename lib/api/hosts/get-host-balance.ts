@@ -1,3 +1,4 @@
+import type { HostBalance } from "@pod-gateway/contracts/host-api";
 import { jsonResponse } from "../../http/responses";
 import { hostEarnings, hostPayoutList } from "../../payouts/core/host-earnings";
 import type { ApiCall } from "../route-definition";
@@ -25,7 +26,7 @@ export async function getHostBalance({ app, principal: host }: ApiCall<"host">):
         maturity_seconds: app.env.HOST_EARNINGS_MATURITY_SECONDS,
       },
       payouts: payouts.map((payout) => payoutView(app.env, payout)),
-    },
+    } satisfies HostBalance,
     200,
     { "cache-control": "no-store" },
   );

@@ -1,3 +1,4 @@
+import type { HostProfile } from "@pod-gateway/contracts/host-api";
 import { depositInstructions, solanaDepositSettings } from "../../deposits/solana/deposit-config";
 import { bondHeld, bondView } from "../../hosts/bond";
 import { jsonResponse } from "../../http/responses";
@@ -28,7 +29,7 @@ export async function getHostProfile({ app, principal: host }: ApiCall<"host">):
       // How the gateway's checks see this host, and what routing does about it.
       reputation: await hostReputationView(app.database.db, host.id),
       metadata: { enrollment_code: host.enrollmentCode },
-    },
+    } satisfies HostProfile,
     200,
     { "cache-control": "no-store" },
   );

@@ -1,3 +1,4 @@
+import type { HostTransactionPage } from "@pod-gateway/contracts/host-api";
 import { badRequest } from "../../errors/gateway-error";
 import { jsonResponse } from "../../http/responses";
 import { hostTransactions } from "../../payouts/core/host-earnings";
@@ -22,13 +23,18 @@ export async function listHostTransactions({
         kind: row.kind,
         amount_microunits: Number(row.amount),
         created_at: row.createdAt.toISOString(),
-        request_id: row.metadata.request_id ?? null,
-        model: row.metadata.model ?? null,
-        payout_id: row.metadata.payout_id ?? null,
+        request_id: text(row.metadata.request_id),
+        model: text(row.metadata.model),
+        payout_id: text(row.metadata.payout_id),
       })),
-      next_before: rows.length === limit ? rows.at(-1)?.createdAt.toISOString() : null,
-    },
+      next_before: (rows.length === limit ? rows.at(-1)?.createdAt.toISOString() : null) ?? null,
+    } satisfies HostTransactionPage,
     200,
     { "cache-control": "no-store" },
   );
+}
+
+/** A metadata value the ledger wrote as a string; anything else reads as absent. */
+function text(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
 }

@@ -1,10 +1,11 @@
+import type { HostListing } from "@pod-gateway/contracts/host-api";
 import { centralizedCap, isWithinCap } from "../../pricing/price-cap";
 import { relayEarningsLastDay } from "../../relays/daily-earnings";
 import { type ListingView, listListings } from "../../relays/relay-listings";
 import { formatUsdc } from "../../relays/usdc-amount";
 import type { ApiServices } from "../api-services";
 
-function listingView(app: ApiServices, listing: ListingView, earned: bigint) {
+function listingView(app: ApiServices, listing: ListingView, earned: bigint): HostListing {
   const model = app.catalog.models.find((item) => item.id === listing.modelId);
   const cap = model ? centralizedCap(app.catalog.pricesFor(model)) : undefined;
   const withinCap = isWithinCap(listing, cap);
@@ -36,7 +37,7 @@ function listingView(app: ApiServices, listing: ListingView, earned: bigint) {
 }
 
 /** The host's listings with their cap and daily-cap state, as the host API shows them. */
-export async function listingViews(app: ApiServices, hostId: string) {
+export async function listingViews(app: ApiServices, hostId: string): Promise<HostListing[]> {
   const listings = await listListings(app.database.db, hostId);
   const views = [];
   for (const listing of listings) {

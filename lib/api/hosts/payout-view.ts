@@ -1,9 +1,10 @@
+import type { HostPayout } from "@pod-gateway/contracts/host-api";
 import { solanaExplorerTxUrl } from "../../chains/solana/explorer-url";
-import type { HostPayout } from "../../db/schema";
+import type { HostPayout as HostPayoutRow } from "../../db/schema";
 import type { Env } from "../../env";
 
 /** A payout as the host earnings and admin routes show it, with its transaction's explorer page once sent. */
-export function payoutView(env: Pick<Env, "SOLANA_NETWORK">, payout: HostPayout) {
+export function payoutView(env: Pick<Env, "SOLANA_NETWORK">, payout: HostPayoutRow): HostPayout {
   return {
     id: payout.id,
     kind: payout.kind,

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * The API responses the dashboard reads, typed once: the handlers under lib/api build them
  * (`satisfies`), the dashboard's components read them (a token's activity is typed in `./activity`). Amounts are JSON numbers of USDC
@@ -5,10 +7,8 @@
  */
 
 /** A funding option this gateway has turned off, and why. */
-export interface DisabledOption {
-  enabled: false;
-  reason: string;
-}
+export const disabledOptionSchema = z.object({ enabled: z.literal(false), reason: z.string() });
+export type DisabledOption = z.infer<typeof disabledOptionSchema>;
 
 export interface CardQuote {
   credit_usd: number;
@@ -28,20 +28,21 @@ export interface CardOptions {
 }
 
 /** USDC on Solana: the transfer the wallet builds, with the token's deposit code as its memo. */
-export interface SolanaOptions {
-  enabled: true;
-  reason: null;
-  deposit_address: string;
-  deposit_token_account: string;
-  usdc_mint: string;
-  usdc_decimals: number;
-  network: string;
-  rpc_url: string;
-  memo: string;
-  memo_program: string;
-  token_program: string;
-  commitment: "confirmed" | "finalized";
-}
+export const solanaOptionsSchema = z.object({
+  enabled: z.literal(true),
+  reason: z.null(),
+  deposit_address: z.string(),
+  deposit_token_account: z.string(),
+  usdc_mint: z.string(),
+  usdc_decimals: z.number().int(),
+  network: z.string(),
+  rpc_url: z.string(),
+  memo: z.string(),
+  memo_program: z.string(),
+  token_program: z.string(),
+  commitment: z.enum(["confirmed", "finalized"]),
+});
+export type SolanaOptions = z.infer<typeof solanaOptionsSchema>;
 
 /** USDC on Base: the wallet signs what GET /proxy/<token>/fund/base/typed-data hands out. */
 export interface BaseOptions {

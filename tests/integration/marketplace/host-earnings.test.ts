@@ -1,6 +1,15 @@
+import {
+  hostAgentSchema,
+  hostBalanceSchema,
+  hostListingsSchema,
+  hostPayoutSchema,
+  hostProfileSchema,
+  hostTransactionPageSchema,
+} from "@pod-gateway/contracts/host-api";
 import { address, type Base64EncodedWireTransaction, generateKeyPairSigner } from "@solana/kit";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { queryRows } from "../../../lib/db/client";
 import { finishRetirements, returnDueBonds } from "../../../lib/hosts/retire-host";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
@@ -61,6 +70,16 @@ async function hostWithEarnings(): Promise<{ host: TestHost; earned: bigint }> {
   return { host, earned: 3200n };
 }
 
+/**
+ * Parses a real answer with its contract schema and proves nothing was left out of it: a field the
+ * handler sends that the schema does not name would be stripped, and the comparison fails.
+ */
+function expectContract<Schema extends z.ZodType>(schema: Schema, body: unknown): z.infer<Schema> {
+  const parsed = schema.parse(body);
+  expect(parsed).toStrictEqual(body);
+  return parsed;
+}
+
 function withdraw(host: TestHost, amount: string, key: string, destination?: string) {
   return withdrawAs(gateway, host, amount, key, destination);
 }
@@ -109,6 +128,33 @@ describe("host earnings and cashout", () => {
     expect(balance.payouts[0]).toMatchObject({ id: payout.id, status: "confirmed" });
     expect(await runPayouts(gateway.app)).toBe(0);
     expect(await solana.getTokenBalance(wallet.address, solana.usdcMint)).toBe(2000n);
+  });
+
+  it("every host API answer the provider page reads is its contract, field for field", async () => {
+    // As hostWithEarnings, with the agent kept connected so its view is read too.
+    const { host, agent } = await scriptedHost(gateway, market);
+    try {
+      await serveHonestJob(gateway, agent, await gateway.createFundedToken(100_000_000n));
+      const wallet = await generateKeyPairSigner();
+      const withdrawal = await withdraw(host, "0.001", "contract", wallet.address);
+      expectContract(hostPayoutSchema, await withdrawal.json());
+      expect(await runPayouts(gateway.app)).toBe(1);
+      const read = async (path: string) => (await host.call("GET", path)).json();
+      const agentView = expectContract(hostAgentSchema, await read("/v1/host/agent"));
+      expect(agentView).toMatchObject({ connected: true, models: [{ model: "gpt-4o" }] });
+      expectContract(hostProfileSchema, await read("/v1/host/profile"));
+      const balance = expectContract(hostBalanceSchema, await read("/v1/host/balance"));
+      // A confirmed payout: its signature and explorer page are filled in, as the page shows them.
+      expect(balance).toMatchObject({
+        usdc_balance: 3200 - 1000,
+        payouts: [{ status: "confirmed", signature: expect.any(String), explorer_url: expect.any(String) }],
+      });
+      const page = expectContract(hostTransactionPageSchema, await read("/v1/host/transactions?limit=1"));
+      expect(page.next_before).toEqual(expect.any(String));
+      expectContract(hostListingsSchema, await read("/v1/host/listings"));
+    } finally {
+      agent.close();
+    }
   });
 
   it("refuses below the minimum, above the balance, and never pays more than the balance under concurrency", async () => {

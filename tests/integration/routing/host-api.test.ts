@@ -1,3 +1,4 @@
+import { hostListingSchema, hostListingsSchema } from "@pod-gateway/contracts/host-api";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { relayKeys } from "../../../lib/db/schema";
@@ -143,7 +144,12 @@ describe("relay keys and listings", () => {
 
     const ok = await put({ model: "openai/gpt-4o-mini-2024-07-18", daily_cap_usdc: "2.5" });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({
+    const listing = await ok.json();
+    // The answer is the contract the provider page reads, with no field outside it.
+    expect(hostListingSchema.parse(listing)).toStrictEqual(listing);
+    const listings = await (await relay.call("GET", "/v1/host/listings")).json();
+    expect(hostListingsSchema.parse(listings)).toStrictEqual(listings);
+    expect(listing).toMatchObject({
       model: "gpt-4o-mini",
       upstream: "together",
       upstream_model_id: "gpt-4o-mini",
