@@ -1,11 +1,4 @@
-import {
-  hostAgentSchema,
-  hostBalanceSchema,
-  hostListingsSchema,
-  hostPayoutSchema,
-  hostProfileSchema,
-  hostTransactionPageSchema,
-} from "@pod-gateway/contracts/host-api";
+import * as hostApi from "@pod-gateway/contracts/host-api";
 import { address, type Base64EncodedWireTransaction, generateKeyPairSigner } from "@solana/kit";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -137,21 +130,24 @@ describe("host earnings and cashout", () => {
       await serveHonestJob(gateway, agent, await gateway.createFundedToken(100_000_000n));
       const wallet = await generateKeyPairSigner();
       const withdrawal = await withdraw(host, "0.001", "contract", wallet.address);
-      expectContract(hostPayoutSchema, await withdrawal.json());
+      expectContract(hostApi.hostPayoutSchema, await withdrawal.json());
       expect(await runPayouts(gateway.app)).toBe(1);
       const read = async (path: string) => (await host.call("GET", path)).json();
-      const agentView = expectContract(hostAgentSchema, await read("/v1/host/agent"));
+      const agentView = expectContract(hostApi.hostAgentSchema, await read("/v1/host/agent"));
       expect(agentView).toMatchObject({ connected: true, models: [{ model: "gpt-4o" }] });
-      expectContract(hostProfileSchema, await read("/v1/host/profile"));
-      const balance = expectContract(hostBalanceSchema, await read("/v1/host/balance"));
+      expectContract(hostApi.hostProfileSchema, await read("/v1/host/profile"));
+      const balance = expectContract(hostApi.hostBalanceSchema, await read("/v1/host/balance"));
       // A confirmed payout: its signature and explorer page are filled in, as the page shows them.
       expect(balance).toMatchObject({
         usdc_balance: 3200 - 1000,
         payouts: [{ status: "confirmed", signature: expect.any(String), explorer_url: expect.any(String) }],
       });
-      const page = expectContract(hostTransactionPageSchema, await read("/v1/host/transactions?limit=1"));
+      const page = expectContract(
+        hostApi.hostTransactionPageSchema,
+        await read("/v1/host/transactions?limit=1"),
+      );
       expect(page.next_before).toEqual(expect.any(String));
-      expectContract(hostListingsSchema, await read("/v1/host/listings"));
+      expectContract(hostApi.hostListingsSchema, await read("/v1/host/listings"));
     } finally {
       agent.close();
     }
