@@ -25,6 +25,12 @@ export interface Candidate {
   price: TokenPrice;
   /** When the provider enrolled: the last tie-break between equal prices. Centralized sources have none. */
   enrolledAt?: Date;
+  /** The output speed a marketplace host announces: used until the gateway has measured its own. */
+  announcedTokensPerSecond?: number;
+  /** The weights' quantization the source declares (`fp8`, `int4`, …); undeclared when absent. */
+  quantization?: string;
+  /** `deny`: the source is declared not to keep or train on requests (provider.data_collection). */
+  dataCollection?: "allow" | "deny";
   /** Sends the (already dialect-correct) body upstream and returns the raw upstream response. */
   dispatch(body: string, options: DispatchOptions): Promise<Response>;
 }

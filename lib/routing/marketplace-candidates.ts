@@ -45,6 +45,7 @@ export async function marketplaceCandidates(
       upstreamModelId: offer.modelId,
       price,
       enrolledAt: host.enrolledAt,
+      ...(offer.tokensPerSecond > 0 ? { announcedTokensPerSecond: offer.tokensPerSecond } : {}),
       dispatch: (body, options) => registry.dispatch(offer, body, options),
     });
   }

@@ -3,17 +3,28 @@ import { GatewayError } from "../errors/gateway-error";
 import type { Candidate } from "../providers/candidate";
 import { findHosts } from "../providers/host-status";
 import { loadCandidatePools } from "./candidate-pools";
+import { orderByScore, orderBySort } from "./performance-order";
+import { admittedBy, applyOrder, narrowingFields } from "./preference-filter";
 import { type PriceCeilings, parsePriceCeilings } from "./price-ceilings";
 import { checkPinsAgainstMode, checkPinsKnown, type ProviderPin, parseProviderPins } from "./provider-pins";
+import { type ProviderPreferences, stricterCeilings } from "./provider-preferences";
 import { parseRoutingMode, type RoutingMode } from "./routing-mode";
 import type { RoutingServices } from "./routing-state";
-import { defaultMaxMarketAttempts, type Selection, selectCandidates } from "./select-candidates";
+import {
+  defaultMaxMarketAttempts,
+  type RoutingPolicy,
+  type Selection,
+  selectCandidates,
+} from "./select-candidates";
+import { performanceKey } from "./source-performance";
 
-/** The caller's routing instructions, from the `X-Pod-*` request headers. */
+/** The caller's routing instructions, from the `X-Pod-*` request headers and the body's `provider` object. */
 export interface RoutingRequest {
   mode: RoutingMode;
   ceilings: PriceCeilings;
   pins: ProviderPin[] | undefined;
+  /** OpenRouter's `provider` object, and the source-dependent parameters the body uses. */
+  preferences?: { value: ProviderPreferences; parameters: string[] };
 }
 
 /** Parses and cross-checks the routing headers; every malformed or contradictory value is a 400. */
@@ -42,16 +53,39 @@ export async function routeRequest(
   const pools = await loadCandidatePools(app, model, {
     market: routing.mode !== "centralized-only" && !onlyCentralizedPins,
   });
-  const { health, reputation } = app.routing;
-  const selection = selectCandidates(pools, {
+  const selection = selectCandidates(pools, routingPolicy(app, model, routing));
+  if (selection.type === "selected") return selection.candidates;
+  throw selectionError(selection, model, routing, unconfiguredSellers(app, model));
+}
+
+/**
+ * Headers and body composed, the stricter winning: both price ceilings apply (the lower of
+ * each), pins and `provider.only`/`ignore` both filter, and a pin's order beats `provider.order`
+ * and `sort`. Without a `sort`, each tier is ordered by the measured-performance score.
+ */
+function routingPolicy(app: RoutingServices, model: CatalogModel, routing: RoutingRequest): RoutingPolicy {
+  const { health, reputation, performance } = app.routing;
+  const figuresOf = (candidate: Candidate) =>
+    performance.figures(performanceKey(candidate.providerId, model.id));
+  const preferences = routing.preferences?.value;
+  const sort = preferences?.sort;
+  return {
     mode: routing.mode,
-    ceilings: routing.ceilings,
+    ceilings: preferences ? stricterCeilings(routing.ceilings, preferences.maxPrice) : routing.ceilings,
     pins: routing.pins,
     isDemoted: (providerId) => health.isDemoted(providerId) || reputation.standing(providerId) === "demoted",
     maxMarketAttempts: defaultMaxMarketAttempts,
-  });
-  if (selection.type === "selected") return selection.candidates;
-  throw selectionError(selection, model, routing.mode, unconfiguredSellers(app, model));
+    arrange: sort
+      ? { order: (candidates) => orderBySort(candidates, sort, figuresOf), across: true }
+      : { order: (candidates) => orderByScore(candidates, figuresOf), across: false },
+    ...(preferences
+      ? {
+          admits: admittedBy(preferences, routing.preferences?.parameters ?? []),
+          finish: (candidates: Candidate[]) =>
+            applyOrder(candidates, routing.pins ? { ...preferences, order: [] } : preferences),
+        }
+      : {}),
+  };
 }
 
 /** The catalog's providers of the model that this gateway holds no key for: who would serve it. */
@@ -68,9 +102,10 @@ function unconfiguredSellers(app: RoutingServices, model: CatalogModel): string[
 function selectionError(
   selection: Exclude<Selection, { type: "selected" }>,
   model: CatalogModel,
-  mode: RoutingMode,
+  routing: RoutingRequest,
   unconfigured: string[],
 ): GatewayError {
+  const mode = routing.mode;
   switch (selection.type) {
     case "no_provider":
       if (mode === "marketplace-only")
@@ -98,6 +133,16 @@ function selectionError(
         `no pinned provider can serve model ${model.id}: X-Pod-Providers: ${selection.pins.join(",")}`,
         { details: { pinned_providers: selection.pins } },
       );
+    case "no_provider_preferred": {
+      const narrowing = routing.preferences
+        ? narrowingFields(routing.preferences.value, routing.preferences.parameters)
+        : [];
+      return new GatewayError(
+        "no_provider",
+        `no source of model ${model.id} meets your provider preferences (${narrowing.join("; ")})`,
+        { param: "provider" },
+      );
+    }
     default: {
       const unreachable: never = selection;
       return unreachable;

@@ -22,6 +22,15 @@ export interface RoutingPolicy {
   isDemoted(providerId: string): boolean;
   /** Most marketplace/relay candidates tried for one request, so a thin tail of failing listings cannot stall it. */
   maxMarketAttempts: number;
+  /** The caller's provider preferences (`provider.only`, `ignore`, guarantees): sources they refuse are never routed. */
+  admits?(candidate: Candidate): boolean;
+  /**
+   * The order of a set of candidates (default: the price order). `across` orders the
+   * marketplace and centralized tiers as one list (a caller's `provider.sort`).
+   */
+  arrange?: { order(candidates: readonly Candidate[]): Candidate[]; across: boolean };
+  /** The last word on the try order (`provider.order`, `allow_fallbacks`). */
+  finish?(candidates: Candidate[]): Candidate[];
 }
 
 export const defaultMaxMarketAttempts = 4;
@@ -40,7 +49,9 @@ export type Selection =
       suggestedRequestPrice?: bigint | undefined;
     }
   /** None of the pinned providers can serve the model. */
-  | { type: "pin_unsatisfiable"; pins: string[] };
+  | { type: "pin_unsatisfiable"; pins: string[] }
+  /** Sources exist, but the caller's provider preferences refuse every one. */
+  | { type: "no_provider_preferred" };
 
 /** Nothing fits the ceilings: suggest the prices of the cheapest candidate, which setting both ceilings to would admit. */
 function atPrice(candidates: Candidate[]): Selection | undefined {
@@ -78,15 +89,37 @@ function selectPinned(pools: CandidatePools, policy: RoutingPolicy, pins: Provid
  * cheapest first; demoted providers move behind every healthy candidate.
  */
 export function selectCandidates(pools: CandidatePools, policy: RoutingPolicy): Selection {
-  if (policy.pins) return selectPinned(pools, policy, policy.pins);
+  const admitted = admittedPools(pools, policy);
+  if (!admitted) return { type: "no_provider_preferred" };
+  const selection = policy.pins
+    ? selectPinned(admitted, policy, policy.pins)
+    : selectUnpinned(admitted, policy);
+  if (selection.type !== "selected" || !policy.finish) return selection;
+  return { type: "selected", candidates: policy.finish(selection.candidates) };
+}
+
+/** The pools without the sources the caller's preferences refuse; undefined when they refuse every one. */
+function admittedPools(pools: CandidatePools, policy: RoutingPolicy): CandidatePools | undefined {
+  const admits = policy.admits;
+  if (!admits) return pools;
+  const admitted = { market: pools.market.filter(admits), centralized: pools.centralized.filter(admits) };
+  const before = pools.market.length + pools.centralized.length;
+  return before > 0 && admitted.market.length + admitted.centralized.length === 0 ? undefined : admitted;
+}
+
+function selectUnpinned(pools: CandidatePools, policy: RoutingPolicy): Selection {
   const market = policy.mode === "centralized-only" ? [] : pools.market;
   const centralized = policy.mode === "marketplace-only" ? [] : pools.centralized;
   const all = [...market, ...centralized];
   if (all.length === 0) return { type: "no_provider" };
 
-  const eligible = (candidates: Candidate[]) =>
-    rankCandidates(candidates.filter((candidate) => isWithinCeilings(candidate.price, policy.ceilings)));
-  const ordered = demoteUnhealthy([...eligible(market), ...eligible(centralized)], policy.isDemoted);
+  const order = policy.arrange?.order ?? rankCandidates;
+  const within = (candidates: Candidate[]) =>
+    candidates.filter((candidate) => isWithinCeilings(candidate.price, policy.ceilings));
+  const tiers = policy.arrange?.across
+    ? order(within(all))
+    : [...order(within(market)), ...order(within(centralized))];
+  const ordered = demoteUnhealthy(tiers, policy.isDemoted);
   if (ordered.length === 0) return atPrice(all) ?? { type: "no_provider" };
 
   let marketAttempts = 0;

@@ -55,6 +55,8 @@ const defaultOptions: PerformanceOptions = { halfLifeMs: 15 * 60_000, minWeight:
 const keptErrors = 5;
 const maxMs = 86_400_000;
 const maxTokens = 10_000_000;
+/** Shorter generations are timer noise, not a speed (a local answer that came in one write). */
+const minGenerationMs = 20;
 
 /** The key of one (source, model): the provider (a centralized name or a host's id) and the catalog model. */
 export function performanceKey(providerId: string, modelId: string): string {
@@ -171,7 +173,7 @@ export class SourcePerformance {
     // Generation runs from the first token to the last; an answer that came whole (no first
     // token apart) is timed end to end.
     const generationMs = durationMs - bounded(sample.ttftMs ?? 0, durationMs);
-    if (tokens > 1 && generationMs > 0) {
+    if (tokens > 1 && generationMs >= minGenerationMs) {
       sums.tokens += weight * tokens;
       sums.generationMs += weight * generationMs;
     }
