@@ -109,7 +109,11 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     holds,
     leases,
     journal,
-    keyLimits: new KeySpendLimits({ database: database.db, refreshMs: keyLimitRefreshMs }),
+    keyLimits: new KeySpendLimits({
+      database: database.db,
+      refreshMs: keyLimitRefreshMs,
+      claimWaitMs: env.KEY_CLAIM_WAIT_MS,
+    }),
     balanceWatch: new BalanceWatcher({
       database: database.db,
       leases,

@@ -234,6 +234,11 @@ const envSchema = z.object({
    */
   HOLD_BALANCE_SHARE: z.coerce.number().int().min(1).max(1_000_000).default(32),
   /**
+   * A request on a limited API key whose worst case does not fit beside the key's requests in
+   * flight waits this long for them to settle before it takes what is left or is refused as crowded.
+   */
+  KEY_CLAIM_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  /**
    * on: prepaid requests hold and settle against a per-process slice of the token's balance
    * (lib/ledger/balance-lease.ts), with settlements journaled to disk and written in batches;
    * off: each request's hold and settlement are database statements of their own.

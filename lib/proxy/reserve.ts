@@ -1,7 +1,7 @@
 import { GatewayError } from "../errors/gateway-error";
 import type { KeyPrincipal } from "../keys/key-principal";
 import type { KeyServices } from "../keys/key-services";
-import type { KeyClaim } from "../keys/key-spend-limits";
+import type { KeyClaim, KeyClaimRequest } from "../keys/key-spend-limits";
 import { placeBoundedHold } from "../ledger/holds";
 import type { LedgerServices } from "../ledger/ledger-services";
 import { outstandingOf } from "../ledger/receivables";
@@ -69,7 +69,12 @@ export async function reserveForRequest(
   };
   // A limited key claims its share of the limit first (synchronously against racing requests);
   // the hold is never more than the claim, so the charge never takes the key past its limit.
-  const keyClaim = await claimKeyLimit(app, input.key, bounds.min, bounds.max);
+  const keyClaim = await claimKeyLimit(app, input.key, {
+    most: bounds.max,
+    least: bounds.min,
+    share: bounds.share,
+    whole: bounds.whole,
+  });
   if (keyClaim) bounds.max = keyClaim.amount;
   try {
     const { reservation, amount } = await reserveBalance(app, input, bounds);
@@ -88,25 +93,33 @@ export async function reserveForRequest(
 async function claimKeyLimit(
   app: KeyServices,
   key: KeyPrincipal | undefined,
-  least: bigint,
-  most: bigint,
+  request: KeyClaimRequest,
 ): Promise<KeyClaim | undefined> {
   if (!key?.limit) return undefined;
-  const claimed = await app.keyLimits.claim(key.id, key.limit, least, most);
+  const claimed = await app.keyLimits.claim(key.id, key.limit, request);
   if (claimed.type === "claimed") return claimed.claim;
   gatewayMetrics.holdsRefused.inc();
+  const { limit, spent, resetsAt } = claimed;
+  const figures = {
+    limit_microunits: Number(limit.microunits),
+    limit_period: limit.period,
+    spent_microunits: Number(spent),
+    needed_microunits: Number(request.least),
+    resets_at: resetsAt.toISOString(),
+  };
+  if (claimed.type === "crowded")
+    throw new GatewayError(
+      "rate_limited",
+      `too many requests in flight on this key: ${claimed.inFlight} running requests claim ${formatMicrounits(claimed.claimed)} of what is left of its ${formatMicrounits(limit.microunits)} per ${limit.period} limit (${formatMicrounits(spent)} spent), and none settled in time; retry when they finish`,
+      {
+        details: { ...figures, claimed_microunits: Number(claimed.claimed), in_flight: claimed.inFlight },
+        headers: { "retry-after": "1" },
+      },
+    );
   throw new GatewayError(
     "key_limit_reached",
-    `key limit reached: this key may spend ${formatMicrounits(claimed.limit.microunits)} USD per ${claimed.limit.period} (UTC) and has spent ${formatMicrounits(claimed.spent)}; it resets at ${claimed.resetsAt.toISOString()}. The account's other keys and its token are not limited by it`,
-    {
-      details: {
-        limit_microunits: Number(claimed.limit.microunits),
-        limit_period: claimed.limit.period,
-        spent_microunits: Number(claimed.spent),
-        needed_microunits: Number(least),
-        resets_at: claimed.resetsAt.toISOString(),
-      },
-    },
+    `key limit reached: this key may spend ${formatMicrounits(limit.microunits)} USD per ${limit.period} (UTC) and has spent ${formatMicrounits(spent)}, less than one more request's least cost (${formatMicrounits(request.least)}) from the limit; it resets at ${resetsAt.toISOString()}. The account's other keys and its token are not limited by it`,
+    { details: figures },
   );
 }
 

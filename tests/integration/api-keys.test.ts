@@ -121,15 +121,27 @@ describe.each(modes)("API keys (%s)", (_name, lease) => {
     const results = await Promise.all(
       Array.from({ length: 120 }, async (_, index) => {
         const response = await client.chat({ maxTokens: 40, content: `r${index} [fake:tokens=40]` });
-        await response.text();
-        return { status: response.status, cost: Number(response.headers.get("x-pod-cost-microunits") ?? 0) };
+        const body = (await response.json()) as { error?: { details: Record<string, number> } };
+        return {
+          status: response.status,
+          cost: Number(response.headers.get("x-pod-cost-microunits") ?? 0),
+          details: body.error?.details ?? {},
+        };
       }),
     );
     const served = results.filter((result) => result.status === 200);
     const refused = results.filter((result) => result.status !== 200);
     expect(served.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
-    expect(new Set(refused.map((result) => result.status))).toEqual(new Set([402]));
+    // Each refusal says which it is: the limit reached (and it was), or too many in flight (and they were).
+    for (const { status, details } of refused) {
+      if (status === 402)
+        expect((details.spent_microunits ?? 0) + (details.needed_microunits ?? 0)).toBeGreaterThan(limit);
+      else {
+        expect(status).toBe(429);
+        expect(details.in_flight).toBeGreaterThan(0);
+      }
+    }
     const charged = served.reduce((total, result) => total + result.cost, 0);
     // One process: the limit is never overshot, by a single microunit.
     expect(charged).toBeLessThanOrEqual(limit);
@@ -139,6 +151,76 @@ describe.each(modes)("API keys (%s)", (_name, lease) => {
     const balance = await gateway.balanceOf(token);
     expect(balance.balance).toBe(10_000_000n - BigInt(charged));
   }, 90_000);
+
+  it("50 concurrent honest requests under a key's limit are all served; past it each refusal says why", async () => {
+    const token = await gateway.createFundedToken(10_000_000n);
+    // Each request's worst case (max_tokens 200: ~120 µ) is far above what it costs (3 tokens out:
+    // a few µ), so 50 worst cases (~6,000 µ) are ten times the limit while 50 charges fit in it.
+    const probe = await createKey(token, { label: "probe" });
+    const one = await inferenceClient(gateway, probe.api_key).chat({ maxTokens: 200 });
+    await one.text();
+    const cost = Number(one.headers.get("x-pod-cost-microunits"));
+    const limit = cost * 80;
+    const issued = await createKey(token, { label: "crowd", limit: { amount_microunits: limit, period: "day" } });
+    const client = inferenceClient(gateway, issued.api_key);
+    const burst = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, index) => {
+          const response = await client.chat({ maxTokens: 200, content: `b${index} [fake:tokens=3]` });
+          const body = (await response.json()) as { error?: { code: string; details: Record<string, number> } };
+          return {
+            status: response.status,
+            cost: Number(response.headers.get("x-pod-cost-microunits") ?? 0),
+            error: body.error,
+          };
+        }),
+      );
+    const first = await burst(50);
+    expect(first.filter((result) => result.status !== 200)).toEqual([]);
+    const firstCharged = first.reduce((total, result) => total + result.cost, 0);
+    expect(firstCharged).toBeLessThanOrEqual(limit);
+
+    // Past the limit: what is refused is refused as "limit reached" with figures that show it.
+    const second = await burst(50);
+    const served = second.filter((result) => result.status === 200);
+    const refused = second.filter((result) => result.status !== 200);
+    expect(served.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const result of refused) {
+      expect(result.status).toBe(402);
+      expect(result.error?.code).toBe("key_limit_reached");
+      const details = result.error?.details ?? {};
+      // The words are true: what was spent leaves less than this request's least cost.
+      expect((details.spent_microunits ?? 0) + (details.needed_microunits ?? 0)).toBeGreaterThan(limit);
+    }
+    const charged = firstCharged + served.reduce((total, result) => total + result.cost, 0);
+    // One process: the limit is never overshot (the promise is one request's worst case at most).
+    expect(charged).toBeLessThanOrEqual(limit);
+    await gateway.app.leases?.returnAll();
+    expect(await spentOf(token, issued.key.id)).toBe(charged);
+  }, 90_000);
+
+  it("a request that cannot fit beside the key's requests in flight is refused as crowded, not as limit reached", async () => {
+    const token = await gateway.createFundedToken(10_000_000n);
+    const issued = await createKey(token, { label: "slow", limit: { amount_microunits: 150, period: "day" } });
+    const client = inferenceClient(gateway, issued.api_key);
+    // Claims ~140 µ of 150 whole (its worst case fits) and holds it while the upstream hangs.
+    const slow = client.chat({ maxTokens: 230, content: "slow [fake:hang=7000] [fake:tokens=3]" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // It waits KEY_CLAIM_WAIT_MS (5 s) for the slow one, which is still hanging, then is refused.
+    const crowded = await client.chat({ maxTokens: 200 });
+    expect(crowded.status).toBe(429);
+    expect(crowded.headers.get("retry-after")).toBe("1");
+    const body = (await crowded.json()) as { error: { code: string; message: string; details: Record<string, number> } };
+    expect(body.error.code).toBe("rate_limited");
+    expect(body.error.message).toContain("too many requests in flight");
+    expect(body.error.details.in_flight).toBe(1);
+    expect(body.error.details.spent_microunits).toBe(0);
+    expect(body.error.details.claimed_microunits).toBeGreaterThan(150 - (body.error.details.needed_microunits ?? 0));
+    expect((await slow).status).toBe(200);
+    // Once the slow request settled (a few µ), the key has room again.
+    expect((await client.chat({ maxTokens: 200 })).status).toBe(200);
+  }, 60_000);
 
   it("a revoked key and a rotated-out key are refused at once; the rotated key keeps its spend", async () => {
     const token = await gateway.createFundedToken(1_000_000n);
