@@ -1,6 +1,11 @@
 "use client";
 
-import type { ApiKeyView, IssuedKeyResponse, ListKeysResponse } from "@pod-gateway/contracts/account-keys";
+import type {
+  ApiKeyView,
+  IssuedKeyResponse,
+  KeyScope,
+  ListKeysResponse,
+} from "@pod-gateway/contracts/account-keys";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
@@ -25,10 +30,19 @@ async function readError(response: Response): Promise<string> {
 
 const periodWord = (period: Period) => (period === "day" ? "day" : "month");
 
+/** What a new key may do beyond inference, as one choice (manage includes read). */
+type Access = "inference" | "read" | "manage";
+const accessScopes: Record<Access, KeyScope[]> = {
+  inference: ["inference"],
+  read: ["inference", "read"],
+  manage: ["inference", "read", "manage"],
+};
+const toAccess = (value: string): Access => (value === "read" || value === "manage" ? value : "inference");
+
 /**
- * The account's further API keys: create one with a label and an optional daily or monthly
- * limit, see what each spent in its period, change its limit, rotate or revoke it. A new or
- * rotated key is shown once.
+ * The account's further API keys: create one with a label, an optional daily or monthly limit
+ * and what it may do beyond inference; see what each spent in its period, change its limit,
+ * rotate or revoke it. A new or rotated key is shown once.
  */
 export function KeysPanel({ token }: { token: string }) {
   const [keys, setKeys] = useState<ApiKeyView[] | undefined>(undefined);
@@ -37,6 +51,7 @@ export function KeysPanel({ token }: { token: string }) {
   const [label, setLabel] = useState("");
   const [limitText, setLimitText] = useState("");
   const [period, setPeriod] = useState<Period>("day");
+  const [access, setAccess] = useState<Access>("inference");
   const [busy, setBusy] = useState(false);
 
   const load = useCallback(async () => {
@@ -85,7 +100,10 @@ export function KeysPanel({ token }: { token: string }) {
       }
       limit = { amount_microunits: Number(microunits), period };
     }
-    const response = await call("", { method: "POST", body: JSON.stringify({ label, limit }) });
+    const response = await call("", {
+      method: "POST",
+      body: JSON.stringify({ label, limit, scopes: accessScopes[access] }),
+    });
     if (!response) return;
     const issued = (await response.json()) as IssuedKeyResponse;
     setShown({ label: issued.key.label, secret: issued.api_key, baseUrl: issued.base_url, rotated: false });
@@ -175,6 +193,18 @@ export function KeysPanel({ token }: { token: string }) {
             <option value="month">month (UTC)</option>
           </select>
         </label>
+        <label className="dash-field dash-field--narrow">
+          <span className="dash-label">May also</span>
+          <select
+            className="dash-input"
+            value={access}
+            onChange={(event) => setAccess(toAccess(event.target.value))}
+          >
+            <option value="inference">nothing more (inference only)</option>
+            <option value="read">read all activity</option>
+            <option value="manage">read and manage the account</option>
+          </select>
+        </label>
         <button
           type="submit"
           className="dash-button dash-button--primary"
@@ -245,6 +275,11 @@ function KeyRow({
         <span className="dash-muted dash-nowrap">
           {" "}
           <code>…{apiKey.hint}</code>
+          {apiKey.scopes.includes("manage")
+            ? " · manages"
+            : apiKey.scopes.includes("read")
+              ? " · reads all"
+              : ""}
           {revoked ? " · revoked" : ""}
         </span>
       </td>

@@ -39,6 +39,7 @@ export async function getSpendTotals(
   executor: Executor,
   accountId: bigint,
   now: Date = new Date(),
+  apiKeyId?: string,
 ): Promise<SpendTotals> {
   const day = startOfUtcDay(now);
   const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -49,7 +50,7 @@ export async function getSpendTotals(
                COUNT(*) FILTER (WHERE created_at >= ${day.toISOString()}::timestamptz)::text AS today_count,
                COUNT(*)::text AS month_count
         FROM usage_records
-        WHERE account_id = ${accountId} AND created_at >= ${month.toISOString()}::timestamptz`,
+        WHERE account_id = ${accountId} AND created_at >= ${month.toISOString()}::timestamptz ${ofKey(apiKeyId)}`,
   );
   const row = rows[0];
   return {
@@ -77,6 +78,7 @@ export async function getSpendByDayAndModel(
   accountId: bigint,
   days = 30,
   now: Date = new Date(),
+  apiKeyId?: string,
 ): Promise<DailySpend[]> {
   const since = new Date(startOfUtcDay(now).getTime() - (days - 1) * 86_400_000);
   const rows = await queryRows<{ day: string; model: string; cost: string; requests: string }>(
@@ -84,7 +86,7 @@ export async function getSpendByDayAndModel(
     sql`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, model,
                SUM(cost_microunits)::text AS cost, COUNT(*)::text AS requests
         FROM usage_records
-        WHERE account_id = ${accountId} AND created_at >= ${since.toISOString()}::timestamptz
+        WHERE account_id = ${accountId} AND created_at >= ${since.toISOString()}::timestamptz ${ofKey(apiKeyId)}
         GROUP BY 1, 2 ORDER BY 1, 2`,
   );
   return rows.map((row) => ({
@@ -109,6 +111,7 @@ export async function getSpendByModel(
   accountId: bigint,
   days = 30,
   now: Date = new Date(),
+  apiKeyId?: string,
 ): Promise<ModelSpend[]> {
   const since = new Date(startOfUtcDay(now).getTime() - (days - 1) * 86_400_000);
   const rows = await queryRows<{
@@ -122,7 +125,7 @@ export async function getSpendByModel(
     sql`SELECT model, SUM(cost_microunits)::text AS cost, COUNT(*)::text AS requests,
                SUM(input_tokens)::text AS input, SUM(output_tokens)::text AS output
         FROM usage_records
-        WHERE account_id = ${accountId} AND created_at >= ${since.toISOString()}::timestamptz
+        WHERE account_id = ${accountId} AND created_at >= ${since.toISOString()}::timestamptz ${ofKey(apiKeyId)}
         GROUP BY model ORDER BY SUM(cost_microunits) DESC, model`,
   );
   return rows.map((row) => ({
@@ -174,6 +177,8 @@ export async function listActivity(
     kinds?: readonly string[];
     model?: string | undefined;
     route?: string | undefined;
+    /** Only this key's requests (a key without the `read` scope sees nothing else). */
+    apiKeyId?: string | undefined;
   },
 ): Promise<ActivityPage> {
   const kinds = options.kinds && options.kinds.length > 0 ? options.kinds : undefined;
@@ -202,6 +207,7 @@ export async function listActivity(
         WHERE e.account_id = ${accountId}
           ${options.model === undefined ? sql`` : sql`AND t.metadata->>'model' = ${options.model}`}
           ${options.route === undefined ? sql`` : sql`AND t.metadata->>'route' = ${options.route}`}
+          ${options.apiKeyId === undefined ? sql`` : sql`AND u.api_key_id = ${options.apiKeyId}`}
           ${options.before === undefined ? sql`` : sql`AND e.id < ${options.before}`}
           ${
             kinds
@@ -229,6 +235,11 @@ export async function listActivity(
   }));
   const last = items.at(-1);
   return { items, nextCursor: items.length === options.limit && last ? last.entryId : null };
+}
+
+/** Usage records of one key only, when a key without the `read` scope asks. */
+function ofKey(apiKeyId: string | undefined) {
+  return apiKeyId === undefined ? sql`` : sql`AND api_key_id = ${apiKeyId}`;
 }
 
 function startOfUtcDay(now: Date): Date {

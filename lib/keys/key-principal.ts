@@ -1,3 +1,4 @@
+import type { KeyScope } from "@pod-gateway/contracts/account-keys";
 import type { LimitPeriod } from "./limit-period";
 
 export interface KeyLimit {
@@ -10,4 +11,6 @@ export interface KeyPrincipal {
   id: string;
   label: string;
   limit: KeyLimit | undefined;
+  /** Always includes `inference`; `read` and `manage` only when chosen at creation. */
+  scopes: readonly KeyScope[];
 }

@@ -102,7 +102,12 @@ export class KeySpendLimits {
   }
 
   /** Claims for a request made with a limited key, or says why it cannot. */
-  async claim(keyId: string, limit: KeyLimit, request: KeyClaimRequest, now = new Date()): Promise<KeyClaimResult> {
+  async claim(
+    keyId: string,
+    limit: KeyLimit,
+    request: KeyClaimRequest,
+    now = new Date(),
+  ): Promise<KeyClaimResult> {
     const spend = this.#spendOf(keyId, limit, now);
     const deadline = Date.now() + this.#options.claimWaitMs;
     for (;;) {

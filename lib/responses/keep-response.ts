@@ -3,7 +3,7 @@ import { type ChunkSource, StreamedResponse } from "../http/streamed-response";
 import { log } from "../log";
 import type { Services } from "../services";
 import { createSseDecoder } from "../sse/sse-decoder";
-import { storeResponse } from "./stored-responses";
+import { type ResponseOwner, storeResponse } from "./stored-responses";
 
 const finalEvents = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
@@ -43,7 +43,7 @@ function collector() {
  */
 export async function keepResponse(
   app: Services,
-  tokenId: string,
+  owner: ResponseOwner,
   requestBody: Record<string, unknown>,
   response: Response,
 ): Promise<Response> {
@@ -53,7 +53,7 @@ export async function keepResponse(
     maxBytes: app.env.RESPONSES_MAX_STORED_BYTES,
   };
   const store = async (answer: unknown) => {
-    await storeResponse(app.database.db, { tokenId, requestBody, response: answer }, policy).catch(
+    await storeResponse(app.database.db, { owner, requestBody, response: answer }, policy).catch(
       (error: unknown) => log.error("storing a response failed", { error }),
     );
   };

@@ -1,8 +1,32 @@
-import { and, eq, gt, lt } from "drizzle-orm";
+import { and, eq, gt, lt, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { storedResponses } from "../db/schema";
 import { GatewayError } from "../errors/gateway-error";
 import { log } from "../log";
+import type { TokenRecord } from "../tokens/find-token";
+
+/**
+ * Who may use a stored response: the key that made it, or its account's token (every response
+ * of the token's keys). A key never sees the token's or another key's responses.
+ */
+export interface ResponseOwner {
+  tokenId: string;
+  /** Set when a further API key is asking (or made the response). */
+  apiKeyId: string | undefined;
+}
+
+export const responseOwner = (record: TokenRecord): ResponseOwner => ({
+  tokenId: record.id,
+  apiKeyId: record.key?.id,
+});
+
+function ownedBy(owner: ResponseOwner, id: string): SQL | undefined {
+  return and(
+    eq(storedResponses.id, id),
+    eq(storedResponses.tokenId, owner.tokenId),
+    owner.apiKeyId === undefined ? undefined : eq(storedResponses.apiKeyId, owner.apiKeyId),
+  );
+}
 
 export interface StorePolicy {
   retentionDays: number;
@@ -18,29 +42,23 @@ function inputItems(input: unknown): unknown[] {
   return Array.isArray(input) ? input : [];
 }
 
-/** A stored response of this token that has not expired, or undefined. */
-export async function findStoredResponse(database: Database, tokenId: string, id: string) {
+/** A stored response this owner may use that has not expired, or undefined. */
+export async function findStoredResponse(database: Database, owner: ResponseOwner, id: string) {
   const [row] = await database
     .select()
     .from(storedResponses)
-    .where(
-      and(
-        eq(storedResponses.id, id),
-        eq(storedResponses.tokenId, tokenId),
-        gt(storedResponses.expiresAt, new Date()),
-      ),
-    );
+    .where(and(ownedBy(owner, id), gt(storedResponses.expiresAt, new Date())));
   return row;
 }
 
 /**
  * A Responses body that names `previous_response_id`, with the stored conversation (its
- * input, then its output) put before this turn's input. Another token's response, an expired
- * one or an unknown id is a 404, exactly alike, so ids cannot be probed.
+ * input, then its output) put before this turn's input. Another token's or key's response, an
+ * expired one or an unknown id is a 404, exactly alike, so ids cannot be probed.
  */
 export async function withPreviousResponse(
   database: Database,
-  tokenId: string,
+  owner: ResponseOwner,
   body: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const previousId = body.previous_response_id;
@@ -50,7 +68,7 @@ export async function withPreviousResponse(
       param: "previous_response_id",
     });
   }
-  const previous = await findStoredResponse(database, tokenId, previousId);
+  const previous = await findStoredResponse(database, owner, previousId);
   if (!previous) {
     throw new GatewayError("not_found", `previous response not found: ${previousId}`, {
       param: "previous_response_id",
@@ -61,12 +79,12 @@ export async function withPreviousResponse(
 }
 
 /**
- * Keeps an answered response for its token. One larger than `maxBytes` (conversation and
+ * Keeps an answered response for the key (or token) that asked. One larger than `maxBytes` (conversation and
  * answer together) is not kept: it is logged, and reading it later is a 404.
  */
 export async function storeResponse(
   database: Database,
-  input: { tokenId: string; requestBody: Record<string, unknown>; response: unknown },
+  input: { owner: ResponseOwner; requestBody: Record<string, unknown>; response: unknown },
   policy: StorePolicy,
 ): Promise<void> {
   const { response } = input;
@@ -79,7 +97,8 @@ export async function storeResponse(
   }
   await database.insert(storedResponses).values({
     id: response.id,
-    tokenId: input.tokenId,
+    tokenId: input.owner.tokenId,
+    apiKeyId: input.owner.apiKeyId ?? null,
     inputItems: items,
     response,
     sizeBytes,
@@ -87,15 +106,15 @@ export async function storeResponse(
   });
 }
 
-/** Deletes a token's stored response; false when there is none (or it is another token's). */
+/** Deletes a stored response; false when there is none this owner may use. */
 export async function deleteStoredResponse(
   database: Database,
-  tokenId: string,
+  owner: ResponseOwner,
   id: string,
 ): Promise<boolean> {
   const deleted = await database
     .delete(storedResponses)
-    .where(and(eq(storedResponses.id, id), eq(storedResponses.tokenId, tokenId)))
+    .where(ownedBy(owner, id))
     .returning({ id: storedResponses.id });
   return deleted.length > 0;
 }

@@ -3,6 +3,7 @@ import type { Executor } from "../db/client";
 import { apiKeys, apiTokens } from "../db/schema";
 import type { LimitPeriod } from "../keys/limit-period";
 import type { TokenRecord } from "./find-token";
+import { normalizeScopes } from "./key-scopes";
 
 /** The live (not revoked) key with this hash, as the token record its requests run as. */
 export async function findKeyByHash(executor: Executor, keyHash: string): Promise<TokenRecord | undefined> {
@@ -12,6 +13,7 @@ export async function findKeyByHash(executor: Executor, keyHash: string): Promis
       label: apiKeys.label,
       limitMicrounits: apiKeys.limitMicrounits,
       limitPeriod: apiKeys.limitPeriod,
+      scopes: apiKeys.scopes,
       tokenId: apiTokens.id,
       accountId: apiTokens.accountId,
       depositCode: apiTokens.depositCode,
@@ -34,6 +36,7 @@ export async function findKeyByHash(executor: Executor, keyHash: string): Promis
         row.limitMicrounits === null || row.limitPeriod === null
           ? undefined
           : { microunits: row.limitMicrounits, period: row.limitPeriod as LimitPeriod },
+      scopes: normalizeScopes(row.scopes),
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ApiKeyView, KeyLimitView } from "@pod-gateway/contracts/account-keys";
+import type { ApiKeyView, KeyLimitView, KeyScope } from "@pod-gateway/contracts/account-keys";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { queryRows } from "../db/client";
@@ -9,6 +9,7 @@ import type { KeySpendLimits } from "../keys/key-spend-limits";
 import { type LimitPeriod, periodEnd, periodStart } from "../keys/limit-period";
 import { forgetAuthenticated } from "./authenticate-token";
 import type { TokenRecord } from "./find-token";
+import { hasScope, normalizeScopes } from "./key-scopes";
 import { hashToken } from "./token-hash";
 
 type KeyRow = typeof apiKeys.$inferSelect;
@@ -22,13 +23,18 @@ export interface IssuedKey {
   secret: string;
 }
 
-/** Only the account's token manages its keys: a key cannot mint, lift or revoke keys. */
-export function requireOwner(principal: TokenRecord): void {
-  if (principal.key !== undefined)
-    throw new GatewayError(
-      "forbidden",
-      "forbidden: API keys are managed with the account's token, not with another key",
-    );
+/**
+ * The token, or a key with the `manage` scope, manages the account's keys; a key never hands
+ * out a scope it does not hold itself.
+ */
+function requireGrantable(principal: TokenRecord, scopes: readonly KeyScope[]): void {
+  for (const scope of scopes)
+    if (scope !== "inference" && !hasScope(principal, scope))
+      throw new GatewayError(
+        "forbidden",
+        `forbidden: a key cannot create a key with the "${scope}" scope it does not have itself`,
+        { details: { required_scope: scope } },
+      );
 }
 
 const hintOf = (secret: string) => secret.slice(-6);
@@ -36,8 +42,10 @@ const hintOf = (secret: string) => secret.slice(-6);
 export async function createKey(
   database: Database,
   owner: TokenRecord,
-  input: { label: string; limit?: KeyLimitView | null | undefined },
+  input: { label: string; limit?: KeyLimitView | null | undefined; scopes?: KeyScope[] | undefined },
 ): Promise<IssuedKey> {
+  const scopes = normalizeScopes(input.scopes);
+  requireGrantable(owner, scopes);
   const secret = newUuid();
   const row = await database.transaction(async (transaction) => {
     // Counted under the token's row lock, so racing creations cannot pass the cap together.
@@ -58,6 +66,7 @@ export async function createKey(
         label: input.label,
         limitMicrounits: input.limit ? BigInt(input.limit.amount_microunits) : null,
         limitPeriod: input.limit ? input.limit.period : null,
+        scopes,
       })
       .returning();
     return inserted;
@@ -116,6 +125,11 @@ export async function updateKey(
   input: { label?: string | undefined; limit?: KeyLimitView | null | undefined },
 ): Promise<KeyRow> {
   const row = await ownedKey(database, owner, keyId);
+  if (owner.key?.id === row.id && input.limit !== undefined)
+    throw new GatewayError(
+      "forbidden",
+      "forbidden: a key cannot change its own limit; use the account's token",
+    );
   const [updated] = await database
     .update(apiKeys)
     .set({
@@ -181,6 +195,7 @@ export async function keyViews(
         label: row.label,
         hint: row.hint,
         limit,
+        scopes: normalizeScopes(row.scopes),
         spent_microunits: Number(spent > (stored.get(row.id) ?? 0n) ? spent : (stored.get(row.id) ?? 0n)),
         resets_at: period === null ? null : periodEnd(period, now).toISOString(),
         status: row.revokedAt === null ? "active" : "revoked",

@@ -161,13 +161,18 @@ describe.each(modes)("API keys (%s)", (_name, lease) => {
     await one.text();
     const cost = Number(one.headers.get("x-pod-cost-microunits"));
     const limit = cost * 80;
-    const issued = await createKey(token, { label: "crowd", limit: { amount_microunits: limit, period: "day" } });
+    const issued = await createKey(token, {
+      label: "crowd",
+      limit: { amount_microunits: limit, period: "day" },
+    });
     const client = inferenceClient(gateway, issued.api_key);
     const burst = (count: number) =>
       Promise.all(
         Array.from({ length: count }, async (_, index) => {
           const response = await client.chat({ maxTokens: 200, content: `b${index} [fake:tokens=3]` });
-          const body = (await response.json()) as { error?: { code: string; details: Record<string, number> } };
+          const body = (await response.json()) as {
+            error?: { code: string; details: Record<string, number> };
+          };
           return {
             status: response.status,
             cost: Number(response.headers.get("x-pod-cost-microunits") ?? 0),
@@ -202,7 +207,10 @@ describe.each(modes)("API keys (%s)", (_name, lease) => {
 
   it("a request that cannot fit beside the key's requests in flight is refused as crowded, not as limit reached", async () => {
     const token = await gateway.createFundedToken(10_000_000n);
-    const issued = await createKey(token, { label: "slow", limit: { amount_microunits: 150, period: "day" } });
+    const issued = await createKey(token, {
+      label: "slow",
+      limit: { amount_microunits: 150, period: "day" },
+    });
     const client = inferenceClient(gateway, issued.api_key);
     // Claims ~140 µ of 150 whole (its worst case fits) and holds it while the upstream hangs.
     const slow = client.chat({ maxTokens: 230, content: "slow [fake:hang=7000] [fake:tokens=3]" });
@@ -211,12 +219,16 @@ describe.each(modes)("API keys (%s)", (_name, lease) => {
     const crowded = await client.chat({ maxTokens: 200 });
     expect(crowded.status).toBe(429);
     expect(crowded.headers.get("retry-after")).toBe("1");
-    const body = (await crowded.json()) as { error: { code: string; message: string; details: Record<string, number> } };
+    const body = (await crowded.json()) as {
+      error: { code: string; message: string; details: Record<string, number> };
+    };
     expect(body.error.code).toBe("rate_limited");
     expect(body.error.message).toContain("too many requests in flight");
     expect(body.error.details.in_flight).toBe(1);
     expect(body.error.details.spent_microunits).toBe(0);
-    expect(body.error.details.claimed_microunits).toBeGreaterThan(150 - (body.error.details.needed_microunits ?? 0));
+    expect(body.error.details.claimed_microunits).toBeGreaterThan(
+      150 - (body.error.details.needed_microunits ?? 0),
+    );
     expect((await slow).status).toBe(200);
     // Once the slow request settled (a few µ), the key has room again.
     expect((await client.chat({ maxTokens: 200 })).status).toBe(200);

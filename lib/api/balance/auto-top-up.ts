@@ -10,7 +10,7 @@ import { dashboardBaseUrl } from "../../funding/dashboard-urls";
 import { publicBaseUrl } from "../../http/public-urls";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
-import { requireOwner } from "../../tokens/manage-keys";
+import { requireScope } from "../../tokens/key-scopes";
 import type { ApiCall } from "../route-definition";
 
 async function answer(call: ApiCall<"token">): Promise<Response> {
@@ -23,13 +23,13 @@ async function answer(call: ApiCall<"token">): Promise<Response> {
 
 /** GET /proxy/<token>/auto-top-up – the setting, the saved card and the last charges with receipts. */
 export async function getAutoTopUp(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   return answer(call);
 }
 
 /** PUT /proxy/<token>/auto-top-up – on or off, threshold, amount and monthly cap. */
 export async function setAutoTopUp(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   const input = await readValidatedJson(call.request, autoTopUpRequestSchema, call.bodyLimit);
   await putAutoTopUp(call.app.database.db, call.principal, {
     enabled: input.enabled,
@@ -45,7 +45,7 @@ export async function setAutoTopUp(call: ApiCall<"token">): Promise<Response> {
 
 /** POST /proxy/<token>/auto-top-up/card – a Stripe Checkout page (setup mode) that saves a card. */
 export async function setUpAutoTopUpCard(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   const card = cardSettings(call.app.env);
   if (!card.enabled)
     throw new GatewayError("service_unavailable", "card payments are not offered on this gateway");

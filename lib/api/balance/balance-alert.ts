@@ -8,7 +8,7 @@ import {
 import { parseWebhookUrl } from "../../balance-watch/webhook-target";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
-import { requireOwner } from "../../tokens/manage-keys";
+import { requireScope } from "../../tokens/key-scopes";
 import { readTokenBalance } from "../../tokens/token-balance";
 import type { ApiCall } from "../route-definition";
 
@@ -22,13 +22,13 @@ async function answer(call: ApiCall<"token">): Promise<Response> {
 
 /** GET /proxy/<token>/balance-alert – the low-balance alert, with its webhook's signing secret. */
 export async function getBalanceAlert(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   return answer(call);
 }
 
 /** PUT /proxy/<token>/balance-alert – sets the threshold and (optionally) the webhook URL. */
 export async function setBalanceAlert(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   const input = await readValidatedJson(call.request, balanceAlertRequestSchema, call.bodyLimit);
   const allowPrivate = call.app.env.BALANCE_ALERT_ALLOW_PRIVATE_URLS;
   const webhookUrl = input.webhook_url ? parseWebhookUrl(input.webhook_url, allowPrivate) : null;
@@ -44,7 +44,7 @@ export async function setBalanceAlert(call: ApiCall<"token">): Promise<Response>
 
 /** DELETE /proxy/<token>/balance-alert */
 export async function removeBalanceAlert(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   await deleteBalanceAlert(call.app.database.db, call.principal.id);
   call.app.balanceWatch.forget(call.principal.accountId);
   return jsonResponse({ alert: null }, 200, { "cache-control": "no-store" });

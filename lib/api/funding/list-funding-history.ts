@@ -1,11 +1,13 @@
 import { listBaseDeposits } from "../../deposits/evm/list-base-deposits";
 import { listCardPayments, listReceivables, listTokenDeposits } from "../../funding/queries";
 import { jsonResponse } from "../../http/responses";
+import { requireScope } from "../../tokens/key-scopes";
 import type { ApiCall } from "../route-definition";
 
 /** GET /proxy/<token>/funding/history – card payments, on-chain deposits (Solana, Base) and what is owed after refunds. */
 export async function listFundingHistory(call: ApiCall<"token">): Promise<Response> {
   const { app, principal: record } = call;
+  requireScope(record, "read");
   const db = app.database.db;
   const [cards, deposits, owed, baseDeposits] = await Promise.all([
     listCardPayments(db, record.accountId),

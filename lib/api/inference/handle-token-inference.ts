@@ -6,7 +6,7 @@ import { holdPrice, prepareInference, routedCandidates } from "../../proxy/prepa
 import { releaseReservation, reserveForRequest } from "../../proxy/reserve";
 import { serveReserved } from "../../proxy/serve-reserved";
 import { keepResponse } from "../../responses/keep-response";
-import { withPreviousResponse } from "../../responses/stored-responses";
+import { responseOwner, withPreviousResponse } from "../../responses/stored-responses";
 import type { ApiCall } from "../route-definition";
 
 /**
@@ -29,7 +29,9 @@ export async function handleTokenInference(
     app,
     request,
     dialect,
-    format.storesResponses ? (body) => withPreviousResponse(app.database.db, record.id, body) : undefined,
+    format.storesResponses
+      ? (body) => withPreviousResponse(app.database.db, responseOwner(record), body)
+      : undefined,
   );
   // Anthropic's Messages API requires an output limit; so does its drop-in.
   if (format.requiresOutputLimit && prepared.inference.maxTokens === undefined)
@@ -63,5 +65,7 @@ export async function handleTokenInference(
     throw error;
   }
   // Served and billed: keeping the answer can no longer fail the request.
-  return format.storesResponses ? keepResponse(app, record.id, prepared.inference.body, response) : response;
+  return format.storesResponses
+    ? keepResponse(app, responseOwner(record), prepared.inference.body, response)
+    : response;
 }

@@ -1,6 +1,6 @@
 import { GatewayError } from "../../errors/gateway-error";
 import { jsonResponse } from "../../http/responses";
-import { deleteStoredResponse, findStoredResponse } from "../../responses/stored-responses";
+import { deleteStoredResponse, findStoredResponse, responseOwner } from "../../responses/stored-responses";
 import type { ApiCall } from "../route-definition";
 
 function responseId(call: ApiCall<"token">): string {
@@ -10,18 +10,18 @@ function responseId(call: ApiCall<"token">): string {
   return id;
 }
 
-/** GET /proxy/<token>/v1/responses/:id – a response this token stored, as it was answered. */
+/** GET /proxy/<token>/v1/responses/:id – a response this key (or any key of this token) stored, as answered. */
 export async function getStoredResponse(call: ApiCall<"token">): Promise<Response> {
   const id = responseId(call);
-  const row = await findStoredResponse(call.app.database.db, call.principal.id, id);
+  const row = await findStoredResponse(call.app.database.db, responseOwner(call.principal), id);
   if (!row) throw new GatewayError("not_found", `response not found: ${id}`);
   return jsonResponse(row.response);
 }
 
-/** DELETE /proxy/<token>/v1/responses/:id – forgets a stored response (only its own token can). */
+/** DELETE /proxy/<token>/v1/responses/:id – forgets a stored response (only the key that made it, or its token, can). */
 export async function deleteResponse(call: ApiCall<"token">): Promise<Response> {
   const id = responseId(call);
-  const deleted = await deleteStoredResponse(call.app.database.db, call.principal.id, id);
+  const deleted = await deleteStoredResponse(call.app.database.db, responseOwner(call.principal), id);
   if (!deleted) throw new GatewayError("not_found", `response not found: ${id}`);
   return jsonResponse({ id, object: "response", deleted: true });
 }

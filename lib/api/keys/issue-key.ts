@@ -6,11 +6,11 @@ import {
 import { publicBaseUrl } from "../../http/public-urls";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
+import { requireScope } from "../../tokens/key-scopes";
 import {
   createKey as createAccountKey,
   type IssuedKey,
   keyViews,
-  requireOwner,
   revokeKey as revokeAccountKey,
   rotateKey as rotateAccountKey,
   updateKey as updateAccountKey,
@@ -30,14 +30,14 @@ async function issued(call: ApiCall<"token">, key: IssuedKey, status: number): P
 
 /** POST /proxy/<token>/keys – a further key with a label and an optional daily or monthly limit. */
 export async function createKey(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   const input = await readValidatedJson(call.request, createKeyRequestSchema, call.bodyLimit);
   return issued(call, await createAccountKey(call.app.database.db, call.principal, input), 201);
 }
 
 /** POST /proxy/<token>/keys/<id>/rotate – a new secret for the key; the old one is refused from now on. */
 export async function rotateKey(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   return issued(
     call,
     await rotateAccountKey(call.app.database.db, call.principal, call.params.id ?? ""),
@@ -47,7 +47,7 @@ export async function rotateKey(call: ApiCall<"token">): Promise<Response> {
 
 /** POST /proxy/<token>/keys/<id>/revoke – the key is refused from now on (its spend stays listed). */
 export async function revokeKey(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   const row = await revokeAccountKey(call.app.database.db, call.principal, call.params.id ?? "");
   const [view] = await keyViews(call.app.database.db, call.app.keyLimits, [row]);
   return jsonResponse({ key: view }, 200, { "cache-control": "no-store" });
@@ -55,7 +55,7 @@ export async function revokeKey(call: ApiCall<"token">): Promise<Response> {
 
 /** PATCH /proxy/<token>/keys/<id> – a new label or limit (`"limit": null` lifts it). */
 export async function updateKey(call: ApiCall<"token">): Promise<Response> {
-  requireOwner(call.principal);
+  requireScope(call.principal, "manage");
   const input = await readValidatedJson(call.request, updateKeyRequestSchema, call.bodyLimit);
   const row = await updateAccountKey(call.app.database.db, call.principal, call.params.id ?? "", input);
   const [view] = await keyViews(call.app.database.db, call.app.keyLimits, [row]);

@@ -7,6 +7,7 @@ import {
 } from "../../activity/queries";
 import { badRequest } from "../../errors/gateway-error";
 import { jsonResponse } from "../../http/responses";
+import { activityKeyFilter } from "../../tokens/key-scopes";
 import { correctForLease } from "../../tokens/token-balance";
 import type { ApiCall } from "../route-definition";
 
@@ -23,11 +24,13 @@ export async function getUsageSummary(call: ApiCall<"token">): Promise<Response>
   const now = new Date();
   // Everything this process settled is written first, so the figures include the last response.
   await app.leases?.flush();
+  // A key without the `read` scope sees the balance it spends and its own requests only.
+  const keyId = activityKeyFilter(record);
   const [summary, totals, perDay, perModel] = await Promise.all([
     getBalanceSummary(db, record.accountId),
-    getSpendTotals(db, record.accountId, now),
-    getSpendByDayAndModel(db, record.accountId, days, now),
-    getSpendByModel(db, record.accountId, days, now),
+    getSpendTotals(db, record.accountId, now, keyId),
+    getSpendByDayAndModel(db, record.accountId, days, now, keyId),
+    getSpendByModel(db, record.accountId, days, now, keyId),
   ]);
   const balance = { ...summary, ...correctForLease(app, record.accountId, summary) };
   return jsonResponse(

@@ -5,6 +5,7 @@ import { badRequest } from "../../errors/gateway-error";
 import type { ApiRequest } from "../../http/api-request";
 import { BufferedResponse } from "../../http/buffered-response";
 import { jsonResponse } from "../../http/responses";
+import { activityKeyFilter } from "../../tokens/key-scopes";
 import type { ApiCall } from "../route-definition";
 
 const maxLimit = 200;
@@ -36,7 +37,8 @@ function filtersOf(request: ApiRequest) {
 
 /**
  * GET /proxy/<token>/transactions – the token's credits and debits, newest first, with usage,
- * route, provider and key per request; filtered by `kind`, `model` and `route`.
+ * route, provider and key per request; filtered by `kind`, `model` and `route`. A key without
+ * the `read` scope sees its own requests only.
  */
 export async function listTransactions(call: ApiCall<"token">): Promise<Response> {
   const { app, request, principal: record } = call;
@@ -46,7 +48,11 @@ export async function listTransactions(call: ApiCall<"token">): Promise<Response
   if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit)
     throw badRequest(`limit must be an integer from 1 to ${maxLimit}`);
   await app.leases?.flush();
-  const page = await listActivity(app.database.db, record.accountId, { ...filters, limit });
+  const page = await listActivity(app.database.db, record.accountId, {
+    ...filters,
+    limit,
+    apiKeyId: activityKeyFilter(record),
+  });
   const body: TransactionsPage = {
     api_token: token,
     transactions: page.items.map((item) => transactionRow(item, `/proxy/${token}/transactions`)),
@@ -61,7 +67,11 @@ export async function exportTransactions(call: ApiCall<"token">): Promise<Respon
   const token = call.params.token ?? "";
   const { params: _params, ...filters } = filtersOf(request);
   await app.leases?.flush();
-  const page = await listActivity(app.database.db, record.accountId, { ...filters, limit: maxExportRows });
+  const page = await listActivity(app.database.db, record.accountId, {
+    ...filters,
+    limit: maxExportRows,
+    apiKeyId: activityKeyFilter(record),
+  });
   const csv = transactionsCsv(page.items.map((item) => transactionRow(item, `/proxy/${token}/transactions`)));
   return new BufferedResponse(csv, {
     status: 200,

@@ -3,6 +3,7 @@ import Stripe from "stripe";
 import { queryRows } from "../../db/client";
 import { GatewayError } from "../../errors/gateway-error";
 import { cardSettings } from "../../funding/card-settings";
+import { requireScope } from "../../tokens/key-scopes";
 import type { ApiCall } from "../route-definition";
 
 /**
@@ -12,6 +13,7 @@ import type { ApiCall } from "../route-definition";
  */
 export async function openReceipt(call: ApiCall<"token">): Promise<Response> {
   const { app, principal } = call;
+  requireScope(principal, "read");
   const id = call.params.id ?? "";
   const notFound = new GatewayError("not_found", "not found: no card payment with this id on this token");
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw notFound;

@@ -23,6 +23,8 @@ export const apiKeys = pgTable(
     limitMicrounits: bigint("limit_microunits", { mode: "bigint" }),
     /** day | month (UTC), set exactly when a limit is. */
     limitPeriod: text("limit_period"),
+    /** What the key may do beyond inference (`read`, `manage`), chosen at creation. */
+    scopes: text("scopes").array().notNull().default(sql`'{inference}'::text[]`),
     createdAt: createdAt(),
     rotatedAt: timestamp("rotated_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),

@@ -22,11 +22,20 @@ export const keyLabelSchema = z
   .max(64, { message: "label must be at most 64 characters" })
   .regex(/^[^\p{Cc}]*$/u, { message: "label must not contain control characters" });
 
+/**
+ * What a key may do beyond inference (which every key may): `read` the account's activity (every
+ * key's requests, card credits, funding history; without it a key sees only its own requests),
+ * `manage` the account (its keys, balance alert and auto top-up). The token may do everything.
+ */
+export const keyScopeSchema = z.enum(["inference", "read", "manage"]);
+
 /** POST /proxy/<token>/keys */
 export const createKeyRequestSchema = z.object({
   label: keyLabelSchema,
   /** null or absent: no limit of its own (the balance still bounds it). */
   limit: keyLimitSchema.nullable().optional(),
+  /** Chosen once, at creation; absent: inference only. */
+  scopes: z.array(keyScopeSchema).max(3).optional(),
 });
 
 /** PATCH /proxy/<token>/keys/<id>: a new label, a new limit, or `limit: null` to lift it. */
@@ -42,6 +51,8 @@ export const apiKeyViewSchema = z.object({
   /** The key's last six characters. */
   hint: z.string(),
   limit: keyLimitSchema.nullable(),
+  /** Always includes `inference`. */
+  scopes: z.array(keyScopeSchema),
   /** Spent in the limit's current period (this UTC day or month; this month without a limit). */
   spent_microunits: z.number().int(),
   /** When the current period ends and the limit is whole again; null without a limit. */
@@ -63,6 +74,7 @@ export const issuedKeyResponseSchema = z.object({
 });
 
 export type KeyLimitView = z.infer<typeof keyLimitSchema>;
+export type KeyScope = z.infer<typeof keyScopeSchema>;
 export type ApiKeyView = z.infer<typeof apiKeyViewSchema>;
 export type ListKeysResponse = z.infer<typeof listKeysResponseSchema>;
 export type IssuedKeyResponse = z.infer<typeof issuedKeyResponseSchema>;
