@@ -1,0 +1,294 @@
+import {
+  answerEvidence,
+  defaultEvidenceSettings,
+  type EvidenceSettings,
+  type ScoredPosition,
+} from "../../lib/verification/answer-evidence";
+import {
+  type DetectorSettings,
+  defaultDetectorSettings,
+  newDetector,
+  observeAnswer,
+} from "../../lib/verification/cheat-detector";
+import {
+  type Answer,
+  endToken,
+  generate,
+  logSoftmax,
+  type ModelSpec,
+  modelLogits,
+  normal,
+  stream,
+} from "./fake-model";
+
+/**
+ * One host's life in the marketplace, job by job: real jobs of a seeded shape, a share of them
+ * checked after the caller was served (the host's tokens scored under the reference model), hidden
+ * canaries mixed in, and the per-host detector deciding. The host may cheat on a share of its real
+ * jobs, in one of three ways, may tell canaries apart by what it sees, and may behave first.
+ */
+export type CheatMode = "smaller" | "garbage" | "truncated";
+
+export interface Scenario {
+  name: string;
+  /** The temperature callers ask for. */
+  temperature: number;
+  cheat?: {
+    mode: CheatMode;
+    rate: number;
+    /** Honest for this many real jobs first. */
+    after?: number;
+  };
+  /**
+   * The host answers honestly whatever it takes for a canary: a job shaped like the old
+   * templated canaries (one user turn, temperature 0, 64 tokens). Real traffic has such jobs
+   * too, and canaries drawn from real shapes look like the rest.
+   */
+  classifiesCanaries?: boolean;
+  /** Real jobs in a run. */
+  jobs: number;
+  /** The model a "smaller" cheat answers from, when not the settings' one. */
+  smaller?: ModelSpec;
+}
+
+export interface SimulationSettings {
+  verifyShare: number;
+  canaryShare: number;
+  /** Logit noise of serving (the host and the reference alike). */
+  servingNoise: number;
+  /** Top alternatives the reference returns per position (OpenAI's `logprobs` allows 5). */
+  topAlternatives: number;
+  model: ModelSpec;
+  smaller: ModelSpec;
+  evidence: EvidenceSettings;
+  detector: DetectorSettings;
+  /** Prices per token, in the same unit: the host's, and the reference's for scoring. */
+  prices: { hostInput: number; hostOutput: number; referenceInput: number; referenceOutput: number };
+}
+
+export const defaultSimulationSettings: SimulationSettings = {
+  verifyShare: 0.12,
+  canaryShare: 0.01,
+  servingNoise: 0.15,
+  topAlternatives: 5,
+  // Entropy about 1.2 nats a token at temperature 1, the top 5 tokens about 93% of the mass.
+  model: { seed: 7001, scale: 3.5 },
+  // A smaller sibling: the same most likely token at 52% of positions, 0.81 nats a token apart
+  // (KL at temperature 1). A closer one is a scenario of its own.
+  smaller: { seed: 9103, scale: 3.5, family: { seed: 7001, deviation: 0.55 } },
+  evidence: defaultEvidenceSettings,
+  detector: defaultDetectorSettings,
+  // A host sells below the centralized price; scoring is a prefill of prompt and answer plus one token.
+  prices: { hostInput: 0.8, hostOutput: 0.8, referenceInput: 1, referenceOutput: 1 },
+};
+
+export interface RunResult {
+  /**
+   * Real jobs the host had served when it was excluded, counted from its switch for a host that
+   * behaved first (0 or less: excluded while it still behaved).
+   */
+  excludedAfter: number | undefined;
+  checked: number;
+  canaries: number;
+  revenue: number;
+  verificationCost: number;
+}
+
+/** Share of real jobs whose shape matches the old templated canaries. */
+const canaryShapedShare = 0.02;
+
+interface JobShape {
+  prompt: number;
+  promptTokens: number;
+  maxTokens: number;
+  /** Looks like an old templated canary, to a host that checks. */
+  canaryShaped: boolean;
+}
+
+function drawShape(random: () => number): JobShape {
+  const limits = [64, 128, 256, 512, 1024];
+  return {
+    prompt: Math.floor(random() * 2 ** 31),
+    promptTokens: Math.round(50 * 60 ** random()),
+    maxTokens: limits[Math.floor(random() * limits.length)] ?? 256,
+    canaryShaped: random() < canaryShapedShare,
+  };
+}
+
+function cheatAnswer(
+  mode: CheatMode,
+  smaller: ModelSpec,
+  settings: SimulationSettings,
+  shape: JobShape,
+  temperature: number,
+  random: () => number,
+): Answer {
+  if (mode === "smaller")
+    return generate(smaller, shape.prompt, temperature, shape.maxTokens, settings.servingNoise, random);
+  const honest = generate(
+    settings.model,
+    shape.prompt,
+    temperature,
+    shape.maxTokens,
+    settings.servingNoise,
+    random,
+  );
+  if (mode === "truncated") {
+    if (honest.tokens.length < 2) return honest;
+    return { tokens: honest.tokens.slice(0, Math.ceil(honest.tokens.length / 2)), stopped: true };
+  }
+  return {
+    tokens: honest.tokens.map(() => Math.floor(random() * endToken)),
+    stopped: honest.stopped,
+  };
+}
+
+/** The reference's teacher-forced scoring of an answer: each token's logprob and the top alternatives. */
+export function scoreAnswer(
+  settings: SimulationSettings,
+  prompt: number,
+  answer: Answer,
+  random: () => number,
+): ScoredPosition[] {
+  const scored = answer.stopped ? [...answer.tokens, endToken] : answer.tokens;
+  return scored.map((token, index) => {
+    const logits = modelLogits(settings.model, { prompt, previous: answer.tokens, length: index }).map(
+      (value) => value + settings.servingNoise * normal(random),
+    );
+    const logprobs = logSoftmax(logits);
+    // The reference's top alternatives, the end token among them or not, as the wire carries them.
+    const ranked = logprobs
+      .map((logprob, candidate) => ({ logprob, candidate }))
+      .sort((a, b) => b.logprob - a.logprob)
+      .slice(0, settings.topAlternatives);
+    const end = ranked.find((entry) => entry.candidate === endToken)?.logprob;
+    return {
+      logprob: logprobs[token] ?? Number.NEGATIVE_INFINITY,
+      top: ranked.filter((entry) => entry.candidate !== endToken).map((entry) => entry.logprob),
+      ...(end === undefined ? {} : { end }),
+      ...(token === endToken ? { stop: true } : {}),
+    };
+  });
+}
+
+export function simulateRun(
+  scenario: Scenario,
+  seed: number,
+  settings = defaultSimulationSettings,
+): RunResult {
+  const random = stream(seed);
+  let detector = newDetector(settings.detector);
+  const cheatFrom = scenario.cheat?.after ?? 0;
+  const prices = settings.prices;
+  const tally = { promptTokens: 0, realJobs: 0, checkedReal: 0, checkedRealTokens: 0, cost: 0, canaries: 0 };
+  /**
+   * Serves one job and, when checked, feeds the detector; true once the host is found cheating.
+   * Only a checked job's answer is generated: an unchecked one's output is priced at the mean
+   * length of the checked real answers (they are a uniform sample of them).
+   */
+  const serve = (shape: JobShape, index: number, canary: boolean, checked: boolean): boolean => {
+    if (!canary) {
+      tally.realJobs += 1;
+      tally.promptTokens += shape.promptTokens;
+    }
+    const cheat = scenario.cheat;
+    const spared = scenario.classifiesCanaries === true && shape.canaryShaped;
+    const cheating = cheat !== undefined && index >= cheatFrom && !spared && random() < cheat.rate;
+    if (!checked) return false;
+    const answer = cheating
+      ? cheatAnswer(
+          cheat.mode,
+          scenario.smaller ?? settings.smaller,
+          settings,
+          shape,
+          scenario.temperature,
+          random,
+        )
+      : generate(
+          settings.model,
+          shape.prompt,
+          scenario.temperature,
+          shape.maxTokens,
+          settings.servingNoise,
+          random,
+        );
+    if (canary)
+      tally.cost += shape.promptTokens * prices.hostInput + answer.tokens.length * prices.hostOutput;
+    else {
+      tally.checkedReal += 1;
+      tally.checkedRealTokens += answer.tokens.length;
+    }
+    tally.cost +=
+      (shape.promptTokens + answer.tokens.length + 1) * prices.referenceInput + prices.referenceOutput;
+    const evidence = answerEvidence(
+      scoreAnswer(settings, shape.prompt, answer, random),
+      scenario.temperature,
+      settings.evidence,
+    );
+    if (!evidence) return false;
+    const step = observeAnswer(detector, evidence.logE, settings.detector);
+    detector = step.state;
+    return step.cheating;
+  };
+  let excludedAfter: number | undefined;
+  for (let index = 0; index < scenario.jobs && excludedAfter === undefined; index += 1) {
+    if (serve(drawShape(random), index, false, random() < settings.verifyShare))
+      excludedAfter = index + 1 - cheatFrom;
+    else if (random() < settings.canaryShare) {
+      // A canary's shape is drawn from real jobs': a classifier sees what it sees in real traffic.
+      tally.canaries += 1;
+      if (serve(drawShape(random), index, true, true)) excludedAfter = index + 1 - cheatFrom;
+    }
+  }
+  const meanAnswer = tally.checkedReal === 0 ? 0 : tally.checkedRealTokens / tally.checkedReal;
+  return {
+    excludedAfter,
+    checked: detector.checked,
+    canaries: tally.canaries,
+    revenue: tally.promptTokens * prices.hostInput + tally.realJobs * meanAnswer * prices.hostOutput,
+    verificationCost: tally.cost,
+  };
+}
+
+export interface ScenarioReport {
+  scenario: Scenario;
+  runs: number;
+  /** Runs in which the host was excluded within `within` real jobs (of its cheating). */
+  excludedWithin: number;
+  within: number;
+  /** Runs in which it was excluded while cheating. */
+  excluded: number;
+  /** Runs in which it was excluded while honest. */
+  falseExclusions: number;
+  medianJobsToExclusion: number | undefined;
+  checkedPerRun: number;
+  costShare: number;
+}
+
+export function simulateScenario(
+  scenario: Scenario,
+  runs: number,
+  within: number,
+  settings = defaultSimulationSettings,
+  firstSeed = 1,
+): ScenarioReport {
+  const results = Array.from({ length: runs }, (_, run) => simulateRun(scenario, firstSeed + run, settings));
+  const honest = scenario.cheat === undefined;
+  const ends = results
+    .map((result) => result.excludedAfter)
+    .filter((jobs): jobs is number => jobs !== undefined);
+  const times = ends.filter((jobs) => !honest && jobs > 0).sort((a, b) => a - b);
+  const revenue = results.reduce((sum, result) => sum + result.revenue, 0);
+  const cost = results.reduce((sum, result) => sum + result.verificationCost, 0);
+  return {
+    scenario,
+    runs,
+    excludedWithin: times.filter((jobs) => jobs <= within).length,
+    within,
+    excluded: times.length,
+    falseExclusions: ends.length - times.length,
+    medianJobsToExclusion: times.length === 0 ? undefined : times[Math.floor((times.length - 1) / 2)],
+    checkedPerRun: results.reduce((sum, result) => sum + result.checked, 0) / runs,
+    costShare: revenue === 0 ? 0 : cost / revenue,
+  };
+}
