@@ -284,6 +284,15 @@ const envSchema = z.object({
     .transform((value) => value === "true" || value === "1"),
   /** Provider agents: the time a marketplace job may take, sent to the agent as `deadline_ms`. */
   PROVIDER_JOB_DEADLINE_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Provider agents: the time an agent has to send a job's first chunk. Past it the caller is
+   * failed over to the next candidate and the miss is on the host's trust record; far shorter
+   * than PROVIDER_JOB_DEADLINE_MS (which caps it), so a host that accepts and never answers holds
+   * a caller this long, not the whole job's time.
+   */
+  PROVIDER_FIRST_CHUNK_MS: z.coerce.number().int().positive().default(10_000),
+  /** Provider agents: a started answer may go this long without a chunk (unless the gateway paused it). */
+  PROVIDER_STALL_MS: z.coerce.number().int().positive().default(20_000),
   /** Provider agents beat every 15 s; an agent silent this long is out of routing. */
   PROVIDER_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /**

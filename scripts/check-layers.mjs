@@ -32,6 +32,7 @@ const floors = [
     "lib/metrics",
     "lib/receiving-addresses",
     "lib/collect-startup-garbage",
+    "lib/verification",
   ],
   // settings, storage, logging, the wire formats; the agent (a separate process: contracts only, see `rules`)
   ["lib/env", "lib/db", "lib/dialects", "lib/log", "agent"],

@@ -6,7 +6,7 @@
  * smaller sibling does). Serving adds per-call noise to the logits: hardware, batching and
  * kernels are not bit-identical between a host and the reference.
  */
-export const vocabulary = 32;
+const vocabulary = 32;
 /** The end token's index: a position where the answer stops is scored like any other. */
 export const endToken = vocabulary;
 /** How fast the end token grows likelier: answers of about 90 tokens at temperature 0.7. */
@@ -104,7 +104,7 @@ export function logSoftmax(logits: readonly number[]): number[] {
 }
 
 /** A token drawn at `temperature` (0: the most likely), from logits with serving noise added. */
-export function sampleToken(
+function sampleToken(
   logits: readonly number[],
   temperature: number,
   noise: number,

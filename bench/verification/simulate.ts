@@ -27,7 +27,7 @@ import {
  * canaries mixed in, and the per-host detector deciding. The host may cheat on a share of its real
  * jobs, in one of three ways, may tell canaries apart by what it sees, and may behave first.
  */
-export type CheatMode = "smaller" | "garbage" | "truncated";
+type CheatMode = "smaller" | "garbage" | "truncated";
 
 export interface Scenario {
   name: string;
@@ -82,7 +82,7 @@ export const defaultSimulationSettings: SimulationSettings = {
   prices: { hostInput: 0.8, hostOutput: 0.8, referenceInput: 1, referenceOutput: 1 },
 };
 
-export interface RunResult {
+interface RunResult {
   /**
    * Real jobs the host had served when it was excluded, counted from its switch for a host that
    * behaved first (0 or less: excluded while it still behaved).
@@ -144,7 +144,7 @@ function cheatAnswer(
 }
 
 /** The reference's teacher-forced scoring of an answer: each token's logprob and the top alternatives. */
-export function scoreAnswer(
+function scoreAnswer(
   settings: SimulationSettings,
   prompt: number,
   answer: Answer,
@@ -171,11 +171,7 @@ export function scoreAnswer(
   });
 }
 
-export function simulateRun(
-  scenario: Scenario,
-  seed: number,
-  settings = defaultSimulationSettings,
-): RunResult {
+function simulateRun(scenario: Scenario, seed: number, settings = defaultSimulationSettings): RunResult {
   const random = stream(seed);
   let detector = newDetector(settings.detector);
   const cheatFrom = scenario.cheat?.after ?? 0;

@@ -17,6 +17,16 @@ export interface JobChannel {
 
 export interface AgentJobsOptions {
   deadlineMs: number;
+  /**
+   * Time the agent has to send a job's first chunk (its status and headers): past it the job
+   * fails before any byte reached the caller, so routing tries the next candidate. Capped by
+   * `deadlineMs`.
+   */
+  firstChunkMs?: number;
+  /** Time a started job may go without a chunk while the gateway has not paused it. */
+  stallMs?: number;
+  /** The agent broke a job it had accepted: no first chunk in time, a stall, a cut stream. */
+  onBroken?(breach: JobBreach): void;
   /** Bytes queued for one slow caller before the agent is asked to pause that job. */
   highWaterMarkBytes?: number;
   /** The agent broke the protocol on a job; `fatal` when the connection cannot be trusted any more. */
@@ -28,6 +38,17 @@ export interface JobViolation {
   reason: string;
   /** A frame for a job this connection was never given: the agent is answering blind. */
   fatal: boolean;
+}
+
+export interface JobBreach {
+  jobId: string;
+  kind: "first_chunk_missed" | "stalled" | "stream_cut";
+  /** In words: what happened and how long the caller waited. */
+  detail: string;
+  /** From the job's dispatch to the breach. */
+  elapsedMs: number;
+  /** Body bytes the agent had sent. */
+  bytes: number;
 }
 
 /** How a job ended, remembered a while so late frames can be told from frames for jobs never sent. */
@@ -47,6 +68,10 @@ interface Job {
   feed: JobFeed | undefined;
   contentType: string;
   deadline: NodeJS.Timeout;
+  /** Fires when the agent is silent too long: before its first chunk, then between chunks. */
+  watch: NodeJS.Timeout;
+  startedAt: number;
+  bytes: number;
   pausedByUs: boolean;
   ended: boolean;
   onAgentTokens: ((tokens: Record<string, number>) => void) | undefined;
@@ -74,12 +99,18 @@ export class AgentJobs {
   readonly #onViolation: ((violation: JobViolation) => void) | undefined;
   readonly #channel: JobChannel;
   readonly #deadlineMs: number;
+  readonly #firstChunkMs: number;
+  readonly #stallMs: number;
+  readonly #onBroken: ((breach: JobBreach) => void) | undefined;
   readonly #highWaterMark: number;
   #socketPaused = false;
 
   constructor(channel: JobChannel, options: AgentJobsOptions) {
     this.#channel = channel;
     this.#deadlineMs = options.deadlineMs;
+    this.#firstChunkMs = Math.min(options.firstChunkMs ?? options.deadlineMs, options.deadlineMs);
+    this.#stallMs = options.stallMs ?? options.deadlineMs;
+    this.#onBroken = options.onBroken;
     this.#highWaterMark = options.highWaterMarkBytes ?? 256 * 1024;
     this.#onViolation = options.onViolation;
   }
@@ -156,6 +187,9 @@ export class AgentJobs {
         () => this.#cancel(id, new AgentJobError("backend_timeout", missedDeadline)),
         this.#deadlineMs,
       ),
+      watch: setTimeout(() => this.#silent(id), this.#firstChunkMs),
+      startedAt: performance.now(),
+      bytes: 0,
       pausedByUs: false,
       ended: false,
       onAgentTokens: options.onAgentTokens,
@@ -178,12 +212,15 @@ export class AgentJobs {
     if (!job) return;
     if (!job.started && !this.#start(job, status ?? 200, contentType ?? job.contentType)) return;
     if (data.length === 0 || !job.feed) return;
+    job.bytes += data.length;
     job.feed.enqueue(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     const desired = job.feed.desiredSize ?? 0;
     if (desired <= 0 && !job.pausedByUs) {
       job.pausedByUs = true;
+      // A paused agent is silent by our asking: no stall is counted until it is resumed.
+      clearTimeout(job.watch);
       this.#channel.send({ type: "job_pause", job_id: job.id });
-    }
+    } else if (!job.pausedByUs) job.watch.refresh();
     if (desired < -this.#highWaterMark * hardLimitFactor && !this.#socketPaused) {
       this.#socketPaused = true;
       this.#channel.pauseReading();
@@ -210,16 +247,52 @@ export class AgentJobs {
   }
 
   error(jobId: string, code: string, message: string): void {
-    if (!this.#live(jobId, "job_error")) return;
+    const job = this.#live(jobId, "job_error");
+    if (!job) return;
     // The agent times its backend out with the deadline this gateway sent it, so its timer
     // and ours race: either way the caller is told the same thing.
     const told = code === "backend_timeout" ? missedDeadline : `agent job failed (${code}): ${message}`;
+    if (job.started) this.#breach(job, "stream_cut", `the agent ended the answer with an error (${code})`);
     this.#fail(jobId, new AgentJobError(code, told), false);
   }
 
   /** The connection closed: every job in flight fails (mid-stream: an in-band error for its caller). */
   failAll(reason: string): void {
-    for (const id of [...this.#jobs.keys()]) this.#fail(id, new AgentJobError("disconnected", reason), false);
+    for (const job of [...this.#jobs.values()]) {
+      if (job.started)
+        this.#breach(job, "stream_cut", `the agent's connection closed mid-answer (${reason})`);
+      this.#fail(job.id, new AgentJobError("disconnected", reason), false);
+    }
+  }
+
+  /** The agent sent nothing for too long: before its first chunk the caller fails over, after it the answer is cut. */
+  #silent(jobId: string): void {
+    const job = this.#jobs.get(jobId);
+    if (!job || job.ended) return;
+    if (!job.started) {
+      this.#breach(
+        job,
+        "first_chunk_missed",
+        `the agent sent no first chunk within ${this.#firstChunkMs} ms`,
+      );
+      this.#cancel(
+        jobId,
+        new AgentJobError("first_chunk_timeout", `the agent sent nothing within ${this.#firstChunkMs} ms`),
+      );
+      return;
+    }
+    this.#breach(job, "stalled", `the agent sent nothing for ${this.#stallMs} ms mid-answer`);
+    this.#cancel(jobId, new AgentJobError("stalled", `the agent sent nothing for ${this.#stallMs} ms`));
+  }
+
+  #breach(job: Job, kind: JobBreach["kind"], detail: string): void {
+    this.#onBroken?.({
+      jobId: job.id,
+      kind,
+      detail,
+      elapsedMs: Math.round(performance.now() - job.startedAt),
+      bytes: job.bytes,
+    });
   }
 
   /**
@@ -244,6 +317,8 @@ export class AgentJobs {
   /** The job's feed, once its first chunk came; false when the agent's status or headers cannot make a response. */
   #start(job: Job, status: number, contentType: string): boolean {
     job.started = true;
+    clearTimeout(job.watch);
+    job.watch = setTimeout(() => this.#silent(job.id), this.#stallMs);
     try {
       job.feed = job.open(status, contentType);
     } catch (error) {
@@ -267,6 +342,7 @@ export class AgentJobs {
   #pulled(job: Job): void {
     if (job.pausedByUs && !job.ended) {
       job.pausedByUs = false;
+      job.watch = setTimeout(() => this.#silent(job.id), this.#stallMs);
       this.#channel.send({ type: "job_resume", job_id: job.id });
     }
     this.#maybeResumeSocket();
@@ -293,6 +369,7 @@ export class AgentJobs {
       if (!oldest.done) this.#endings.delete(oldest.value);
     }
     clearTimeout(job.deadline);
+    clearTimeout(job.watch);
     job.cleanup();
     this.#jobs.delete(job.id);
     this.#maybeResumeSocket();

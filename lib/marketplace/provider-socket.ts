@@ -95,7 +95,22 @@ function runAgentSession(app: MarketplaceServices, ws: WebSocket): void {
       pauseReading: () => ws.pause(),
       resumeReading: () => ws.resume(),
     },
-    { deadlineMs: app.env.PROVIDER_JOB_DEADLINE_MS, onViolation: violate },
+    {
+      deadlineMs: app.env.PROVIDER_JOB_DEADLINE_MS,
+      firstChunkMs: app.env.PROVIDER_FIRST_CHUNK_MS,
+      stallMs: app.env.PROVIDER_STALL_MS,
+      onViolation: violate,
+      onBroken: (breach) => {
+        if (!providerId) return;
+        noteTrustEvents(app, providerId, [
+          {
+            kind: breach.kind,
+            detail: breach.detail,
+            evidence: { job_id: breach.jobId, elapsed_ms: breach.elapsedMs, bytes_sent: breach.bytes },
+          },
+        ]).catch(() => undefined);
+      },
+    },
   );
   const authTimer = setTimeout(() => ws.close(closeCodes.authTimeout, "no auth_response"), authTimeoutMs);
   send(ws, { type: "auth_challenge", nonce: nonce.toString("base64") });

@@ -17,6 +17,8 @@ export interface Reputation {
     canaryFailures: number;
     meteringFindings: number;
     protocolViolations: number;
+    /** Jobs it accepted and broke (no first chunk in time, a stall, a cut stream) in the last hour. */
+    brokenJobs: number;
   };
 }
 
@@ -25,7 +27,7 @@ export const goodReputation: Reputation = {
   standing: "good",
   proven: false,
   reasons: [],
-  counts: { canaries: 0, canaryFailures: 0, meteringFindings: 0, protocolViolations: 0 },
+  counts: { canaries: 0, canaryFailures: 0, meteringFindings: 0, protocolViolations: 0, brokenJobs: 0 },
 };
 
 /**

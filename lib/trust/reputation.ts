@@ -12,12 +12,19 @@ const reputationRules = {
   canaryWindow: 20,
   /** Metering findings and protocol violations count over this window. */
   eventWindowSeconds: 24 * 3600,
-  demote: { canaryFailures: 1, meteringFindings: 1, protocolViolations: 3 },
+  /**
+   * Broken jobs count over this shorter window: a host that stops answering is out within a few
+   * callers, and back once it has been quiet this long (a caller it holds waits at most the
+   * first-chunk deadline).
+   */
+  brokenJobWindowSeconds: 3600,
+  demote: { canaryFailures: 1, meteringFindings: 1, protocolViolations: 3, brokenJobs: 2 },
   exclude: {
     canaryFailures: 3,
     canaryFailureRate: 0.5,
     meteringFindings: 5,
     protocolViolations: 10,
+    brokenJobs: 5,
   },
   /** Proven substitution: this many failures, at this rate, among the recent canaries. */
   prove: { canaryFailures: 5, canaryFailureRate: 0.8 },
@@ -27,6 +34,7 @@ interface Tally {
   canaries: boolean[];
   meteringFindings: number;
   protocolViolations: number;
+  brokenJobs: number;
 }
 
 /** Applies the rules to one host's tally. */
@@ -40,6 +48,7 @@ function judge(tally: Tally): Reputation {
     canaryFailures,
     meteringFindings: tally.meteringFindings,
     protocolViolations: tally.protocolViolations,
+    brokenJobs: tally.brokenJobs,
   };
   const reasons: string[] = [];
   let standing: Standing = "good";
@@ -66,11 +75,18 @@ function judge(tally: Tally): Reputation {
     reasons.push(`${tally.protocolViolations} protocol violations by its agent in the last 24 hours`);
     raise(tally.protocolViolations >= rules.exclude.protocolViolations ? "excluded" : "demoted");
   }
+  if (tally.brokenJobs >= rules.demote.brokenJobs) {
+    reasons.push(
+      `${tally.brokenJobs} job(s) in the last hour accepted and then broken (no first chunk in time, a stall or a cut answer)`,
+    );
+    raise(tally.brokenJobs >= rules.exclude.brokenJobs ? "excluded" : "demoted");
+  }
   const proven = canaryFailures >= rules.prove.canaryFailures && rate >= rules.prove.canaryFailureRate;
   return { standing, proven, reasons, counts };
 }
 
 const meteringKinds = ["over_claim", "invalid_claim", "over_limit"];
+const brokenJobKinds = ["first_chunk_missed", "stalled", "stream_cut"];
 
 /** The reputation of each of `hostIds` (all hosts with recent events when absent), from the database. */
 export async function loadReputations(
@@ -84,7 +100,7 @@ export async function loadReputations(
   const tallyOf = (hostId: string) => {
     let tally = tallies.get(hostId);
     if (!tally) {
-      tally = { canaries: [], meteringFindings: 0, protocolViolations: 0 };
+      tally = { canaries: [], meteringFindings: 0, protocolViolations: 0, brokenJobs: 0 };
       tallies.set(hostId, tally);
     }
     return tally;
@@ -105,6 +121,19 @@ export async function loadReputations(
     if (row.kind === "protocol_violation") tally.protocolViolations += Number(row.count);
     else tally.meteringFindings += Number(row.count);
   }
+  const brokenSince = new Date(Date.now() - reputationRules.brokenJobWindowSeconds * 1000);
+  const broken = await executor
+    .select({ hostId: hostTrustEvents.hostId, count: sql<number>`COUNT(*)::int` })
+    .from(hostTrustEvents)
+    .where(
+      and(
+        gt(hostTrustEvents.createdAt, brokenSince),
+        inArray(hostTrustEvents.kind, brokenJobKinds),
+        ...hostFilter,
+      ),
+    )
+    .groupBy(hostTrustEvents.hostId);
+  for (const row of broken) tallyOf(row.hostId).brokenJobs += Number(row.count);
   // The most recent canary verdicts per host, whatever their age.
   const recent = executor
     .select({

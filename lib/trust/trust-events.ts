@@ -3,7 +3,15 @@ import { hostTrustEvents } from "../db/schema";
 import { log } from "../log";
 import type { HostFindingKind } from "../providers/trust-finding-sink";
 
-type TrustEventKind = HostFindingKind | "protocol_violation" | "canary_pass" | "canary_fail";
+type TrustEventKind =
+  | HostFindingKind
+  | "protocol_violation"
+  | "canary_pass"
+  | "canary_fail"
+  /** Jobs the host accepted and broke (lib/marketplace/agent-jobs.ts). */
+  | "first_chunk_missed"
+  | "stalled"
+  | "stream_cut";
 
 export interface TrustEventInput {
   kind: TrustEventKind;

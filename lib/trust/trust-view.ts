@@ -19,6 +19,7 @@ function reputationView(reputation: Reputation): HostReputation {
     canaries: { checked: reputation.counts.canaries, failed: reputation.counts.canaryFailures },
     metering_findings_24h: reputation.counts.meteringFindings,
     protocol_violations_24h: reputation.counts.protocolViolations,
+    broken_jobs_1h: reputation.counts.brokenJobs,
   };
 }
 

@@ -108,7 +108,7 @@ function observedValue(position: ScoredPosition, law: PositionLaw): number {
   return position.logprob < lowestTop ? lowest : Math.max(position.logprob, lowest);
 }
 
-export function logMeanExp(values: readonly number[]): number {
+function logMeanExp(values: readonly number[]): number {
   const peak = Math.max(...values);
   if (!Number.isFinite(peak)) return peak;
   return peak + Math.log(values.reduce((sum, value) => sum + Math.exp(value - peak), 0) / values.length);

@@ -25,6 +25,9 @@ const attacks = [
   "after-done",
   "other-job-id",
   "ignore-max-tokens",
+  "silent",
+  "stall",
+  "cut",
   "honest",
 ] as const;
 type Attack = (typeof attacks)[number];
@@ -99,6 +102,18 @@ async function serve(job: JobMessage): Promise<void> {
       return;
     case "other-job-id":
       send({ ...first, job_id: crypto.randomUUID(), data: b64(answer(5)) });
+      return;
+    case "silent":
+      // Accepts the job and never answers it.
+      return;
+    case "stall":
+      // Starts the answer, then sends nothing more.
+      send({ ...first, data: b64(`${openAiDelta("The")}${openAiDelta(" sea")}`) });
+      return;
+    case "cut":
+      // Starts the answer, then ends it with an error halfway.
+      send({ ...first, data: b64(`${openAiDelta("The")}${openAiDelta(" sea")}`) });
+      send({ type: "job_error", job_id: id, error_code: "backend_error", message: "cut" });
       return;
     case "ignore-max-tokens": {
       // Streams far past whatever limit the job carried, then claims it all.

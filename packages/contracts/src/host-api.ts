@@ -17,6 +17,8 @@ export const hostReputationSchema = z.object({
   canaries: z.object({ checked: z.number().int(), failed: z.number().int() }),
   metering_findings_24h: z.number().int(),
   protocol_violations_24h: z.number().int(),
+  /** Jobs accepted and broken in the last hour: no first chunk in time, a stall, a cut answer. */
+  broken_jobs_1h: z.number().int(),
 });
 export type HostReputation = z.infer<typeof hostReputationSchema>;
 

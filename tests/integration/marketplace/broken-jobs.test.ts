@@ -1,0 +1,135 @@
+import { eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hostTrustEvents } from "../../../lib/db/schema";
+import { type RunningAgent, startHostileAgent } from "../../helpers/agent-process";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
+
+/**
+ * Hosts that accept jobs and break them (issue 31, item 4), as hostile agent processes over a
+ * real WebSocket: a caller of a host that never answers waits the first-chunk deadline and no
+ * longer, then is served by the next candidate; the miss, a stall and a cut answer are on the
+ * host's record, and repeated misses take the host out of routing.
+ */
+const firstChunkMs = 800;
+const stallMs = 800;
+const deadlineMs = 30_000;
+let gateway: TestGateway;
+let market: MarketplaceFixture;
+const processes: RunningAgent[] = [];
+
+beforeAll(async () => {
+  gateway = await startTestGateway({
+    env: {
+      PROVIDER_JOB_DEADLINE_MS: String(deadlineMs),
+      PROVIDER_FIRST_CHUNK_MS: String(firstChunkMs),
+      PROVIDER_STALL_MS: String(stallMs),
+      PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
+    },
+  });
+  market = createMarketplaceFixture(gateway);
+});
+afterEach(async () => {
+  for (const agent of processes.splice(0)) await agent.stop();
+  await market.cleanup();
+});
+afterAll(async () => {
+  await gateway?.close();
+});
+
+async function hostileHost(attack: string) {
+  const host = await market.enroll();
+  const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
+    metadata: { enrollment_code: string };
+  };
+  const agent = startHostileAgent({
+    gatewayUrl: gateway.baseUrl,
+    enrollmentCode: profile.metadata.enrollment_code,
+    attack,
+  });
+  processes.push(agent);
+  await agent.waitFor("ready");
+  await expect
+    .poll(() => gateway.marketplace.liveOffers().some((offer) => offer.providerId === host.providerId))
+    .toBe(true);
+  return host;
+}
+
+async function record(providerId: string) {
+  return gateway.app.database.db
+    .select({ kind: hostTrustEvents.kind, evidence: hostTrustEvents.evidence })
+    .from(hostTrustEvents)
+    .where(eq(hostTrustEvents.hostId, providerId));
+}
+
+async function call(token: string, mode: string, stream = true) {
+  const started = Date.now();
+  const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "X-Pod-Routing-Mode": mode },
+    body: JSON.stringify({
+      model: "gpt-4o-mini",
+      max_tokens: 20,
+      stream,
+      messages: [{ role: "user", content: "Say one thing about the sea." }],
+    }),
+    signal: AbortSignal.timeout(deadlineMs + 10_000),
+  });
+  const text = await response.text();
+  return { status: response.status, text, elapsedMs: Date.now() - started };
+}
+
+describe("hosts that break the jobs they accept", () => {
+  it("a host that never answers holds its caller the first-chunk deadline, is on record and then out of routing", async () => {
+    const host = await hostileHost("silent");
+    const token = await gateway.createFundedToken(5_000_000n);
+    // With only the marketplace allowed the caller gets a clean timeout; with the default mode
+    // it is failed over to the centralized source and served.
+    const alone = await call(token, "marketplace-only");
+    expect(alone.status).toBeGreaterThanOrEqual(502);
+    expect(alone.text).toContain(`within ${firstChunkMs} ms`);
+    expect(alone.elapsedMs).toBeLessThan(firstChunkMs + 1_500);
+    const served = await call(token, "auto", false);
+    expect(served.status).toBe(200);
+    expect(served.elapsedMs).toBeLessThan(firstChunkMs + 1_500);
+    await expect
+      .poll(
+        async () =>
+          (await record(host.providerId)).filter((event) => event.kind === "first_chunk_missed").length,
+      )
+      .toBeGreaterThanOrEqual(2);
+    // Demoted, it is tried after every other source: callers who allow one are not held.
+    await expect.poll(() => gateway.app.routing.reputation.standing(host.providerId)).toBe("demoted");
+    const demoted = await call(token, "auto", false);
+    expect(demoted.status).toBe(200);
+    expect(demoted.elapsedMs).toBeLessThan(firstChunkMs);
+    // Repeated misses (callers who allow only the marketplace) exclude it.
+    for (let index = 0; index < 3; index += 1) await call(token, "marketplace-only");
+    await expect.poll(() => gateway.app.routing.reputation.standing(host.providerId)).toBe("excluded");
+    const after = await call(token, "auto", false);
+    expect(after.status).toBe(200);
+    expect(after.elapsedMs).toBeLessThan(firstChunkMs);
+    const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
+      reputation: { standing: string; reasons: string[]; broken_jobs_1h: number };
+    };
+    expect(profile.reputation.standing).toBe("excluded");
+    expect(profile.reputation.broken_jobs_1h).toBeGreaterThanOrEqual(5);
+    expect(profile.reputation.reasons.join(" ")).toMatch(/broken/);
+  });
+
+  it.each([
+    { attack: "stall", kind: "stalled" },
+    { attack: "cut", kind: "stream_cut" },
+  ])("$attack: the caller gets an in-band error and the host a $kind on its record", async (plan) => {
+    const host = await hostileHost(plan.attack);
+    const token = await gateway.createFundedToken(1_000_000n);
+    const { status, text, elapsedMs } = await call(token, "marketplace-only");
+    expect(status).toBe(200);
+    expect(text).toMatch(/"error"/);
+    expect(elapsedMs).toBeLessThan(stallMs + 3_000);
+    await expect
+      .poll(async () => (await record(host.providerId)).map((event) => event.kind))
+      .toContain(plan.kind);
+    await expect.poll(() => gateway.balanceOf(token).then((balance) => balance.held)).toBe(0n);
+  });
+});
