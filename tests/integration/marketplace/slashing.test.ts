@@ -5,6 +5,8 @@ import { returnDueBonds } from "../../../lib/hosts/retire-host";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { postTransaction } from "../../../lib/ledger/post-transaction";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { upkeepTrust } from "../../../lib/trust/note-trust-events";
+import { recordTrustEvents } from "../../../lib/trust/trust-events";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 import {
   createMarketplaceFixture,
@@ -221,5 +223,35 @@ describe("slashing", () => {
     ).toBe(404);
     const { host } = await servingHost();
     expect((await admin(`/v1/admin/hosts/${host.providerId}/slash`, {})).status).toBe(400);
+  });
+
+  it("the upkeep slashes a host its record proves a cheat, once, whoever filed the evidence", async () => {
+    const { host, agent } = await servingHost();
+    const caller = await gateway.createFundedToken(100_000_000n);
+    await serveOne(agent, caller);
+    // Five failed canaries, filed as another replica would: nothing re-read or slashed here yet.
+    await recordTrustEvents(
+      database(),
+      host.providerId,
+      Array.from({ length: 5 }, () => ({ kind: "canary_fail" as const, detail: "another model's answer" })),
+    );
+    expect(gateway.app.routing.reputation.of(host.providerId).proven).toBe(false);
+
+    await upkeepTrust(gateway.app);
+    await upkeepTrust(gateway.app);
+    const slashes = await database()
+      .select()
+      .from(hostSlashes)
+      .where(eq(hostSlashes.hostId, host.providerId));
+    expect(slashes).toMatchObject([{ trigger: "automatic", refundedMicrounits: 3_200n }]);
+    const [row] = await database()
+      .select({ status: hosts.status })
+      .from(hosts)
+      .where(eq(hosts.id, host.providerId));
+    expect(row?.status).toBe("suspended");
+    expect(gateway.app.routing.reputation.standing(host.providerId)).toBe("excluded");
+    // No bond: the host's 3200 of immature earnings go back to the one caller, who paid 4000.
+    expect((await gateway.balanceOf(caller)).balance).toBe(100_000_000n - 4_000n + 3_200n);
+    expect(await verifyLedger(database())).toEqual([]);
   });
 });
