@@ -43,6 +43,8 @@ export class BalanceWatcher {
   readonly #running = new Map<bigint, Promise<void>>();
   /** Accounts with a check waiting behind the running one: a crowd of charges queues one more, not many. */
   readonly #queued = new Set<bigint>();
+  /** Settings reads in flight (each may schedule a check when it lands). */
+  readonly #loads = new Set<Promise<void>>();
   readonly #staleMs: number;
 
   constructor(options: BalanceWatcherOptions) {
@@ -86,6 +88,16 @@ export class BalanceWatcher {
     return next;
   }
 
+  /**
+   * Resolves once nothing this watcher started is in flight: no settings read, no check (nor one
+   * a read or a check queued). What a caller then sees (a charge made or not, an alert sent or
+   * not) is final until the next charge, so "nothing happened" can be read, not waited for.
+   */
+  async idle(): Promise<void> {
+    while (this.#loads.size > 0 || this.#running.size > 0)
+      await Promise.all([...this.#loads, ...this.#running.values()]);
+  }
+
   #load(accountId: bigint, available: bigint): void {
     const entry: CacheEntry = this.#cache.get(accountId) ?? {
       watched: undefined,
@@ -94,7 +106,7 @@ export class BalanceWatcher {
     };
     entry.loading = true;
     this.#cache.set(accountId, entry);
-    this.#read(accountId)
+    const load = this.#read(accountId)
       .then((watched) => {
         entry.watched = watched;
         entry.loadedAt = Date.now();
@@ -103,7 +115,9 @@ export class BalanceWatcher {
       .catch((error: unknown) => log.warn("reading balance alerts failed", { error }))
       .finally(() => {
         entry.loading = false;
+        this.#loads.delete(load);
       });
+    this.#loads.add(load);
     if (this.#cache.size > 100_000) this.#cache.clear();
   }
 

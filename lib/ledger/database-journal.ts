@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Database, Executor } from "../db/client";
 import { queryPrepared, queryRows } from "../db/client";
 import { log } from "../log";
+import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { fromJournalPayload, toJournalPayload } from "./journal-payload";
 import type { LeaseSettlement } from "./settle-batch";
 import { type Journal, lastPerRequest, type SettlementJournal } from "./settlement-journal";
@@ -44,6 +45,7 @@ export class DatabaseJournal implements Journal {
    */
   append(settlement: LeaseSettlement): Promise<void> {
     this.#queued.push(settlement);
+    if (this.#inserting) gatewayMetrics.journalGroupWaits.inc();
     if (!this.#queuedCommit) {
       this.#queuedCommit = new Promise<void>((resolve, reject) => {
         this.#settleQueued = { resolve, reject };

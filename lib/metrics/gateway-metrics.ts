@@ -16,6 +16,10 @@ export const gatewayMetrics = {
     "Holds released without a settlement, by reason (request_failed, expired, dead_instance).",
   ),
   settlements: new Counter("pod_settlements_total", "Inference settlements, by outcome and route."),
+  journalGroupWaits: new Counter(
+    "pod_journal_group_waits_total",
+    "Settlements that found a journal write in flight and joined the next group write.",
+  ),
   chargedMicrounits: new Counter("pod_charged_microunits_total", "Microunits charged for inference."),
   lossEvents: new Counter(
     "pod_billing_loss_events_total",

@@ -396,6 +396,38 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     await billedOnce(answers, accountId, funded);
   }, 120_000);
 
+  /**
+   * INSERTs into the journal the gateways have in the database: running, and of those waiting for
+   * a lock. Read outside the locking transaction, whose view of pg_stat_activity is a snapshot.
+   */
+  async function journalInserts(): Promise<{ active: number; waiting: number }> {
+    const [row] = await queryRows<{ active: number; waiting: number }>(
+      handle.db,
+      sql`SELECT COUNT(*)::int AS active, (COUNT(*) FILTER (WHERE wait_event_type = 'Lock'))::int AS waiting
+          FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
+            AND query LIKE '%INSERT INTO settlement_journal%'`,
+    );
+    return { active: row?.active ?? 0, waiting: row?.waiting ?? 0 };
+  }
+
+  /** The process's `pod_journal_group_waits_total` from /metrics. */
+  async function journalGroupWaits(gateway: GatewayProcess): Promise<number> {
+    const metrics = await fetch(`${gateway.url}/metrics`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    return Number(/^pod_journal_group_waits_total (\S+)$/m.exec(await metrics.text())?.[1] ?? 0);
+  }
+
+  /** Polls `condition` (a state the code or the database shows) until it holds; fails after 15 s. */
+  async function until(condition: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error(`not reached within 15 s: ${condition.toString()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   it("kill -9 right after a journal group commit: its queued requests wait for their own row, and all are billed once", async () => {
     // Nothing reaches the ledger before the kill: the journal is all there is.
     const { first: crashing, second: survivor } = await twoReplicas(1000);
@@ -413,7 +445,9 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const answers: Answer[] = [warm];
     let answeredSince = 0;
     const first = answer(crashing, token, 1, false);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The first settlement's INSERT is in the database, waiting for the lock.
+    await until(async () => (await journalInserts()).waiting === 1);
+    const waitedBefore = await journalGroupWaits(crashing);
     const rest = Array.from({ length: 11 }, (_, index) => answer(crashing, token, index + 2, false));
     const all = [first, ...rest].map((one) =>
       one.then((settled) => {
@@ -421,12 +455,10 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
         answers.push(settled);
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const inserting = await session<{ count: string }[]>`
-      SELECT COUNT(*)::text AS count FROM pg_stat_activity
-      WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-        AND query LIKE '%INSERT INTO settlement_journal%'`;
-    expect(Number(inserting[0]?.count)).toBe(1);
+    // The gateway counts each settlement that finds a write in flight and queues for the next
+    // group: once all eleven are counted, still one INSERT is in the database and none is answered.
+    await until(async () => (await journalGroupWaits(crashing)) - waitedBefore === 11);
+    expect((await journalInserts()).active).toBe(1);
     expect(answeredSince).toBe(0); // none answered before its own row committed
     await session`ROLLBACK`;
     session.release();

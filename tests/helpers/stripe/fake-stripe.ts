@@ -95,6 +95,12 @@ export interface FakeStripe {
   complete(sessionId: string, options?: { paymentStatus?: "paid" | "unpaid" }): Promise<WebhookDelivery>;
   /** Builds and delivers an event of any type, signed with the webhook secret. */
   sendEvent(type: string, object: Record<string, unknown>): Promise<WebhookDelivery>;
+  /**
+   * The answer to the event of `type` about the object `objectId` (a payment intent, a session),
+   * once the endpoint has given it: for events the fake sends on its own, such as
+   * `payment_intent.succeeded` after a charge, so a test reads that the webhook was handled.
+   */
+  delivered(type: string, objectId: string): Promise<WebhookDelivery>;
   /** Delivers a payload as-is: replays, tampered bodies, wrong secrets, old timestamps. */
   deliver(
     payload: string,
@@ -391,7 +397,17 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     return { status: response.status, body: await response.text() };
   };
 
-  const sendEvent: FakeStripe["sendEvent"] = (type, object) => {
+  const answered: { type: string; objectId: unknown; delivery: WebhookDelivery }[] = [];
+  const answerWaiters: (() => void)[] = [];
+  const delivered: FakeStripe["delivered"] = async (type, objectId) => {
+    for (;;) {
+      const found = answered.find((entry) => entry.type === type && entry.objectId === objectId);
+      if (found) return found.delivery;
+      await new Promise<void>((resolve) => answerWaiters.push(resolve));
+    }
+  };
+
+  const sendEvent: FakeStripe["sendEvent"] = async (type, object) => {
     // A genuine payment event for one of its sessions is Stripe's state too: the API then says paid.
     const session = typeof object.id === "string" ? sessions.get(object.id) : undefined;
     if (
@@ -403,7 +419,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       JSON.stringify(object.metadata) === JSON.stringify(session.metadata)
     )
       session.payment_status = "paid";
-    return deliver(JSON.stringify(buildEvent(type, object), null, 2));
+    const delivery = await deliver(JSON.stringify(buildEvent(type, object), null, 2));
+    answered.push({ type, objectId: object.id, delivery });
+    for (const wake of answerWaiters.splice(0)) wake();
+    return delivery;
   };
 
   const complete: FakeStripe["complete"] = async (sessionId, completeOptions = {}) => {
@@ -626,6 +645,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     },
     complete,
     sendEvent,
+    delivered,
     deliver,
     async refund(sessionId, amount) {
       const { charge } = chargeOf(sessionId);

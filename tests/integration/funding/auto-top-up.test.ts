@@ -135,8 +135,8 @@ describe("auto top-up by card", () => {
         await response.text();
       }),
     );
-    await settle(token);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every check the crowd's charges started has run (the watcher says so), then one more.
+    await gateway.app.balanceWatch.idle();
     await settle(token);
     expect(stripe.paymentIntents.size - before).toBe(1);
     expect(await topUpCredits(token)).toBe(1);
@@ -145,8 +145,9 @@ describe("auto top-up by card", () => {
     const request = stripe.requests.findLast((entry) => entry.path === "/v1/payment_intents");
     expect(request?.body).toMatchObject({ off_session: "true", confirm: "true", amount: "500" });
     expect(request?.idempotencyKey).toMatch(/^pod-auto-top-up-/);
-    // The webhook that follows the charge does not credit it again.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The webhook that follows the charge does not credit it again: it was answered, and counted nothing.
+    const webhook = await stripe.delivered("payment_intent.succeeded", String(intent?.id));
+    expect(webhook.status).toBe(200);
     expect(await topUpCredits(token)).toBe(1);
     const view = (await call(token, "/auto-top-up")).body.auto_top_up as {
       charged_this_month_cents: number;
