@@ -2,7 +2,7 @@ import type { ApiServices } from "./lib/api/api-services";
 import { BalanceWatcher } from "./lib/balance-watch/balance-watcher";
 import { CatalogStore } from "./lib/catalog/catalog-store";
 import { seedCatalog } from "./lib/catalog/seed-catalog";
-import { type DatabaseHandle, openDatabase } from "./lib/db/client";
+import { type Database, type DatabaseHandle, openDatabase } from "./lib/db/client";
 import { readDatabaseId } from "./lib/db/database-identity";
 import { asDatabaseStartStep } from "./lib/db/database-unavailable";
 import { baseDepositsLoader } from "./lib/deposits/evm/base-deposit-config";
@@ -23,7 +23,9 @@ import { payoutRailLoader } from "./lib/payouts/solana/solana-payout-rail";
 import { configuredUpstreams } from "./lib/providers/centralized-upstreams";
 import { createLimiterFactory } from "./lib/rate-limit/shared-limiter";
 import { loadReceiptIssuer } from "./lib/receipts/receipt-issuer";
+import { connectReplicaSignals, type ReplicaSignals } from "./lib/replica-signals/replica-signals";
 import { createRoutingState } from "./lib/routing/routing-state";
+import { forgetHere, shareCredentialChanges } from "./lib/tokens/authenticate-token";
 import { refreshReputations } from "./lib/trust/reputation";
 import { TrustFindingRecorder } from "./lib/trust/trust-finding-recorder";
 import { createX402Wiring } from "./lib/x402/x402-wiring";
@@ -98,6 +100,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       : undefined;
 
   const limiters = await createLimiterFactory(env.REDIS_URL, env.REDIS_NAMESPACE);
+  const signals = await shareReplicaSignals(env, database.db, holds.instanceId);
 
   let stopMaintenance: (() => void) | undefined;
   const catalogStore = new CatalogStore(database.db);
@@ -139,6 +142,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       await app.trustFindings.idle();
       await app.routing.registry.close();
       await limiters.close();
+      await signals?.close();
       // Stopping leases closes the journal they share.
       if (leases) await leases.stop();
       else journal.close();
@@ -155,6 +159,28 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     catalogStore.startPolling(catalogPollMs);
   }
   return app;
+}
+
+/**
+ * Replicas sharing a Redis tell each other when a key changes, so a revoked key is refused on
+ * every replica within a pub/sub hop rather than when each one's cached copy expires.
+ */
+async function shareReplicaSignals(
+  env: Env,
+  database: Database,
+  replicaId: string,
+): Promise<ReplicaSignals | undefined> {
+  if (!env.REDIS_URL) return undefined;
+  const signals = await connectReplicaSignals({
+    url: env.REDIS_URL,
+    namespace: env.REDIS_NAMESPACE,
+    replicaId,
+    onSignal: (signal) => {
+      if (signal.type === "credential") forgetHere(database, signal.hash);
+    },
+  });
+  shareCredentialChanges(database, (hash) => signals.publish({ type: "credential", hash }));
+  return signals;
 }
 
 /**

@@ -237,6 +237,12 @@ const envSchema = z.object({
    * A request on a limited API key whose worst case does not fit beside the key's requests in
    * flight waits this long for them to settle before it takes what is left or is refused as crowded.
    */
+  /**
+   * How long a replica uses a further API key from its cache before reading it again: how long
+   * a revoked or rotated key may still work on another replica when the change's signal is lost
+   * (replicas sharing REDIS_URL hear it within a pub/sub hop and drop the key at once).
+   */
+  KEY_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(1_000),
   KEY_CLAIM_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   /**
    * on: prepaid requests hold and settle against a per-process slice of the token's balance

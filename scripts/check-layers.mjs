@@ -45,6 +45,7 @@ const floors = [
     "lib/usage",
     "lib/maintenance-lease",
     "lib/rate-limit",
+    "lib/replica-signals",
     "lib/start-failure",
     "lib/pages",
     "lib/keys",

@@ -39,7 +39,7 @@ export async function authenticate<A extends AuthKind>(
   let principal: Principals[AuthKind];
   switch (kind) {
     case "token":
-      principal = await authenticateToken(app.database.db, params.token ?? "");
+      principal = await authenticateToken(app.database.db, params.token ?? "", app.env.KEY_CACHE_MS);
       break;
     case "host":
       principal = await authenticateHost(app.database.db, request);

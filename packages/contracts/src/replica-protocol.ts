@@ -106,6 +106,22 @@ export const sharedMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type SharedMessage = z.infer<typeof sharedMessageSchema>;
 
+/**
+ * Signals on the replicas' signal channel (`<namespace>:signals`): state every replica caches
+ * changed on one of them, so the others drop their copy now rather than when it expires.
+ */
+export const replicaSignalSchema = z.discriminatedUnion("type", [
+  /** A key was revoked, rotated or re-limited: the sha256 (hex) of the secret that stops or changes. */
+  z.object({
+    type: z.literal("credential"),
+    from: replicaIdSchema,
+    hash: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+  /** The catalog (a price, a model) changed: read it again before the next request. */
+  z.object({ type: z.literal("catalog"), from: replicaIdSchema }),
+]);
+export type ReplicaSignal = z.infer<typeof replicaSignalSchema>;
+
 const jobIdSchema = shortIdSchema;
 /** The agent's own token counts for a job, when it sent them. */
 const agentTokensSchema = z.record(z.string().max(50), tokenCountSchema);
