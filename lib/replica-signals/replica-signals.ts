@@ -3,7 +3,7 @@ import { createClient } from "@redis/client";
 import { log } from "../log";
 
 /** What a replica publishes: its own id is added. */
-export type OutgoingSignal = ReplicaSignal extends infer Signal
+type OutgoingSignal = ReplicaSignal extends infer Signal
   ? Signal extends ReplicaSignal
     ? Omit<Signal, "from">
     : never
