@@ -50,14 +50,18 @@ function decodeSegment(segment: string): string {
 
 /** Matches paths against a route table the way Next's file router does: literal segments first. */
 export function createRouteMatcher(routes: readonly RouteDefinition[]) {
-  const compiled = routes.map(compile).sort(bySpecificity);
-  // Only routes with as many segments as the path can match it; each list keeps specificity order.
+  const compiled = routes.map(compile);
+  // Only routes with as many segments as the path can match it. Each list is sorted on its own:
+  // between paths of different lengths the comparison is no order at all (a prefix can tie with
+  // two routes it does not rank), and one sort of the whole table let an added route put
+  // `/fund/card/:session` before `/fund/card/quote`.
   const bySegmentCount = new Map<number, CompiledRoute[]>();
   for (const entry of compiled) {
     const list = bySegmentCount.get(entry.segments.length) ?? [];
     list.push(entry);
     bySegmentCount.set(entry.segments.length, list);
   }
+  for (const list of bySegmentCount.values()) list.sort(bySpecificity);
   const firstSegments = new Set(compiled.map((entry) => entry.segments[0]).filter((part) => part != null));
 
   return {
