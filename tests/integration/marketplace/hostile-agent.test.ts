@@ -4,6 +4,7 @@ import { hostTrustEvents } from "../../../lib/db/schema";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { worstCaseCost } from "../../../lib/pricing/cost";
+import type { HostFinding, TrustFindingSink } from "../../../lib/providers/trust-finding-sink";
 import { type RunningAgent, startHostileAgent } from "../../helpers/agent-process";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
 import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
@@ -165,4 +166,54 @@ describe("a hostile agent process", () => {
     await gateway.app.trustFindings.idle();
     expect(await trustKinds(host.providerId)).toEqual([]);
   });
+
+  it("an over-claiming agent's request settles while its findings are still unstored (settlement never waits on trust)", async () => {
+    const host = await hostileHost("overclaim-body");
+    const recorder = gateway.app.trustFindings;
+    const sink = new GatedSink();
+    gateway.app.trustFindings = sink;
+    try {
+      const token = await gateway.createFundedToken(1_000_000n);
+      // A relayed stream settles before its last byte goes out: read whole, it has settled.
+      const { response } = await call(token, true);
+      expect(response.status).toBe(200);
+      const balance = await gateway.balanceOf(token);
+      expect(balance.held).toBe(0n);
+      expect(balance.balance).toBeLessThan(1_000_000n);
+      expect(sink.received.map((finding) => [finding.hostId, finding.kind])).toContainEqual([
+        host.providerId,
+        "over_claim",
+      ]);
+      expect(sink.stored).toBe(0);
+      sink.open();
+      await sink.idle();
+      await expect.poll(() => sink.stored).toBe(sink.received.length);
+    } finally {
+      sink.open();
+      gateway.app.trustFindings = recorder;
+    }
+  });
 });
+
+/** A trust sink whose storing is held at a gate the test opens: `stored` counts what got past it. */
+class GatedSink implements TrustFindingSink {
+  readonly received: HostFinding[] = [];
+  stored = 0;
+  open: () => void = () => undefined;
+  readonly #gate = new Promise<void>((resolve) => {
+    this.open = resolve;
+  });
+
+  report(findings: readonly HostFinding[]): void {
+    this.received.push(...findings);
+    this.#gate
+      .then(() => {
+        this.stored += findings.length;
+      })
+      .catch(() => undefined);
+  }
+
+  idle(): Promise<void> {
+    return this.#gate;
+  }
+}
