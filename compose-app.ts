@@ -28,6 +28,7 @@ import { createRoutingState } from "./lib/routing/routing-state";
 import { forgetHere, shareCredentialChanges } from "./lib/tokens/authenticate-token";
 import { refreshReputations } from "./lib/trust/reputation";
 import { TrustFindingRecorder } from "./lib/trust/trust-finding-recorder";
+import { startTracing } from "./lib/telemetry/tracing";
 import { createX402Wiring } from "./lib/x402/x402-wiring";
 
 /**
@@ -71,6 +72,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     }
     return opened;
   });
+  const stopTracing = startTracing(env);
   const upstreams = configuredUpstreams(env);
   // Seeding is once-only work: replicas starting together take turns, and the later ones find it done.
   await database.exclusively("start-up", () => seedCatalog(database.db, [...upstreams.keys()]));
@@ -135,7 +137,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     payoutRail: payoutRailLoader(env),
     baseDeposits: baseDepositsLoader(env),
     x402: createX402Wiring(env, database.db),
-    receipts: await loadReceiptIssuer(env),
+    receipts: await loadReceiptIssuer(env, database.db),
     async close() {
       stopMaintenance?.();
       catalogStore.stop();
@@ -143,6 +145,8 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       await app.routing.registry.close();
       await limiters.close();
       await signals?.close();
+      await app.receipts?.store.flush();
+      await stopTracing?.();
       // Stopping leases closes the journal they share.
       if (leases) await leases.stop();
       else journal.close();

@@ -380,6 +380,18 @@ const envSchema = z.object({
   }),
   /** The `iss` of receipts (PUBLIC_BASE_URL by default, else "pod-gateway"). */
   RECEIPT_ISSUER: optionalString,
+  /**
+   * OpenTelemetry traces (lib/telemetry), off by default: the standard variables. Traces go by
+   * OTLP/HTTP to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_TRACES_EXPORTER: z.enum(["otlp", "none"]).default("otlp"),
+  OTEL_SDK_DISABLED: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((value) => value === "true"),
+  OTEL_SERVICE_NAME: optionalString,
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 

@@ -33,6 +33,7 @@ const floors = [
     "lib/receiving-addresses",
     "lib/collect-startup-garbage",
     "lib/verification",
+    "lib/telemetry",
   ],
   // settings, storage, logging, the wire formats; the agent (a separate process: contracts only, see `rules`)
   ["lib/env", "lib/db", "lib/dialects", "lib/log", "agent"],

@@ -1,6 +1,6 @@
 import { type AgentMessage, parseGatewayFrame } from "@pod-gateway/contracts/agent-protocol";
 import WebSocket from "ws";
-import { type AgentIdentity, signNonce } from "./identity";
+import { type AgentIdentity, signNonce, signText } from "./identity";
 import { type JobReport, RunningJob } from "./jobs";
 import type { AgentMetrics } from "./metrics";
 import type { ServedModel } from "./models";
@@ -168,7 +168,7 @@ function connectOnce(
             });
             return;
           }
-          const running = new RunningJob(job.job_id);
+          const running = new RunningJob(job.job_id, (text) => signText(options.identity, text));
           jobs.set(job.job_id, running);
           metrics.jobsInFlight += 1;
           const started = Date.now();

@@ -67,6 +67,11 @@ export function writeIdentity(path: string, identity: AgentIdentity): void {
   chmodSync(path, 0o600);
 }
 
+/** The agent's signature over a job's attestation message (it goes into the caller's receipt). */
+export function signText(identity: AgentIdentity, text: string): string {
+  return sign(null, Buffer.from(text), identity.privateKey).toString("base64");
+}
+
 export function signNonce(identity: AgentIdentity, nonceBase64: string): string {
   return sign(null, Buffer.from(nonceBase64, "base64"), identity.privateKey).toString("base64");
 }

@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
 import type { AgentMessage, JobMessage } from "@pod-gateway/contracts/agent-protocol";
+import { maxTokenCount } from "@pod-gateway/contracts/bounded-values";
+import { hostAttestationMessage, type JobAttestation } from "@pod-gateway/contracts/usage-receipt";
 import type { ServedModel } from "./models";
 import { fitOutputLimit } from "./output-limit";
 
@@ -36,12 +39,29 @@ function outputTokensIn(tail: string): number | undefined {
 /** One job at the backend: bytes go back unchanged as they arrive, paused while the gateway asks. */
 export class RunningJob {
   readonly id: string;
+  readonly #sign: (text: string) => string;
   readonly #controller = new AbortController();
   #paused = false;
   #wake: (() => void) | undefined;
 
-  constructor(id: string) {
+  /** `sign`: the agent's enrolled key over a text (its attestation of each finished job). */
+  constructor(id: string, sign: (text: string) => string) {
     this.id = id;
+    this.#sign = sign;
+  }
+
+  /** What the agent signs it was sent and answered: the gateway puts it in the caller's receipt. */
+  #attest(job: JobMessage, responseSha256: string, outputTokens: number | undefined): JobAttestation {
+    const requestSha256 = createHash("sha256").update(JSON.stringify(job.request)).digest("hex");
+    const signature = this.#sign(
+      hostAttestationMessage({ jobId: job.job_id, requestSha256, responseSha256, outputTokens }),
+    );
+    return {
+      request_sha256: requestSha256,
+      response_sha256: responseSha256,
+      ...(outputTokens === undefined ? {} : { output_tokens: outputTokens }),
+      signature,
+    };
   }
 
   cancel(): void {
@@ -125,6 +145,7 @@ export class RunningJob {
     let first = true;
     let bytes = 0;
     let tail = "";
+    const answered = createHash("sha256");
     const decoder = new TextDecoder();
     const reader = response.body?.getReader();
     try {
@@ -134,6 +155,7 @@ export class RunningJob {
         const { done, value } = await reader.read();
         if (done) break;
         bytes += value.byteLength;
+        answered.update(value);
         tail = (tail + decoder.decode(value, { stream: true })).slice(-usageTailBytes);
         send({
           type: "job_chunk",
@@ -157,9 +179,17 @@ export class RunningJob {
     if (first) {
       send({ type: "job_chunk", job_id: job.job_id, data: "", status: response.status });
     }
-    // Counts are the gateway's to make from the bytes; the agent reports timing only.
-    send({ type: "job_done", job_id: job.job_id, duration_ms: Date.now() - started });
-    return report("done", { status: response.status, bytes, outputTokens: outputTokensIn(tail) });
+    // Counts are the gateway's to make from the bytes; the agent reports timing and signs what it did.
+    const reported = outputTokensIn(tail);
+    // A figure past the protocol's bound would make the whole frame a violation: leave it out.
+    const outputTokens = reported !== undefined && reported <= maxTokenCount ? reported : undefined;
+    send({
+      type: "job_done",
+      job_id: job.job_id,
+      duration_ms: Date.now() - started,
+      attestation: this.#attest(job, answered.digest("hex"), outputTokens),
+    });
+    return report("done", { status: response.status, bytes, outputTokens: reported });
   }
 }
 

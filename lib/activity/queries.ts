@@ -160,6 +160,8 @@ export interface ActivityItem {
   cacheWriteTokens: number | null;
   /** The label of the API key that made the request, when not the token itself. */
   apiKeyLabel: string | null;
+  /** The request's signed usage receipt (a compact JWS), when one was issued. */
+  receipt: string | null;
 }
 
 export interface ActivityPage {
@@ -194,16 +196,18 @@ export async function listActivity(
     cache_read_tokens: number | null;
     cache_write_tokens: number | null;
     api_key_label: string | null;
+    receipt: string | null;
   }>(
     executor,
     sql`SELECT e.id::text AS entry_id, t.id AS transaction_id, t.kind, e.amount::text AS amount, e.created_at, t.metadata,
                u.input_tokens::float8 AS input_tokens, u.output_tokens::float8 AS output_tokens,
                u.cache_read_tokens::float8 AS cache_read_tokens, u.cache_write_tokens::float8 AS cache_write_tokens,
-               k.label AS api_key_label
+               k.label AS api_key_label, r.jws AS receipt
         FROM ledger_entries e
         JOIN ledger_transactions t ON t.id = e.transaction_id
         LEFT JOIN usage_records u ON u.request_id = t.metadata->>'request_id'
         LEFT JOIN api_keys k ON k.id = u.api_key_id
+        LEFT JOIN usage_receipts r ON r.request_id = t.metadata->>'request_id'
         WHERE e.account_id = ${accountId}
           ${options.model === undefined ? sql`` : sql`AND t.metadata->>'model' = ${options.model}`}
           ${options.route === undefined ? sql`` : sql`AND t.metadata->>'route' = ${options.route}`}
@@ -232,6 +236,7 @@ export async function listActivity(
     cacheReadTokens: row.cache_read_tokens,
     cacheWriteTokens: row.cache_write_tokens,
     apiKeyLabel: row.api_key_label,
+    receipt: row.receipt,
   }));
   const last = items.at(-1);
   return { items, nextCursor: items.length === options.limit && last ? last.entryId : null };

@@ -13,6 +13,7 @@ const item = {
   cacheReadTokens: null,
   cacheWriteTokens: null,
   apiKeyLabel: null,
+  receipt: null,
 };
 
 describe("transaction rows", () => {

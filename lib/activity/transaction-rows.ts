@@ -27,6 +27,7 @@ export function transactionRow(item: ActivityItem, receiptBase: string): Transac
       output_tokens: item.outputTokens,
       cache_read_tokens: item.cacheReadTokens,
       cache_write_tokens: item.cacheWriteTokens,
+      receipt: item.receipt,
     };
   return {
     ...base,

@@ -5,6 +5,7 @@ import type { ApiRequest } from "../http/api-request";
 import { corsHeaders, preflightResponse } from "../http/cors";
 import { errorResponse, requestIdHeader } from "../http/responses";
 import { newId } from "../ids";
+import { extractTraceContext, inSpan, SpanKind, tracingOn } from "../telemetry/tracing";
 import type { ApiServices } from "./api-services";
 import { authenticate } from "./authenticate";
 import { createRouteMatcher } from "./match-route";
@@ -96,7 +97,25 @@ export async function serveApiRequest(app: ApiServices, request: ApiRequest): Pr
     const dialect = errorDialectOfPath(pathname);
     return finish(errorResponse(dialect, error, requestId), dialect, requestId);
   }
-  if (match.type === "matched") return runRoute(app, match.route, request, match.params, requestId);
+  if (match.type === "matched") {
+    const { route, params } = match;
+    if (!tracingOn()) return runRoute(app, route, request, params, requestId);
+    // The caller's traceparent, when it sent one, is the parent: its trace goes on through us.
+    const parent = extractTraceContext({
+      traceparent: request.headers.get("traceparent") ?? undefined,
+      tracestate: request.headers.get("tracestate") ?? undefined,
+    });
+    return inSpan(
+      `${request.method} ${route.path}`,
+      { "http.request.method": request.method, "http.route": route.path, "pod.request_id": requestId },
+      async (span) => {
+        const response = await runRoute(app, route, request, params, requestId);
+        span?.setAttribute("http.response.status_code", response.status);
+        return response;
+      },
+      { kind: SpanKind.SERVER, ...(parent ? { parent } : {}) },
+    );
+  }
   if (match.type === "method_not_allowed") {
     const error = new GatewayError(
       "method_not_allowed",

@@ -46,6 +46,7 @@ import { defineRoute, type RouteDefinition } from "./route-definition";
 import { getHealth } from "./system/get-health";
 import { getMetrics } from "./system/get-metrics";
 import { getBalance } from "./tokens/get-balance";
+import { getReceipt } from "./tokens/get-receipt";
 import { getUsageSummary } from "./tokens/get-usage-summary";
 import { exportTransactions, listTransactions } from "./tokens/list-transactions";
 import { openReceipt } from "./tokens/open-receipt";
@@ -102,6 +103,14 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: 0,
     handler: listTransactions,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/proxy/:token/receipts/:request_id",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: getReceipt,
   }),
   defineRoute({
     method: "GET",

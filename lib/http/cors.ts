@@ -9,6 +9,7 @@ const exposedHeaders = [
   "x-pod-cost-microunits",
   "x-pod-route",
   "x-pod-provider-id",
+  "x-pod-receipt",
   "x-request-id",
   "request-id",
   "x-should-retry",

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { GatewayMessage } from "@pod-gateway/contracts/agent-protocol";
+import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
 import { log } from "../log";
 import type { DispatchOptions } from "../providers/candidate";
+import { openSpan, type Span, traceparentOf } from "../telemetry/tracing";
 import type { JobFeed } from "./job-sink";
 import type { AgentSinkTransport, AgentTransport, MarketplaceOffer } from "./registry";
 
@@ -75,6 +77,9 @@ interface Job {
   pausedByUs: boolean;
   ended: boolean;
   onAgentTokens: ((tokens: Record<string, number>) => void) | undefined;
+  onAgentAttestation: ((attestation: HostAttestation) => void) | undefined;
+  /** The job's span while tracing: from the job message to the agent's last frame. */
+  span: Span | undefined;
   cleanup(): void;
 }
 
@@ -175,6 +180,12 @@ export class AgentJobs {
       return;
     }
     const id = randomUUID();
+    const span = openSpan("agent job", {
+      "pod.job_id": id,
+      "pod.provider_id": offer.providerId,
+      "gen_ai.request.model": offer.modelId,
+    });
+    const traceparent = traceparentOf(span);
     const onAbort = () => this.#cancel(id, new AgentJobError("cancelled", "the caller went away"));
     const job: Job = {
       id,
@@ -193,6 +204,8 @@ export class AgentJobs {
       pausedByUs: false,
       ended: false,
       onAgentTokens: options.onAgentTokens,
+      onAgentAttestation: options.onAgentAttestation,
+      span,
       cleanup: () => options.signal.removeEventListener("abort", onAbort),
     };
     options.signal.addEventListener("abort", onAbort, { once: true });
@@ -204,6 +217,7 @@ export class AgentJobs {
       request,
       format: offer.dialect,
       deadline_ms: this.#deadlineMs,
+      ...(traceparent ? { traceparent } : {}),
     });
   }
 
@@ -227,9 +241,14 @@ export class AgentJobs {
     }
   }
 
-  done(jobId: string, tokens: Record<string, number> | undefined): void {
+  done(
+    jobId: string,
+    tokens: Record<string, number> | undefined,
+    attestation?: HostAttestation | undefined,
+  ): void {
     const job = this.#live(jobId, "job_done");
     if (!job) return;
+    if (attestation) job.onAgentAttestation?.(attestation);
     if (tokens) {
       log.debug("agent job done", { job_id: jobId, agent_tokens: tokens });
       job.onAgentTokens?.(tokens);
@@ -370,6 +389,8 @@ export class AgentJobs {
     }
     clearTimeout(job.deadline);
     clearTimeout(job.watch);
+    job.span?.setAttribute("pod.job_ending", ending);
+    job.span?.end();
     job.cleanup();
     this.#jobs.delete(job.id);
     this.#maybeResumeSocket();

@@ -1,4 +1,6 @@
 import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
+import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
+import { withTraceparent } from "../telemetry/tracing";
 import { AgentJobError } from "./agent-jobs";
 import type { JobFeed, JobSink } from "./job-sink";
 
@@ -7,7 +9,11 @@ type JobMessage = Extract<DirectMessage, { type: "job" }>;
 /** Runs a job on an agent this replica holds, its bytes fed to `sink`: what the local registry's dispatchTo does. */
 export type RunLocal = (
   job: JobMessage,
-  options: { signal: AbortSignal; onAgentTokens(tokens: Record<string, number>): void },
+  options: {
+    signal: AbortSignal;
+    onAgentTokens(tokens: Record<string, number>): void;
+    onAgentAttestation(attestation: HostAttestation): void;
+  },
   sink: JobSink,
 ) => Promise<void>;
 
@@ -19,6 +25,7 @@ interface HostedJob {
   sent: number;
   acked: number;
   tokens: Record<string, number> | undefined;
+  attestation: HostAttestation | undefined;
   /** Set once the agent answered. */
   answer: { status: number; contentType: string; holds: boolean; pull: () => void } | undefined;
   /** The start message went out. */
@@ -31,6 +38,14 @@ interface HostedJob {
   closing: boolean;
   /** A message of it was not known to be delivered, and the caller was told the job failed. */
   lost: boolean;
+}
+
+/** What the agent said at the end of a job, for the caller's replica (its counts, its attestation). */
+function endOf(job: HostedJob) {
+  return {
+    ...(job.tokens ? { tokens: job.tokens } : {}),
+    ...(job.attestation ? { attestation: job.attestation } : {}),
+  };
 }
 
 /** Chunks are published in pieces no bigger than this. */
@@ -69,6 +84,7 @@ export class HostedJobs {
       sent: 0,
       acked: 0,
       tokens: undefined,
+      attestation: undefined,
       answer: undefined,
       started: false,
       held: [],
@@ -83,10 +99,16 @@ export class HostedJobs {
       onAgentTokens: (tokens: Record<string, number>) => {
         job.tokens = tokens;
       },
+      onAgentAttestation: (attestation: HostAttestation) => {
+        job.attestation = attestation;
+      },
     };
-    this.#run(message, options, {
-      open: (status, contentType, pull) => this.#open(job, status, contentType, pull),
-    }).catch((error: unknown) => this.#fail(job, error));
+    // The agent job's span (opened as the job is sent) continues the caller's replica's trace.
+    withTraceparent(message.traceparent, () =>
+      this.#run(message, options, {
+        open: (status, contentType, pull) => this.#open(job, status, contentType, pull),
+      }),
+    ).catch((error: unknown) => this.#fail(job, error));
   }
 
   cancel(jobId: string): void {
@@ -157,7 +179,7 @@ export class HostedJobs {
     while (job.heldBytes > 0 && room(job) > 0)
       this.#reply(job, { type: "chunk", job: job.id, data: this.#take(job, room(job)) });
     if (job.closing && job.heldBytes === 0) {
-      this.#reply(job, { type: "end", job: job.id, ...(job.tokens ? { tokens: job.tokens } : {}) });
+      this.#reply(job, { type: "end", job: job.id, ...endOf(job) });
       this.#end(job);
     }
   }
@@ -177,7 +199,7 @@ export class HostedJobs {
       status: answer.status,
       contentType: answer.contentType,
       data,
-      ...(end ? { end: job.tokens ? { tokens: job.tokens } : {} } : {}),
+      ...(end ? { end: endOf(job) } : {}),
     });
     if (end) this.#end(job);
   }

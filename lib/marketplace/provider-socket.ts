@@ -66,6 +66,8 @@ function runAgentSession(app: MarketplaceServices, ws: WebSocket): void {
   const { registry } = app.routing;
   let providerId: string | undefined;
   let agentVersion: string | undefined;
+  /** The enrolled key the agent proved (base64): what its job attestations are signed with. */
+  let agentPubkey: string | undefined;
   let authenticating = false;
   let handle: AgentConnectionHandle | undefined;
   let replaced = false;
@@ -134,6 +136,7 @@ function runAgentSession(app: MarketplaceServices, ws: WebSocket): void {
     clearTimeout(authTimer);
     providerId = binding.providerId;
     agentVersion = message.agent_version;
+    agentPubkey = message.pubkey;
     send(ws, { type: "auth_ok", provider_id: binding.providerId, status: binding.status });
     log.info("provider agent connected", { provider: providerId, agent_version: message.agent_version });
   };
@@ -192,7 +195,13 @@ function runAgentSession(app: MarketplaceServices, ws: WebSocket): void {
         jobs.chunk(message.job_id, Buffer.from(message.data, "base64"), message.status, message.content_type);
         return;
       case "job_done":
-        jobs.done(message.job_id, message.tokens);
+        jobs.done(
+          message.job_id,
+          message.tokens,
+          message.attestation && agentPubkey
+            ? { ...message.attestation, pubkey: agentPubkey, job_id: message.job_id }
+            : undefined,
+        );
         return;
       case "job_error":
         jobs.error(message.job_id, message.error_code, message.message ?? "");

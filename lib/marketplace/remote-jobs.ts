@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { DirectMessage } from "@pod-gateway/contracts/replica-protocol";
+import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
 import type { DispatchOptions } from "../providers/candidate";
+import { openSpan, type Span, traceparentOf } from "../telemetry/tracing";
 import { AgentJobError } from "./agent-jobs";
 
 /** Where a job runs: the agent's connection on its home replica. */
@@ -33,6 +35,9 @@ interface RemoteJob {
   enqueued: number;
   acked: number;
   onAgentTokens: ((tokens: Record<string, number>) => void) | undefined;
+  onAgentAttestation: ((attestation: HostAttestation) => void) | undefined;
+  /** The hop's span while tracing: from the job's publish to its end. */
+  span: Span | undefined;
   cleanup(): void;
 }
 
@@ -67,6 +72,12 @@ export class RemoteJobs {
         return;
       }
       const id = randomUUID();
+      const span = openSpan("replica hop", {
+        "pod.job_id": id,
+        "pod.home_replica": target.replica,
+        "pod.provider_id": target.providerId,
+      });
+      const traceparent = traceparentOf(span);
       const onAbort = () => this.#cancel(id, new AgentJobError("cancelled", "the caller went away"));
       const job: RemoteJob = {
         id,
@@ -79,6 +90,8 @@ export class RemoteJobs {
         enqueued: 0,
         acked: 0,
         onAgentTokens: options.onAgentTokens,
+        onAgentAttestation: options.onAgentAttestation,
+        span,
         cleanup: () => options.signal.removeEventListener("abort", onAbort),
       };
       options.signal.addEventListener("abort", onAbort, { once: true });
@@ -93,6 +106,7 @@ export class RemoteJobs {
           modelId: target.modelId,
           body,
           window: this.#window,
+          ...(traceparent ? { traceparent } : {}),
         })
         .then(
           (delivered) => {
@@ -111,14 +125,14 @@ export class RemoteJobs {
       case "start":
         if (!job.started) this.#start(job, message.status, message.contentType);
         this.#enqueue(job, message.data);
-        if (message.end) this.#end(job, message.end.tokens);
+        if (message.end) this.#end(job, message.end.tokens, message.end.attestation);
         return;
       case "chunk":
         if (job.started) this.#enqueue(job, message.data);
         return;
       case "end":
         if (!job.started) this.#start(job, 200, "application/json");
-        this.#end(job, message.tokens);
+        this.#end(job, message.tokens, message.attestation);
         return;
       case "fail":
         this.#fail(job.id, new AgentJobError(message.code, message.message));
@@ -156,8 +170,13 @@ export class RemoteJobs {
     job.resolve(new Response(stream, { status, headers: { "content-type": contentType } }));
   }
 
-  #end(job: RemoteJob, tokens: Record<string, number> | undefined): void {
+  #end(
+    job: RemoteJob,
+    tokens: Record<string, number> | undefined,
+    attestation: HostAttestation | undefined,
+  ): void {
     if (tokens) job.onAgentTokens?.(tokens);
+    if (attestation) job.onAgentAttestation?.(attestation);
     this.#finish(job);
     job.controller?.close();
   }
@@ -205,6 +224,7 @@ export class RemoteJobs {
 
   #finish(job: RemoteJob): void {
     job.ended = true;
+    job.span?.end();
     job.cleanup();
     this.#jobs.delete(job.id);
   }

@@ -307,7 +307,12 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
     return this.#local.dispatchTo(
       offer,
       job.body,
-      { signal: options.signal, forwardHeaders: {}, onAgentTokens: options.onAgentTokens },
+      {
+        signal: options.signal,
+        forwardHeaders: {},
+        onAgentTokens: options.onAgentTokens,
+        onAgentAttestation: options.onAgentAttestation,
+      },
       sink,
     );
   };

@@ -1,3 +1,4 @@
+import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
 import type { Dialect } from "../dialects/dialect";
 import type { UpstreamOperation } from "../dialects/wire-format";
 import type { TokenPrice } from "../pricing/cost";
@@ -12,6 +13,8 @@ export interface DispatchOptions {
   operation?: UpstreamOperation;
   /** A marketplace agent's own token counts (its job_done): compared with the gateway's, never billed. */
   onAgentTokens?(tokens: Record<string, number>): void;
+  /** A marketplace agent's signed statement of the job (its job_done), for the caller's receipt. */
+  onAgentAttestation?(attestation: HostAttestation): void;
 }
 
 /** One source that can serve a request, at the price the caller will be charged. */

@@ -1,6 +1,7 @@
 import { Agent, request } from "undici";
 import type { Dialect } from "../dialects/dialect";
 import { upstreamFormats } from "../dialects/wire-format";
+import { injectTraceContext } from "../telemetry/tracing";
 import type { DispatchOptions } from "./candidate";
 import { NodeBodyResponse } from "./node-body-response";
 
@@ -22,7 +23,7 @@ export function dispatchHttp(target: HttpTarget, body: string, options: Dispatch
   if (path === undefined)
     return Promise.reject(new Error(`${formatLabel[target.dialect]} upstream cannot serve ${operation}`));
   return postUpstream(`${target.baseUrl}${path}`, {
-    headers: format.headers(target.apiKey, options.forwardHeaders),
+    headers: injectTraceContext(format.headers(target.apiKey, options.forwardHeaders)),
     body,
     signal: options.signal,
   });

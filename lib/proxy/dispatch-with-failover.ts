@@ -1,9 +1,11 @@
+import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
 import type { Dialect } from "../dialects/dialect";
 import { parseUpstreamError } from "../dialects/translate/translate-error";
 import type { UpstreamOperation } from "../dialects/wire-format";
 import { GatewayError } from "../errors/gateway-error";
 import { log } from "../log";
 import type { Candidate } from "../providers/candidate";
+import { inSpan, SpanKind, tracingOn } from "../telemetry/tracing";
 
 export interface DispatchSuccess {
   candidate: Candidate;
@@ -24,6 +26,7 @@ export interface FailoverOptions {
   /** Defaults to a generation; every candidate given must support the operation. */
   operation?: UpstreamOperation;
   onAgentTokens?(tokens: Record<string, number>): void;
+  onAgentAttestation?(attestation: HostAttestation): void;
   onAttemptFailed?(candidate: Candidate, reason: string, elapsedMs: number): void;
   onAttemptSucceeded?(candidate: Candidate, elapsedMs: number): void;
 }
@@ -67,12 +70,15 @@ export async function dispatchWithFailover(
     const started = performance.now();
     try {
       const body = options.buildBody(candidate);
-      const response = await candidate.dispatch(body, {
-        signal: controller.signal,
-        forwardHeaders: options.forwardHeaders,
-        ...(options.operation ? { operation: options.operation } : {}),
-        ...(options.onAgentTokens ? { onAgentTokens: options.onAgentTokens } : {}),
-      });
+      const dispatch = () =>
+        candidate.dispatch(body, {
+          signal: controller.signal,
+          forwardHeaders: options.forwardHeaders,
+          ...(options.operation ? { operation: options.operation } : {}),
+          ...(options.onAgentTokens ? { onAgentTokens: options.onAgentTokens } : {}),
+          ...(options.onAgentAttestation ? { onAgentAttestation: options.onAgentAttestation } : {}),
+        });
+      const response = tracingOn() ? await tracedAttempt(candidate, options, dispatch) : await dispatch();
       clearTimeout(timer);
       if (response.ok) {
         options.onAttemptSucceeded?.(candidate, performance.now() - started);
@@ -115,6 +121,36 @@ export async function dispatchWithFailover(
     }
   }
   throw exhausted(failures, lastReason, lastStatus);
+}
+
+/** One attempt as a GenAI client span (semantic conventions: operation, provider, model). */
+function tracedAttempt(
+  candidate: Candidate,
+  options: FailoverOptions,
+  dispatch: () => Promise<Response>,
+): Promise<Response> {
+  const operation =
+    options.operation === "embeddings"
+      ? "embeddings"
+      : options.operation === "count_tokens"
+        ? "count_tokens"
+        : "chat";
+  return inSpan(
+    `${operation} ${candidate.upstreamModelId}`,
+    {
+      "gen_ai.operation.name": operation,
+      "gen_ai.provider.name": candidate.route === "centralized" ? candidate.providerId : "pod.marketplace",
+      "gen_ai.request.model": candidate.upstreamModelId,
+      "pod.route": candidate.route,
+      "pod.provider_id": candidate.providerId,
+    },
+    async (span) => {
+      const response = await dispatch();
+      span?.setAttribute("http.response.status_code", response.status);
+      return response;
+    },
+    { kind: SpanKind.CLIENT },
+  );
 }
 
 type Failure =

@@ -15,6 +15,7 @@ import type { Candidate } from "../providers/candidate";
 import { parseRoutingHeaders, routeRequest } from "../routing/route-request";
 import type { RoutingServices } from "../routing/routing-state";
 import { translatableCandidates } from "../routing/translatable-candidates";
+import { inSpan } from "../telemetry/tracing";
 import { highestPrice } from "./highest-price";
 
 /**
@@ -62,7 +63,11 @@ export async function prepareInference(
     const candidates = translatableCandidates(
       dialect,
       inference.body,
-      await routeRequest(app, model, routingRequest),
+      await inSpan("routing", { "gen_ai.request.model": model.id }, async (span) => {
+        const routed = await routeRequest(app, model, routingRequest);
+        span?.setAttribute("pod.candidates", routed.length);
+        return routed;
+      }),
       model.capabilities,
     );
     routing = { type: "routed", candidates };

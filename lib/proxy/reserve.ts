@@ -8,6 +8,7 @@ import { outstandingOf } from "../ledger/receivables";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { affordableOutputTokens, type TokenPrice, worstCaseCost } from "../pricing/cost";
 import type { Services } from "../services";
+import { inSpan } from "../telemetry/tracing";
 
 /**
  * A hold row of its own (x402, or leases off), or an amount held in memory against this
@@ -54,7 +55,18 @@ export interface ReserveInput {
  * overdraws an account and one large request does not starve the others. A request is
  * refused only when the free balance cannot pay for one output token.
  */
-export async function reserveForRequest(
+export function reserveForRequest(
+  app: Services & LedgerServices & KeyServices,
+  input: ReserveInput,
+): Promise<Reservation> {
+  return inSpan("hold", {}, async (span) => {
+    const reservation = await placeHold(app, input);
+    span?.setAttribute("pod.hold_microunits", reservation.hold.amount.toString());
+    return reservation;
+  });
+}
+
+async function placeHold(
   app: Services & LedgerServices & KeyServices,
   input: ReserveInput,
 ): Promise<Reservation> {

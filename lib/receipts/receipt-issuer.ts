@@ -2,9 +2,11 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ReceiptKeySet } from "@pod-gateway/contracts/usage-receipt";
 import { decodeSeed, newSeed } from "../crypto/ed25519-seed";
+import type { Executor } from "../db/client";
 import type { Env } from "../env";
 import { log } from "../log";
 import { type ReceiptSigner, receiptKeySet, receiptSigner } from "./receipt-keys";
+import { ReceiptStore } from "./receipt-store";
 
 /** What signs this gateway's receipts and what it publishes for verifiers. */
 export interface ReceiptIssuer {
@@ -12,6 +14,7 @@ export interface ReceiptIssuer {
   name: string;
   signer: ReceiptSigner;
   keySet: ReceiptKeySet;
+  store: ReceiptStore;
 }
 
 /** Where a development gateway keeps the receipt key it made, so its receipts survive a restart. */
@@ -37,7 +40,7 @@ function devSeed(file: string): Buffer {
  * or production without RECEIPT_SIGNING_KEY (a key made on the spot would sign receipts no
  * one can check after the process is gone).
  */
-export async function loadReceiptIssuer(env: Env): Promise<ReceiptIssuer | undefined> {
+export async function loadReceiptIssuer(env: Env, database: Executor): Promise<ReceiptIssuer | undefined> {
   if (env.RECEIPTS === "off") return undefined;
   let seed = env.RECEIPT_SIGNING_KEY === undefined ? undefined : decodeSeed(env.RECEIPT_SIGNING_KEY);
   if (seed === undefined) {
@@ -53,5 +56,6 @@ export async function loadReceiptIssuer(env: Env): Promise<ReceiptIssuer | undef
     name: env.RECEIPT_ISSUER ?? env.PUBLIC_BASE_URL ?? "pod-gateway",
     signer,
     keySet: receiptKeySet(signer, env.RECEIPT_KEY_HISTORY),
+    store: new ReceiptStore(database),
   };
 }

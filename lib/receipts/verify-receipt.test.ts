@@ -15,9 +15,9 @@ const requestBody = '{"model":"m","messages":[{"role":"user","content":"hi"}]}';
 const responseBody = '{"choices":[{"message":{"content":"hello"}}]}';
 const issuedAt = 1_790_000_000;
 
-function hostAttest(seed: Buffer, requestId: string) {
+function hostAttest(seed: Buffer, jobId: string) {
   const fields = {
-    requestId,
+    jobId,
     requestSha256: sha256Hex(requestBody),
     responseSha256: sha256Hex(responseBody),
     outputTokens: 2,
@@ -26,6 +26,7 @@ function hostAttest(seed: Buffer, requestId: string) {
   const x = createPublicKey(privateKey).export({ format: "jwk" }).x ?? "";
   return {
     pubkey: Buffer.from(x, "base64url").toString("base64"),
+    job_id: jobId,
     request_sha256: fields.requestSha256,
     response_sha256: fields.responseSha256,
     output_tokens: fields.outputTokens,
@@ -155,13 +156,13 @@ describe("verifyReceipt", () => {
   it("checks the host's co-signature, and refuses another host's", async () => {
     const { signer, keySet } = await setup();
     const hostSeed = newSeed();
-    const host = hostAttest(hostSeed, receipt().request_id);
+    const host = hostAttest(hostSeed, "job-1");
     const good = await verifyReceipt(await signReceipt(signer, receipt({ host })), keySet, {
       hostPubkey: host.pubkey,
     });
     expect(good.ok).toBe(true);
     // Another host's signature under this host's name: the gateway signed the wrong thing.
-    const other = hostAttest(newSeed(), receipt().request_id);
+    const other = hostAttest(newSeed(), "job-1");
     const swapped = await signReceipt(signer, receipt({ host: { ...host, signature: other.signature } }));
     expect(await verifyReceipt(swapped, keySet)).toEqual({
       ok: false,
@@ -174,8 +175,8 @@ describe("verifyReceipt", () => {
       reason: expect.stringContaining("not the expected host"),
     });
     // An attestation of another job does not stand for this one.
-    const elsewhere = hostAttest(hostSeed, "req_ffffffffffffffffffffffff");
-    const moved = await signReceipt(signer, receipt({ host: elsewhere }));
+    const elsewhere = hostAttest(hostSeed, "job-2");
+    const moved = await signReceipt(signer, receipt({ host: { ...elsewhere, job_id: "job-1" } }));
     expect((await verifyReceipt(moved, keySet)).ok).toBe(false);
   });
 

@@ -1,5 +1,6 @@
 import { createHash, createPublicKey, verify } from "node:crypto";
 import {
+  type HostAttestation,
   hostAttestationMessage,
   type ReceiptKey,
   type ReceiptKeySet,
@@ -34,12 +35,10 @@ function isoOf(seconds: number): string {
   return new Date(seconds * 1000).toISOString();
 }
 
-/** True when `signature` is `pubkey`'s Ed25519 signature over the attestation's fields. */
-function attestationHolds(receipt: UsageReceipt): boolean {
-  const host = receipt.host;
-  if (!host) return true;
+/** True when the host's signature is its key's Ed25519 signature over the attestation's fields. */
+function attestationHolds(host: HostAttestation): boolean {
   const message = hostAttestationMessage({
-    requestId: receipt.request_id,
+    jobId: host.job_id,
     requestSha256: host.request_sha256,
     responseSha256: host.response_sha256,
     outputTokens: host.output_tokens,
@@ -116,7 +115,7 @@ export async function verifyReceipt(
     return fail(
       `key ${key.kid} was retired at ${isoOf(key.exp)}; the receipt was signed with it at ${isoOf(receipt.iat)}`,
     );
-  if (!attestationHolds(receipt))
+  if (receipt.host && !attestationHolds(receipt.host))
     return fail("the host attestation's signature does not verify under the host key it names");
   const problem = expectationProblem(receipt, expect);
   return problem === undefined ? { ok: true, receipt, key } : fail(problem);

@@ -203,6 +203,11 @@ const cases: Case[] = [
   },
   { name: "transactions", method: "GET", path: () => `/proxy/${reader}/transactions` },
   {
+    name: "receipt, unknown",
+    method: "GET",
+    path: () => `/proxy/${reader}/receipts/req_000000000000000000000000`,
+  },
+  {
     name: "transactions filtered",
     method: "GET",
     path: () => `/proxy/${reader}/transactions?kind=inference&route=centralized&model=gpt-4o-mini`,

@@ -26,6 +26,7 @@ export async function listHostTransactions({
         request_id: text(row.metadata.request_id),
         model: text(row.metadata.model),
         payout_id: text(row.metadata.payout_id),
+        receipt: row.receipt,
       })),
       next_before: (rows.length === limit ? rows.at(-1)?.createdAt.toISOString() : null) ?? null,
     } satisfies HostTransactionPage,

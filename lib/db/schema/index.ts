@@ -9,6 +9,7 @@ export * from "./holds";
 export * from "./host-payouts";
 export * from "./hosts";
 export * from "./ledger";
+export * from "./receipts";
 export * from "./relays";
 export * from "./stored-responses";
 export * from "./tokens";

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client";
-import { hostPayouts, ledgerEntries, ledgerTransactions } from "../../db/schema";
+import { hostPayouts, ledgerEntries, ledgerTransactions, usageReceipts } from "../../db/schema";
 import type { Env } from "../../env";
 import { ensureAccount, getAccountBalance } from "../../ledger/accounts";
 import { immatureEarnings } from "./immature-earnings";
@@ -53,6 +53,8 @@ export interface HostTransaction {
   amount: bigint;
   createdAt: Date;
   metadata: Record<string, unknown>;
+  /** A job's signed usage receipt, when one was issued. */
+  receipt: string | null;
 }
 
 /** The host's ledger lines, newest first: inference credits (+) and withdrawals (−). */
@@ -69,9 +71,11 @@ export async function hostTransactions(
       amount: ledgerEntries.amount,
       createdAt: ledgerEntries.createdAt,
       metadata: ledgerTransactions.metadata,
+      receipt: usageReceipts.jws,
     })
     .from(ledgerEntries)
     .innerJoin(ledgerTransactions, eq(ledgerTransactions.id, ledgerEntries.transactionId))
+    .leftJoin(usageReceipts, eq(usageReceipts.requestId, sql`${ledgerTransactions.metadata}->>'request_id'`))
     .where(
       and(
         eq(ledgerEntries.accountId, accountId),

@@ -67,6 +67,8 @@ export const transactionRowSchema = z.object({
   cache_read_tokens: z.number().nullable().optional(),
   cache_write_tokens: z.number().nullable().optional(),
   reason: z.string().nullable().optional(),
+  /** Requests: the signed usage receipt, a compact JWS (`npx pod-gateway verify-receipt`). */
+  receipt: z.string().nullable().optional(),
   /** Card payments: where Stripe's receipt opens (the gateway's link redirects to it). */
   receipt_url: z.string().nullable().optional(),
 });

@@ -7,6 +7,8 @@ import {
   shortIdSchema,
   tokenCountSchema,
 } from "./bounded-values";
+import { traceparentSchema } from "./trace-context";
+import { jobAttestationSchema } from "./usage-receipt";
 
 /**
  * The agent ⇄ gateway WebSocket protocol (JSON text frames), as the reference service's
@@ -94,6 +96,8 @@ const jobDoneSchema = z.object({
   job_id: shortIdSchema,
   tokens: agentTokenCountsSchema.optional(),
   duration_ms: durationMsSchema.optional(),
+  /** The agent's signed statement of what it was sent and answered (it goes into the receipt). */
+  attestation: jobAttestationSchema.optional(),
 });
 
 const jobErrorSchema = z.object({
@@ -132,6 +136,8 @@ const jobSchema = z.object({
   request: z.record(z.string(), z.unknown()),
   format: wireFormatSchema,
   deadline_ms: durationMsSchema,
+  /** W3C trace context of the gateway's span for this job, when the gateway traces. */
+  traceparent: traceparentSchema.optional(),
 });
 
 const gatewayMessageSchema = z.discriminatedUnion("type", [

@@ -114,6 +114,8 @@ export const hostTransactionSchema = z.object({
   request_id: z.string().nullable(),
   model: z.string().nullable(),
   payout_id: z.string().nullable(),
+  /** A job's signed usage receipt (a compact JWS), when one was issued. */
+  receipt: z.string().nullable(),
 });
 export type HostTransaction = z.infer<typeof hostTransactionSchema>;
 

@@ -7,6 +7,8 @@ import {
   shortIdSchema,
   tokenCountSchema,
 } from "./bounded-values";
+import { traceparentSchema } from "./trace-context";
+import { hostAttestationSchema } from "./usage-receipt";
 
 /**
  * What gateway replicas tell each other through Redis pub/sub (JSON messages) so that every
@@ -142,6 +144,8 @@ export const directMessageSchema = z.discriminatedUnion("type", [
       .int()
       .min(1024)
       .max(64 * 1024 * 1024),
+    /** The caller's replica's span of the hop, when it traces: the home's spans continue it. */
+    traceparent: traceparentSchema.optional(),
   }),
   /** Caller's replica → home: the caller left; cancel at the agent's backend. */
   z.object({ type: z.literal("cancel"), job: jobIdSchema }),
@@ -157,7 +161,9 @@ export const directMessageSchema = z.discriminatedUnion("type", [
     status: httpStatusSchema,
     contentType: headerValueSchema,
     data: chunkDataSchema,
-    end: z.object({ tokens: agentTokensSchema.optional() }).optional(),
+    end: z
+      .object({ tokens: agentTokensSchema.optional(), attestation: hostAttestationSchema.optional() })
+      .optional(),
   }),
   z.object({ type: z.literal("chunk"), job: jobIdSchema, data: chunkDataSchema }),
   /** Home → caller's replica: the job ended; the agent's own token counts when it sent them. */
@@ -165,6 +171,7 @@ export const directMessageSchema = z.discriminatedUnion("type", [
     type: z.literal("end"),
     job: jobIdSchema,
     tokens: agentTokensSchema.optional(),
+    attestation: hostAttestationSchema.optional(),
   }),
   /** Home → caller's replica: the job failed (before its first byte: the caller's replica fails over). */
   z.object({
@@ -248,6 +255,7 @@ function jobTrafficMessage(value: unknown): DirectMessage | undefined {
       if (typeof modelId !== "string" || modelId.length < 1 || modelId.length > 200) return undefined;
       if (typeof body !== "string" || body.length > 64 * 1024 * 1024) return undefined;
       if (!isIntIn(window, 1024, 64 * 1024 * 1024)) return undefined;
+      if (message.traceparent !== undefined) return undefined;
       return { type: "job", job, from, providerId, connection, modelId, body, window };
     }
     case "start": {
@@ -256,13 +264,14 @@ function jobTrafficMessage(value: unknown): DirectMessage | undefined {
       if (typeof contentType !== "string" || contentType.length > 200 || !headerText.test(contentType))
         return undefined;
       if (end === undefined) return { type: "start", job, status, contentType, data };
-      if (typeof end !== "object" || end === null || Array.isArray(end) || "tokens" in end) return undefined;
+      if (typeof end !== "object" || end === null || Array.isArray(end) || Object.keys(end).length > 0)
+        return undefined;
       return { type: "start", job, status, contentType, data, end: {} };
     }
     case "chunk":
       return isChunkData(message.data) ? { type: "chunk", job, data: message.data } : undefined;
     case "end":
-      return "tokens" in message ? undefined : { type: "end", job };
+      return "tokens" in message || "attestation" in message ? undefined : { type: "end", job };
     case "ack":
       return isIntIn(message.bytes, 0, Number.MAX_SAFE_INTEGER)
         ? { type: "ack", job, bytes: message.bytes }

@@ -39,19 +39,30 @@ const payerSchema = z.discriminatedUnion("kind", [
 ]);
 
 /**
- * A marketplace host's own statement about the job, signed with the key it enrolled: the hashes of
- * the request it was sent and the bytes it answered, and its own count. The gateway's signature
- * covers it too, so neither side can later deny what the other agreed to.
+ * What a marketplace agent signs at the end of a job (its `job_done`) with the key it enrolled:
+ * the SHA-256 of the job's `request` as `JSON.stringify` writes it, of the bytes it answered, and
+ * its own output count.
  */
-export const hostAttestationSchema = z.object({
-  /** The host's enrolled Ed25519 key (its marketplace identity). */
-  pubkey: ed25519PubkeySchema,
+export const jobAttestationSchema = z.object({
   request_sha256: sha256HexSchema,
   response_sha256: sha256HexSchema,
   /** Output tokens as the host's backend reported them, when it did (never what was billed). */
   output_tokens: tokenCountSchema.optional(),
-  /** Ed25519 over {@link hostAttestationMessage} of the fields above. */
+  /** Ed25519 over {@link hostAttestationMessage} of the job id and the fields above. */
   signature: ed25519SignatureSchema,
+});
+
+export type JobAttestation = z.infer<typeof jobAttestationSchema>;
+
+/**
+ * A host's attestation inside a receipt: the gateway's signature covers it too, so neither side
+ * can later deny what the other agreed to.
+ */
+export const hostAttestationSchema = jobAttestationSchema.extend({
+  /** The host's enrolled Ed25519 key (its marketplace identity). */
+  pubkey: ed25519PubkeySchema,
+  /** The gateway's id of the job the host was sent. */
+  job_id: z.string().min(1).max(100),
 });
 
 export type HostAttestation = z.infer<typeof hostAttestationSchema>;
@@ -108,18 +119,18 @@ export type UsageReceipt = z.infer<typeof usageReceiptSchema>;
 
 /**
  * The exact bytes a host signs: one line per field, so any language can rebuild them without a
- * JSON canonicalisation library. `job_id` is the gateway's job id, so an attestation of one job
- * never stands for another.
+ * JSON canonicalisation library. The job id is the gateway's, so an attestation of one job never
+ * stands for another.
  */
 export function hostAttestationMessage(fields: {
-  requestId: string;
+  jobId: string;
   requestSha256: string;
   responseSha256: string;
   outputTokens: number | undefined;
 }): string {
   return [
     "pod-job-attestation/v1",
-    fields.requestId,
+    fields.jobId,
     fields.requestSha256,
     fields.responseSha256,
     fields.outputTokens === undefined ? "" : String(fields.outputTokens),
