@@ -25,10 +25,10 @@ import { createLimiterFactory } from "./lib/rate-limit/shared-limiter";
 import { loadReceiptIssuer } from "./lib/receipts/receipt-issuer";
 import { connectReplicaSignals, type ReplicaSignals } from "./lib/replica-signals/replica-signals";
 import { createRoutingState } from "./lib/routing/routing-state";
+import { startTracing } from "./lib/telemetry/tracing";
 import { forgetHere, shareCredentialChanges } from "./lib/tokens/authenticate-token";
 import { refreshReputations } from "./lib/trust/reputation";
 import { TrustFindingRecorder } from "./lib/trust/trust-finding-recorder";
-import { startTracing } from "./lib/telemetry/tracing";
 import { createX402Wiring } from "./lib/x402/x402-wiring";
 
 /**

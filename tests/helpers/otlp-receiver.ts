@@ -52,7 +52,7 @@ interface OtlpExport {
   }>;
 }
 
-function valueOf(value: OtlpValue): string | number | boolean {
+function scalarOf(value: OtlpValue): string | number | boolean {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
@@ -60,7 +60,7 @@ function valueOf(value: OtlpValue): string | number | boolean {
 }
 
 function attributesOf(list: OtlpAttribute[] | undefined): Record<string, string | number | boolean> {
-  return Object.fromEntries((list ?? []).map((attribute) => [attribute.key, valueOf(attribute.value)]));
+  return Object.fromEntries((list ?? []).map((attribute) => [attribute.key, scalarOf(attribute.value)]));
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
