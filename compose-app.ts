@@ -102,11 +102,11 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       : undefined;
 
   const limiters = await createLimiterFactory(env.REDIS_URL, env.REDIS_NAMESPACE);
-  const signals = await shareReplicaSignals(env, database.db, holds.instanceId);
 
   let stopMaintenance: (() => void) | undefined;
   const catalogStore = new CatalogStore(database.db);
   const catalog = await catalogStore.reload();
+  const signals = await shareReplicaSignals(env, database.db, catalogStore, holds.instanceId);
   const routing = createRoutingState(env, holds.instanceId);
   const app: AppContext = {
     env,
@@ -166,12 +166,14 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
 }
 
 /**
- * Replicas sharing a Redis tell each other when a key changes, so a revoked key is refused on
- * every replica within a pub/sub hop rather than when each one's cached copy expires.
+ * Replicas sharing a Redis tell each other when a key or the catalog changes, so a revoked key
+ * is refused and an edited price charged on every replica from its next request, rather than
+ * when each one's cached copy expires.
  */
 async function shareReplicaSignals(
   env: Env,
   database: Database,
+  catalogStore: CatalogStore,
   replicaId: string,
 ): Promise<ReplicaSignals | undefined> {
   if (!env.REDIS_URL) return undefined;
@@ -181,9 +183,11 @@ async function shareReplicaSignals(
     replicaId,
     onSignal: (signal) => {
       if (signal.type === "credential") forgetHere(database, signal.hash);
+      else catalogStore.heardChange();
     },
   });
   shareCredentialChanges(database, (hash) => signals.publish({ type: "credential", hash }));
+  catalogStore.shareChanges(() => signals.publish({ type: "catalog" }));
   return signals;
 }
 

@@ -66,6 +66,9 @@ async function runRoute(
     if (bodyLimit > 0 && Number(request.headers.get("content-length") ?? "0") > bodyLimit)
       throw new GatewayError("payload_too_large", `request body exceeds ${bodyLimit} bytes`);
     const principal = await authenticate(route.auth, app, request, params);
+    // Another replica changed a price: this request is priced with the new catalog, not the old.
+    const reloading = app.catalogStore.reloading;
+    if (reloading) await reloading;
     const response = await route.handler({
       app,
       request,

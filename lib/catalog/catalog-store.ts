@@ -8,13 +8,17 @@ import { loadStoredCatalog } from "./stored-catalog";
 /**
  * The catalog as requests see it: an in-memory index of the enabled models, rebuilt from the
  * database when its version moves (after this process's own change at once, after another
- * replica's within one poll). A request keeps the prices it was routed with, so a change
+ * replica's on its signal through Redis, or within one poll without one). A request keeps the prices it was routed with, so a change
  * never alters the price of a request already held.
  */
 export class CatalogStore {
   #version = -1n;
   #timer: NodeJS.Timeout | undefined;
   #install: ((index: CatalogIndex) => void) | undefined;
+  /** Tells the other replicas this process changed the catalog (their signal channel). */
+  #announce: (() => Promise<void>) | undefined;
+  /** A reload another replica's change started: requests wait for it rather than price with the old index. */
+  #heard: Promise<void> | undefined;
 
   constructor(private readonly database: Database) {}
 
@@ -39,6 +43,34 @@ export class CatalogStore {
     this.#version = version;
     this.#install?.(index);
     return index;
+  }
+
+  /** Where this process's own changes are announced (replicas sharing a Redis). */
+  shareChanges(announce: () => Promise<void>): void {
+    this.#announce = announce;
+  }
+
+  /** This process changed the catalog: rebuilt now, and the other replicas told to. */
+  async changed(): Promise<CatalogIndex> {
+    const index = await this.reload();
+    // Answered only once the others have heard: a request sent after the answer is priced anew.
+    await this.#announce?.();
+    return index;
+  }
+
+  /** Another replica changed the catalog: rebuilt now; requests arriving meanwhile wait for it. */
+  heardChange(): void {
+    const reloading = this.reloadIfChanged()
+      .catch((error: unknown) => log.warn("catalog reload failed", { error }))
+      .finally(() => {
+        if (this.#heard === reloading) this.#heard = undefined;
+      });
+    this.#heard = reloading;
+  }
+
+  /** Resolves once a reload started by another replica's change is done (at once when none is). */
+  get reloading(): Promise<void> | undefined {
+    return this.#heard;
   }
 
   /** Rebuilds only when another process changed the catalog since the last load. */

@@ -38,6 +38,22 @@ function pricingOf(model: CatalogModel, prices: readonly CatalogPrice[]) {
   };
 }
 
+/** A price that charges nothing for anything: tokens, cache, requests and images. */
+function isFreePrice(price: CatalogPrice): boolean {
+  const rates = [
+    price.inputPer1m,
+    price.outputPer1m,
+    price.cacheReadPer1m,
+    price.cacheWritePer1m,
+    price.requestPrice,
+  ];
+  const images = [...(price.images?.generate ?? []), ...(price.images?.edit ?? [])];
+  return (
+    rates.every((rate) => rate === undefined || rate === 0n) &&
+    images.every((image) => image.microunits === 0n)
+  );
+}
+
 /**
  * The metadata clients read off a model listing (both `/v1/models` and the marketplace feed):
  * limits, modalities, capabilities, and the cheapest centralized price (per 1M tokens, per
@@ -59,6 +75,8 @@ export function modelMetadata(catalog: CatalogIndex, model: CatalogModel) {
       structured_output: model.capabilities.structuredOutput,
     },
     pricing: pricingOf(model, prices),
+    /** Every centralized price of it is 0: served and charged nothing (an operator's choice). */
+    free: prices.length > 0 && prices.every(isFreePrice),
     provider_count: prices.length,
     aliases: model.aliases,
   };

@@ -195,7 +195,7 @@ export async function refreshCatalog(app: CatalogRefreshServices, actor = "refre
     updatePrices: true,
   });
   await app.database.db.update(catalogState).set({ refreshedAt: new Date() }).where(eq(catalogState.id, 1));
-  await app.catalogStore.reload();
+  await app.catalogStore.changed();
   return { ...report, ...applied };
 }
 

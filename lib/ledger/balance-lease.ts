@@ -157,7 +157,8 @@ export class BalanceLeases {
         const inLease = free(lease);
         const total = inLease + lease.outside;
         const amount = boundedHold(input, total);
-        const enough = amount >= input.min && amount > 0;
+        // A free request (worst case 0: a model priced at 0) holds nothing and is served on any balance.
+        const enough = amount >= input.min && (amount > 0 || input.max === 0n);
         if (enough && amount <= inLease) {
           lease.reserved += amount;
           lease.lastUsed = Date.now();

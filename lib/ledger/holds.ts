@@ -104,7 +104,8 @@ async function placeBoundedHoldOnce(executor: Executor, input: BoundedHoldInput)
         ), updated AS (
           UPDATE accounts AS a SET held = a.held + c.amount
           FROM current AS c
-          WHERE a.id = c.id AND c.amount >= ${input.min}::bigint AND c.amount > 0 AND a.balance - a.held >= c.amount
+          WHERE a.id = c.id AND c.amount >= ${input.min}::bigint AND (c.amount > 0 OR ${input.max}::bigint = 0)
+            AND a.balance - a.held >= c.amount
             AND NOT c.owes
           RETURNING a.id, a.balance - a.held AS available, c.amount
         ), inserted AS (

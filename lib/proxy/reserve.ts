@@ -107,7 +107,8 @@ async function claimKeyLimit(
   key: KeyPrincipal | undefined,
   request: KeyClaimRequest,
 ): Promise<KeyClaim | undefined> {
-  if (!key?.limit) return undefined;
+  // A free request (a model priced at 0) spends nothing of the limit.
+  if (!key?.limit || request.most === 0n) return undefined;
   const claimed = await app.keyLimits.claim(key.id, key.limit, request);
   if (claimed.type === "claimed") return claimed.claim;
   gatewayMetrics.holdsRefused.inc();

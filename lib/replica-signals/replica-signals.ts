@@ -10,7 +10,8 @@ type OutgoingSignal = ReplicaSignal extends infer Signal
   : never;
 
 export interface ReplicaSignals {
-  publish(signal: OutgoingSignal): void;
+  /** Resolves once Redis has passed it to the subscribers (or gave up: it never rejects). */
+  publish(signal: OutgoingSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,10 +82,11 @@ export async function connectReplicaSignals(options: ReplicaSignalsOptions): Pro
   clearTimeout(waited);
   const commands = publisher.withCommandOptions({ timeout: commandTimeoutMs });
   return {
-    publish(signal) {
+    async publish(signal) {
       const message = JSON.stringify({ ...signal, from: options.replicaId });
-      commands
+      await commands
         .publish(channel, message)
+        .then(() => undefined)
         .catch((error: unknown) =>
           log.warn("publishing a replica signal failed", { error, type: signal.type }),
         );

@@ -16,7 +16,7 @@ const cache = new WeakMap<Database, Map<string, Cached>>();
 /** Per database: bumped by every forget, so a lookup that raced one does not cache what it read. */
 const generations = new WeakMap<Database, number>();
 /** Per database: tells the other replicas a key changed (set when replicas share a Redis). */
-const publishers = new WeakMap<Database, (hash: string) => void>();
+const publishers = new WeakMap<Database, (hash: string) => Promise<void>>();
 const maxCached = 50_000;
 
 function cacheOf(database: Database): Map<string, Cached> {
@@ -65,9 +65,10 @@ async function lookUp(database: Database, token: string, hash: string): Promise<
  * A key was revoked, rotated or re-limited here: this process stops using what it cached at
  * once, and the other replicas are told (`shareCredentialChanges`) to do the same.
  */
-export function forgetAuthenticated(database: Database, hash: string): void {
+export async function forgetAuthenticated(database: Database, hash: string): Promise<void> {
   forgetHere(database, hash);
-  publishers.get(database)?.(hash);
+  // Answered only once the others have it: a request sent after the answer finds the key gone.
+  await publishers.get(database)?.(hash);
 }
 
 /** Another replica changed a key: drop this process's copy. */
@@ -77,6 +78,6 @@ export function forgetHere(database: Database, hash: string): void {
 }
 
 /** Key changes on this database are published with `publish` (the replicas' signal channel). */
-export function shareCredentialChanges(database: Database, publish: (hash: string) => void): void {
+export function shareCredentialChanges(database: Database, publish: (hash: string) => Promise<void>): void {
   publishers.set(database, publish);
 }

@@ -99,7 +99,7 @@ export async function revokeKey(database: Database, owner: TokenRecord, keyId: s
     .set({ revokedAt: sql`COALESCE(${apiKeys.revokedAt}, now())` })
     .where(eq(apiKeys.id, row.id))
     .returning();
-  forgetAuthenticated(database, row.keyHash);
+  await forgetAuthenticated(database, row.keyHash);
   return revoked ?? row;
 }
 
@@ -114,7 +114,7 @@ export async function rotateKey(database: Database, owner: TokenRecord, keyId: s
     .returning();
   if (!rotated)
     throw new GatewayError("conflict", "conflict: a revoked key cannot be rotated; create a new one");
-  forgetAuthenticated(database, row.keyHash);
+  await forgetAuthenticated(database, row.keyHash);
   return { row: rotated, secret };
 }
 
@@ -143,7 +143,7 @@ export async function updateKey(
     })
     .where(eq(apiKeys.id, row.id))
     .returning();
-  forgetAuthenticated(database, row.keyHash);
+  await forgetAuthenticated(database, row.keyHash);
   return updated ?? row;
 }
 

@@ -79,7 +79,7 @@ export async function putCatalogModel(call: ApiCall<"admin">): Promise<Response>
   const modelId = modelParam(call);
   const { actor, ...edit } = camelKeys(await readValidatedJson(call.request, modelSchema, call.bodyLimit));
   const { created } = await editModel(app.database.db, modelId, edit, operator(actor));
-  await app.catalogStore.reload();
+  await app.catalogStore.changed();
   return jsonResponse({ model: modelId, created }, created ? 201 : 200);
 }
 
@@ -93,7 +93,7 @@ export async function putCatalogPrice(call: ApiCall<"admin">): Promise<Response>
   }
   const { actor, ...edit } = camelKeys(await readValidatedJson(call.request, priceSchema, call.bodyLimit));
   await setModelPrice(app.database.db, modelId, provider, edit, operator(actor));
-  await app.catalogStore.reload();
+  await app.catalogStore.changed();
   return jsonResponse({ model: modelId, provider, pinned: true });
 }
 

@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestGateway, type TestGateway } from "../helpers/gateway";
+import { startTestGateway, type TestGateway, testAdminToken } from "../helpers/gateway";
 import { testRedis, testSharedPostgres } from "../helpers/services";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 
 /**
- * A key revoked or rotated on one replica, used on the other: two gateways on one Postgres and
- * one Redis. Each replica caches keys for KEY_CACHE_MS, set here to a minute, so a refusal on
- * the other replica within 100 ms can only come from the change's signal through Redis.
+ * A key revoked or rotated, or a price edited, on one replica, used on the other: two gateways
+ * on one Postgres and one Redis. Each replica caches keys for KEY_CACHE_MS, set here to a
+ * minute, and these test gateways never poll the catalog, so a refusal or a new price on the
+ * other replica can only come from the change's signal through Redis.
  */
 const redis = testRedis();
 const postgres = testSharedPostgres("Key revocation across replicas");
@@ -109,5 +110,46 @@ describe.skipIf(!configured)("a key changed on one replica, on the other", () =>
     );
     expect(after).toBeLessThan(100);
     expect(await balanceStatus(second, fresh.api_key)).toBe(200);
+  }, 60_000);
+
+  it("a price edited on one replica is charged by the other on its next request", async () => {
+    const token = await first.createFundedToken(10_000_000n);
+    /** What a request was charged, and what it should have been at a price (rounded up, as billed). */
+    const chargedOn = async (gateway: TestGateway, price: readonly [number, number]) => {
+      const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-pod-providers": "openai" },
+        body: JSON.stringify({
+          model: "gpt-4o-mini",
+          max_tokens: 20,
+          messages: [{ role: "user", content: "hi [fake:tokens=5]" }],
+        }),
+      });
+      expect(response.status).toBe(200);
+      const { usage } = (await response.json()) as {
+        usage: { prompt_tokens: number; completion_tokens: number };
+      };
+      return {
+        charged: Number(response.headers.get("x-pod-cost-microunits")),
+        expected: Math.ceil(
+          (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1_000_000,
+        ),
+      };
+    };
+    const seeded = [150_000, 600_000] as const;
+    const warm = await chargedOn(second, seeded);
+    expect(warm.charged).toBe(warm.expected);
+    for (const price of [[15_000_000, 60_000_000], [0, 0], seeded] as const) {
+      const edited = await fetch(`${first.baseUrl}/v1/admin/catalog/models/gpt-4o-mini/prices/openai`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${testAdminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ input_per_1m: price[0], output_per_1m: price[1] }),
+      });
+      expect(edited.status).toBe(200);
+      const next = await chargedOn(second, price);
+      expect(next.charged).toBe(next.expected);
+      const here = await chargedOn(first, price);
+      expect(here.charged).toBe(here.expected);
+    }
   }, 60_000);
 });
