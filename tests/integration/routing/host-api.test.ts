@@ -244,6 +244,7 @@ describe("public catalogue", () => {
         cache_read_per_1m: 75_000,
         cache_write_per_1m: 150_000,
       },
+      free: false,
       provider_count: 2,
       aliases: ["openai/gpt-4o-mini", "gpt-4o-mini-2024-07-18"],
     });
