@@ -34,6 +34,7 @@ import { revokeRelayKey } from "./hosts/revoke-relay-key";
 import { withdrawEarnings } from "./hosts/withdraw-earnings";
 import { countTokens } from "./inference/count-tokens";
 import { handleEmbeddings } from "./inference/handle-embeddings";
+import { handleImageEdits, handleImageGenerations } from "./inference/handle-images";
 import { handleTokenInference } from "./inference/handle-token-inference";
 import { listModels } from "./inference/list-models";
 import { deleteResponse, getStoredResponse } from "./inference/stored-response";
@@ -53,7 +54,14 @@ import { openReceipt } from "./tokens/open-receipt";
 import { registerToken } from "./tokens/register-token";
 import { receiveStripeEvent } from "./webhooks/receive-stripe-event";
 import { getWalletBalance } from "./x402/get-wallet-balance";
+import { serveX402ImageEdits, serveX402ImageGenerations } from "./x402/serve-x402-images";
 import { serveX402Inference } from "./x402/serve-x402-inference";
+
+/**
+ * An image edit uploads its images (OpenAI takes up to 16, up to 50 MB each for gpt-image-1,
+ * 4 MB for dall-e-2): more than MAX_BODY_BYTES allows a JSON body, bounded all the same.
+ */
+const imageUploadLimit = 32 * 1024 * 1024;
 
 /**
  * Every API route, defined once. server.ts matches requests against this table, and each
@@ -364,6 +372,22 @@ export const apiRoutes: readonly RouteDefinition[] = [
     handler: handleEmbeddings,
   }),
   defineRoute({
+    method: "POST",
+    path: "/proxy/:token/v1/images/generations",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: handleImageGenerations,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/:token/v1/images/edits",
+    auth: "token",
+    dialect: "openai",
+    bodyLimit: imageUploadLimit,
+    handler: handleImageEdits,
+  }),
+  defineRoute({
     method: "GET",
     path: "/proxy/:token/v1/models",
     auth: "token",
@@ -388,6 +412,22 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "anthropic",
     bodyLimit: "env",
     handler: (call) => serveX402Inference(call, "anthropic"),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/x402/v1/images/generations",
+    auth: "x402",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: serveX402ImageGenerations,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/proxy/x402/v1/images/edits",
+    auth: "x402",
+    dialect: "openai",
+    bodyLimit: imageUploadLimit,
+    handler: serveX402ImageEdits,
   }),
   defineRoute({
     method: "GET",

@@ -3,8 +3,13 @@ import { anthropicMessagesReply } from "./usage/anthropic-messages-reply";
 import { openaiChatReply } from "./usage/openai-chat-reply";
 import type { ReplyReader } from "./usage/reply-reader";
 
-/** What one call asks of an upstream: a generation, Anthropic's token count, or embeddings. */
-export type UpstreamOperation = "generate" | "count_tokens" | "embeddings";
+/** What one call asks of an upstream: a generation, Anthropic's token count, embeddings, or images. */
+export type UpstreamOperation =
+  | "generate"
+  | "count_tokens"
+  | "embeddings"
+  | "image_generations"
+  | "image_edits";
 
 /** The body fields an output limit travels in, across the wire formats. */
 export const outputLimitFields = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
@@ -146,7 +151,12 @@ export const callerFormats: Readonly<Record<CallerDialect, CallerFormat>> = {
 
 export const upstreamFormats: Readonly<Record<Dialect, UpstreamFormat>> = {
   openai: {
-    paths: { generate: "/chat/completions", embeddings: "/embeddings" },
+    paths: {
+      generate: "/chat/completions",
+      embeddings: "/embeddings",
+      image_generations: "/images/generations",
+      image_edits: "/images/edits",
+    },
     headers: (apiKey) => ({ "content-type": "application/json", authorization: `Bearer ${apiKey}` }),
     vendor: "openai",
     outputLimitField: (callerField, atVendor) =>

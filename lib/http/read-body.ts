@@ -5,14 +5,19 @@ import { BufferedRequest } from "./buffered-request";
 
 /** Reads a body up to `limit` bytes; larger bodies are refused before they are buffered whole. */
 export async function readBodyText(request: ApiRequest, limit: number): Promise<string> {
+  return (await readBodyBytes(request, limit)).toString("utf8");
+}
+
+/** The body's bytes (a multipart upload), up to `limit`, refused as readBodyText refuses. */
+export async function readBodyBytes(request: ApiRequest, limit: number): Promise<Buffer> {
   const tooLarge = () => new GatewayError("payload_too_large", `request body exceeds ${limit} bytes`);
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge();
   if (request instanceof BufferedRequest) {
     if (request.bufferedBody.length > limit) throw tooLarge();
-    return request.bufferedBody.toString("utf8");
+    return request.bufferedBody;
   }
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -26,7 +31,7 @@ export async function readBodyText(request: ApiRequest, limit: number): Promise<
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** Deeper than any real request; deeper values overflow the stack of JSON.stringify and schema checks. */

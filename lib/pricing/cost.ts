@@ -72,3 +72,14 @@ export function splitProviderShare(gross: bigint): { provider: bigint; treasury:
   const provider = (gross * 80n) / 100n;
   return { provider, treasury: gross - provider };
 }
+
+/** A price of `microunits` per request, whatever the tokens. */
+export function perRequestPrice(microunits: bigint): TokenPrice {
+  return {
+    inputPer1m: 0n,
+    outputPer1m: 0n,
+    cacheReadPer1m: 0n,
+    cacheWritePer1m: 0n,
+    requestPrice: microunits,
+  };
+}

@@ -1,4 +1,4 @@
-import type { TokenPrice } from "./cost";
+import { perRequestPrice, type TokenPrice } from "./cost";
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
@@ -59,13 +59,7 @@ export function isWithinCap(listed: ListedPrice, cap: TokenPrice | undefined): c
 export function cappedListingPrice(listed: ListedPrice, cap: TokenPrice | undefined): TokenPrice | undefined {
   if (!isWithinCap(listed, cap)) return undefined;
   if (listed.requestPrice !== undefined) {
-    return {
-      inputPer1m: 0n,
-      outputPer1m: 0n,
-      cacheReadPer1m: 0n,
-      cacheWritePer1m: 0n,
-      requestPrice: listed.requestPrice,
-    };
+    return perRequestPrice(listed.requestPrice);
   }
   return {
     inputPer1m: listed.inputPer1m,

@@ -11,6 +11,8 @@ export interface DispatchOptions {
   forwardHeaders: Record<string, string>;
   /** What to ask of the upstream: a generation (default) or Anthropic's token count. */
   operation?: UpstreamOperation;
+  /** The body's media type when it is not JSON (a multipart image edit, with its boundary). */
+  contentType?: string;
   /** A marketplace agent's own token counts (its job_done): compared with the gateway's, never billed. */
   onAgentTokens?(tokens: Record<string, number>): void;
   /** A marketplace agent's signed statement of the job (its job_done), for the caller's receipt. */

@@ -16,14 +16,21 @@ export interface HttpTarget {
  * Posts a body to an upstream at the path its format (`lib/dialects/wire-format.ts`) gives the
  * operation, with that format's headers; an operation the format does not serve is refused.
  */
-export function dispatchHttp(target: HttpTarget, body: string, options: DispatchOptions): Promise<Response> {
+export function dispatchHttp(
+  target: HttpTarget,
+  body: string | Uint8Array,
+  options: DispatchOptions,
+): Promise<Response> {
   const operation = options.operation ?? "generate";
   const format = upstreamFormats[target.dialect];
   const path = format.paths[operation];
   if (path === undefined)
     return Promise.reject(new Error(`${formatLabel[target.dialect]} upstream cannot serve ${operation}`));
+  const headers = format.headers(target.apiKey, options.forwardHeaders);
   return postUpstream(`${target.baseUrl}${path}`, {
-    headers: injectTraceContext(format.headers(target.apiKey, options.forwardHeaders)),
+    headers: injectTraceContext(
+      options.contentType ? { ...headers, "content-type": options.contentType } : headers,
+    ),
     body,
     signal: options.signal,
   });
@@ -40,7 +47,7 @@ const upstreamAgent = new Agent({ keepAliveTimeout: 30_000 });
 
 async function postUpstream(
   url: string,
-  init: { headers: Record<string, string>; body: string; signal: AbortSignal | undefined },
+  init: { headers: Record<string, string>; body: string | Uint8Array; signal: AbortSignal | undefined },
 ): Promise<Response> {
   const upstream = await request(url, {
     method: "POST",

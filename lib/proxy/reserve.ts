@@ -222,3 +222,21 @@ export async function releaseReservation(
   if (hold.kind === "lease") app.leases?.release(accountId, hold.amount);
   else await app.holds.release(hold.id);
 }
+
+/**
+ * Holds a request whose most is known before dispatch and produces no output tokens
+ * (embeddings: their input; images: `n` × the price per image) whole, or refuses it.
+ */
+export function reserveBounded(
+  app: Services & LedgerServices & KeyServices,
+  input: { accountId: bigint; price: TokenPrice; inputTokens: number; key: KeyPrincipal | undefined },
+  balanceShare: number,
+): Promise<Reservation> {
+  return reserveForRequest(app, {
+    ...input,
+    maxOutputTokens: 0,
+    choices: 1,
+    callerLimit: true,
+    balanceShare,
+  });
+}

@@ -6,6 +6,7 @@ import { GatewayError, toGatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { getAccountBalance } from "../ledger/accounts";
 import { log } from "../log";
+import type { ReservedHold } from "../proxy/reserve";
 import { type ServingServices, serveReserved } from "../proxy/serve-reserved";
 import type { RoutingServices } from "../routing/routing-state";
 import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./core/receipt";
@@ -16,40 +17,60 @@ import { candidatesWithinCap, type PricedRequest, unservableReason } from "./pri
  * Serves a settled request through the prepaid path, with the payer's wallet account in
  * the place of a token's: the cap is already held there, the actual usage is charged when
  * the response ends, and what is left of the payment stays as the wallet's balance.
- *
- * A request that cannot be served after its payment settled releases the hold and charges
- * nothing, so the whole payment remains credited to the wallet; the error says so.
  */
-export async function servePaid(
+export function servePaid(
   app: ServingServices & RoutingServices,
   request: ApiRequest,
   priced: PricedRequest,
   settlement: Settlement,
   requestId: string,
 ): Promise<Response> {
+  return servePaidWith(app, settlement, requestId, {
+    unservable: unservableReason(priced, settlement.quote.capMicrounits),
+    serve: () =>
+      serveReserved(app, request, {
+        requestId,
+        accountId: settlement.walletAccountId,
+        inference: priced.inference,
+        model: priced.model,
+        candidates: candidatesWithinCap(priced, settlement.quote.capMicrounits),
+        reservation: {
+          hold: paidHold(settlement),
+          availableAfter: settlement.availableAfter,
+          maxOutputTokens: priced.maxOutputTokens,
+        },
+        maxInputTokens: priced.inputTokens,
+        // A paid job is real traffic like a token's: it is followed by canaries at the same share,
+        // so a host cannot cheat x402 callers only.
+        onServed: (candidate) => scheduleCanary(app, candidate, priced.model),
+      }),
+  });
+}
+
+/** The cap a payment held, as the prepaid path's reservation names it. */
+export function paidHold(settlement: Settlement): ReservedHold {
+  return { kind: "row", id: settlement.holdId, amount: settlement.quote.capMicrounits };
+}
+
+/**
+ * Serves a settled request (any kind: inference, images) against the cap its payment held,
+ * and adds the PAYMENT-RESPONSE receipt. A request that cannot be served after its payment
+ * settled releases the hold and charges nothing, so the whole payment remains credited to the
+ * wallet; the error says so.
+ */
+export async function servePaidWith(
+  app: Pick<ServingServices, "database" | "holds">,
+  settlement: Settlement,
+  requestId: string,
+  paid: { unservable: GatewayError | undefined; serve(): Promise<Response> },
+): Promise<Response> {
   const database = app.database.db;
   let response: Response;
   try {
     // The cap was held inside the payment's transaction; from here this process keeps it alive.
     await app.holds.adopt(settlement.holdId);
-    const unservable = unservableReason(priced, settlement.quote.capMicrounits);
-    if (unservable) throw unservable;
-    response = await serveReserved(app, request, {
-      requestId,
-      accountId: settlement.walletAccountId,
-      inference: priced.inference,
-      model: priced.model,
-      candidates: candidatesWithinCap(priced, settlement.quote.capMicrounits),
-      reservation: {
-        hold: { kind: "row", id: settlement.holdId, amount: settlement.quote.capMicrounits },
-        availableAfter: settlement.availableAfter,
-        maxOutputTokens: priced.maxOutputTokens,
-      },
-      maxInputTokens: priced.inputTokens,
-      // A paid job is real traffic like a token's: it is followed by canaries at the same share,
-      // so a host cannot cheat x402 callers only.
-      onServed: (candidate) => scheduleCanary(app, candidate, priced.model),
-    });
+    if (paid.unservable) throw paid.unservable;
+    response = await paid.serve();
   } catch (error) {
     await app.holds.release(settlement.holdId);
     throw await creditedError(database, toGatewayError(error), settlement);

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { readFakeBody, writeFakeImages } from "./fake-images";
 import { schemaInstance } from "./schema-instance";
 
 /**
@@ -6,6 +7,7 @@ import { schemaInstance } from "./schema-instance";
  * Behaviour is steered from the prompt with directives such as `[fake:error=500]`,
  * `[fake:tokens=12]`, `[fake:slow=20]`, `[fake:cut=3]`, `[fake:tool]`, `[fake:cache]`,
  * `[fake:html=400]` (an HTML error page), `[fake:hang=3000]` (headers that long late).
+ * The OpenAI fake also answers `/v1/images/generations` and `/v1/images/edits` (fake-images.ts).
  * Like the real APIs it honours structured output: a forced tool (OpenAI `tool_choice`
  * function, Anthropic `tool_choice` tool/any) is called with arguments valid for its schema,
  * and `response_format` / `output_config.format` make the text a JSON value of the schema.
@@ -143,12 +145,6 @@ const halves = (text: string) => [
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
-}
-
 function sendError(dialect: FakeDialect, response: ServerResponse, status: number): void {
   const message = `fake upstream error ${status}`;
   const body =
@@ -205,7 +201,7 @@ export async function startFakeUpstream(
       );
       return;
     }
-    readJson(request)
+    readFakeBody(request)
       .then(async (body) => {
         requests.push({ path: request.url ?? "", headers: request.headers, body });
         state.active += 1;
@@ -225,6 +221,14 @@ export async function startFakeUpstream(
           for (const failure of JSON.stringify(body.input).matchAll(/\[fake:fail=([a-z0-9-]+)\]/g))
             if (failure[1] === name) return sendError(dialect, response, 500);
           return writeEmbeddings(response, body, name);
+        }
+        if (dialect === "openai" && /^\/v1\/images\/(generations|edits)$/.test(request.url ?? "")) {
+          const prompt = String(body.prompt ?? "");
+          const error = /\[fake:error=(\d+)\]/.exec(prompt)?.[1];
+          if (error) return sendError(dialect, response, Number(error));
+          for (const failure of prompt.matchAll(/\[fake:fail=([a-z0-9-]+)\]/g))
+            if (failure[1] === name) return sendError(dialect, response, 500);
+          return writeFakeImages(response, body, name);
         }
         const expected = dialect === "openai" ? "/v1/chat/completions" : "/v1/messages";
         if (request.url !== expected) return sendError(dialect, response, 404);

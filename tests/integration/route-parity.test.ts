@@ -244,6 +244,30 @@ const cases: Case[] = [
     path: () => `/proxy/${reader}/v1/embeddings`,
     body: { model: "gpt-4o-mini", input: "hi" },
   },
+  {
+    name: "images for a chat model",
+    method: "POST",
+    path: () => `/proxy/${reader}/v1/images/generations`,
+    body: { model: "gpt-4o-mini", prompt: "a cat" },
+  },
+  {
+    name: "an image edit that is not multipart",
+    method: "POST",
+    path: () => `/proxy/${reader}/v1/images/edits`,
+    body: { model: "dall-e-2", prompt: "a hat" },
+  },
+  {
+    name: "x402 images at a size not sold",
+    method: "POST",
+    path: () => "/proxy/x402/v1/images/generations",
+    body: { model: "dall-e-3", prompt: "a cat", size: "256x256" },
+  },
+  {
+    name: "x402 image edit that is not multipart",
+    method: "POST",
+    path: () => "/proxy/x402/v1/images/edits",
+    body: { model: "dall-e-2", prompt: "a hat" },
+  },
   { name: "usage", method: "GET", path: () => `/proxy/${reader}/usage` },
   { name: "api keys", method: "GET", path: () => `/proxy/${reader}/keys` },
   // A key made here would differ between the two servers (its secret): compare the refusals.

@@ -10,7 +10,7 @@ import { readBodyText } from "../../http/read-body";
 import { dispatchWithFailover } from "../../proxy/dispatch-with-failover";
 import { highestPrice } from "../../proxy/highest-price";
 import { readUpstreamBody } from "../../proxy/read-upstream-body";
-import { releaseReservation, reserveForRequest } from "../../proxy/reserve";
+import { releaseReservation, reserveBounded } from "../../proxy/reserve";
 import { settleRequest } from "../../proxy/settle-request";
 import { centralizedCandidates } from "../../routing/centralized-candidates";
 import type { ApiCall } from "../route-definition";
@@ -85,16 +85,11 @@ export async function handleEmbeddings(call: ApiCall<"token">): Promise<Response
     throw new GatewayError("no_provider", `no configured provider serves ${model.id}`);
   }
   const inputTokens = inputTokenBound(body.input, model.contextWindow);
-  const reservation = await reserveForRequest(app, {
-    accountId: principal.accountId,
-    price: highestPrice(candidates),
-    inputTokens,
-    maxOutputTokens: 0,
-    choices: 1,
-    callerLimit: true,
-    balanceShare: app.env.HOLD_BALANCE_SHARE,
-    key: principal.key,
-  });
+  const reservation = await reserveBounded(
+    app,
+    { accountId: principal.accountId, price: highestPrice(candidates), inputTokens, key: principal.key },
+    app.env.HOLD_BALANCE_SHARE,
+  );
   try {
     const success = await dispatchWithFailover(candidates, {
       signal: request.signal,

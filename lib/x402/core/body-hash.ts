@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
  * reference service publishes as `body_hash`. The paid retry must hash to the same value,
  * so a payment made for one request can never buy a different (dearer) one.
  */
-export function requestBodyHash(method: string, path: string, body: string): string {
-  return createHash("sha256").update(`${method.toUpperCase()}\n${path}\n${body}`, "utf8").digest("hex");
+export function requestBodyHash(method: string, path: string, body: string | Uint8Array): string {
+  // Hashing is streamed: a text body hashes exactly as the one concatenated string did.
+  return createHash("sha256").update(`${method.toUpperCase()}\n${path}\n`, "utf8").update(body).digest("hex");
 }
