@@ -1,8 +1,18 @@
+import path from "node:path";
 import { defineConfig } from "vitest/config";
+
+/** Set by `.ci/run`: each vitest process also writes a JSON report there (its slowest files are printed). */
+const timingsDir = process.env.TEST_TIMINGS_DIR;
 
 export default defineConfig({
   resolve: { alias: { "@": import.meta.dirname } },
   test: {
+    ...(timingsDir
+      ? {
+          reporters: ["default", "json"],
+          outputFile: { json: path.join(timingsDir, `vitest-${process.pid}.json`) },
+        }
+      : {}),
     projects: [
       {
         extends: true,

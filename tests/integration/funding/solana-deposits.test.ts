@@ -244,7 +244,12 @@ describe("USDC deposits on Solana", () => {
     }
 
     // Two processes on one Postgres database (PGlite here is private to one process).
-    if (gateway.app.database.kind !== "postgres") return;
+    if (gateway.app.database.kind !== "postgres") {
+      console.warn(
+        "two deposit watchers on one database skipped: set TEST_DATABASE_URL to run it (.ci/run does)",
+      );
+      return;
+    }
     const replica = await createAppContext({ env: gateway.app.env, sweeper: false });
     try {
       const last = [await gateway.register(), await gateway.register()];
