@@ -1,8 +1,21 @@
 import { createHmac } from "node:crypto";
 import type { BalanceAlertEvent } from "@pod-gateway/contracts/balance-watch";
-import { assertPublicTarget } from "./webhook-target";
+import { Agent, fetch } from "undici";
+import { type PinnedTarget, pinPublicTarget, type ResolveHost } from "./webhook-target";
 
-const timeoutMs = 10_000;
+const defaultTimeoutMs = 10_000;
+
+/** A connection to the pinned address only: the name is not resolved again when connecting. */
+function pinnedAgent(target: PinnedTarget): Agent {
+  return new Agent({
+    connect: {
+      lookup: (_hostname, options, callback) => {
+        if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+        else callback(null, target.address, target.family);
+      },
+    },
+  });
+}
 
 /** `Pod-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as Stripe signs its webhooks. */
 function signAlert(secret: string, body: string, timestamp: number): string {
@@ -11,17 +24,23 @@ function signAlert(secret: string, body: string, timestamp: number): string {
 }
 
 /**
- * POSTs one alert, signed, without following redirects (a redirect could point anywhere), and
- * says in a few words how it went: the owner sees it on the dashboard.
+ * POSTs one alert, signed, without following redirects (a redirect could point anywhere), to the
+ * address its host was resolved to and checked at (webhook-target.ts), and says in a few words
+ * how it went: the owner sees it on the dashboard.
  */
 export async function sendBalanceAlert(
   target: { url: string; secret: string; allowPrivate: boolean },
   event: BalanceAlertEvent,
+  options: { resolve?: ResolveHost; timeoutMs?: number } = {},
 ): Promise<string> {
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+  let agent: Agent | undefined;
   try {
-    await assertPublicTarget(target.url, target.allowPrivate);
+    const pinned = await pinPublicTarget(target.url, target.allowPrivate, options.resolve);
+    agent = pinnedAgent(pinned);
     const body = JSON.stringify(event);
-    const response = await fetch(target.url, {
+    const response = await fetch(pinned.url, {
+      dispatcher: agent,
       method: "POST",
       redirect: "manual",
       signal: AbortSignal.timeout(timeoutMs),
@@ -35,7 +54,10 @@ export async function sendBalanceAlert(
     await response.body?.cancel();
     return response.ok ? `delivered (HTTP ${response.status})` : `refused (HTTP ${response.status})`;
   } catch (error) {
-    if (error instanceof Error && error.name === "TimeoutError") return "no answer within 10 s";
+    if (error instanceof Error && error.name === "TimeoutError")
+      return `no answer within ${timeoutMs / 1000} s`;
     return `not delivered: ${error instanceof Error ? error.message : "unknown error"}`;
+  } finally {
+    agent?.destroy().catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertPublicTarget, isPrivateAddress, parseWebhookUrl } from "./webhook-target";
+import { isPrivateAddress, parseWebhookUrl, pinPublicTarget } from "./webhook-target";
 
 describe("alert webhook targets", () => {
   it("refuses private, loopback and link-local addresses", () => {
@@ -31,8 +31,15 @@ describe("alert webhook targets", () => {
     expect(parseWebhookUrl("http://127.0.0.1:9/x", true)).toBe("http://127.0.0.1:9/x");
   });
 
-  it("checks what a name resolves to when sending", async () => {
-    await expect(assertPublicTarget("https://localhost/x", false)).rejects.toThrow(/private/);
-    await expect(assertPublicTarget("http://127.0.0.1/x", true)).resolves.toBeUndefined();
+  it("checks what a name resolves to when sending, every address of it", async () => {
+    await expect(pinPublicTarget("https://localhost/x", false)).rejects.toThrow(/private/);
+    await expect(pinPublicTarget("http://127.0.0.1/x", true)).resolves.toMatchObject({
+      address: "127.0.0.1",
+    });
+    const mixed = async () => [
+      { address: "198.51.100.7", family: 4 },
+      { address: "10.0.0.5", family: 4 },
+    ];
+    await expect(pinPublicTarget("https://hooks.example.com/x", false, mixed)).rejects.toThrow(/private/);
   });
 });

@@ -61,12 +61,41 @@ export function parseWebhookUrl(text: string, allowPrivate: boolean): string {
   return url.toString();
 }
 
-/** Throws when the URL's host resolves to any private address (unless those are allowed). */
-export async function assertPublicTarget(urlText: string, allowPrivate: boolean): Promise<void> {
-  if (allowPrivate) return;
+/** One address a name resolves to, as node:dns answers. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** How a host name is resolved: every address (the system resolver by default; tests inject a rebinding one). */
+export type ResolveHost = (host: string) => Promise<ResolvedAddress[]>;
+
+const systemResolve: ResolveHost = (host) => lookup(host, { all: true });
+
+/**
+ * Where an alert is sent: the URL and the one address its host was resolved to and checked at.
+ * The request connects to that address (`connect.lookup` answers it), never resolving the name
+ * again, so a short-lived DNS answer cannot pass the check and then point the connection at a
+ * private address (DNS rebinding). TLS still names the host, so its certificate is checked.
+ */
+export interface PinnedTarget {
+  url: string;
+  address: string;
+  family: number;
+}
+
+/** Resolves the URL's host once; throws when it has no address or any is private (unless those are allowed). */
+export async function pinPublicTarget(
+  urlText: string,
+  allowPrivate: boolean,
+  resolve: ResolveHost = systemResolve,
+): Promise<PinnedTarget> {
   const host = new URL(urlText).hostname.replace(/^\[|\]$/g, "");
-  const addresses =
-    isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-  if (addresses.length === 0 || addresses.some(isPrivateAddress))
+  const family = isIP(host);
+  const addresses = family !== 0 ? [{ address: host, family }] : await resolve(host);
+  const first = addresses[0];
+  if (!first) throw new Error(`${host} has no address`);
+  if (!allowPrivate && addresses.some((entry) => isPrivateAddress(entry.address)))
     throw new Error(`${host} resolves to a private address`);
+  return { url: urlText, address: first.address, family: first.family };
 }
