@@ -62,7 +62,7 @@ export function parseWebhookUrl(text: string, allowPrivate: boolean): string {
 }
 
 /** One address a name resolves to, as node:dns answers. */
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: number;
 }
