@@ -266,7 +266,7 @@ async function validate(config: AgentConfig, print: Print): Promise<number> {
   for (const note of discovery.notes) print(`backend: ${note}`);
   for (const model of models) {
     print(
-      `ok: ${model.modelId} on ${model.backend.config.kind} ${model.backend.location()} at ${model.inputPer1m}/${model.outputPer1m} microunits per 1M tokens` +
+      `ok: ${model.modelId} on ${model.backend.config.kind} ${model.backend.location()} at ${model.requestPrice === undefined ? `${model.inputPer1m}/${model.outputPer1m} microunits per 1M tokens` : `${model.requestPrice} microunits per request`}` +
         (model.contextWindow === undefined ? "" : `, context ${model.contextWindow} tokens`),
     );
   }

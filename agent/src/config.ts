@@ -4,9 +4,11 @@ import { join } from "node:path";
 import type { BackendConfig } from "./backends/backend";
 import { backendKindNames, createBackend, isBackendKind } from "./backends/backend-kinds";
 
+/** Per 1M tokens (input and output), or per request (`request_price_microunits` alone). */
 interface ModelPrice {
-  input_per_1m: number;
-  output_per_1m: number;
+  input_per_1m?: number;
+  output_per_1m?: number;
+  request_price_microunits?: number;
   max_concurrent?: number;
 }
 
@@ -91,8 +93,18 @@ export function configProblems(config: AgentConfig): string[] {
     problems.push(...createBackend(backend).problems());
   }
   for (const [model, price] of Object.entries(config.pricing.models ?? {})) {
+    if (price.request_price_microunits !== undefined) {
+      const value = price.request_price_microunits;
+      if (!Number.isSafeInteger(value) || value <= 0)
+        problems.push(`${model}: a price per request is whole USDC microunits above 0, got ${value}`);
+      if (price.input_per_1m || price.output_per_1m)
+        problems.push(
+          `${model}: a price per request has no token prices; drop input_per_1m and output_per_1m`,
+        );
+      continue;
+    }
     for (const value of [price.input_per_1m, price.output_per_1m]) {
-      if (!Number.isSafeInteger(value) || value < 0) {
+      if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
         problems.push(`${model}: prices are whole USDC microunits per 1M tokens, got ${value}`);
       }
     }

@@ -133,6 +133,7 @@ function connectOnce(
               model_id: model.modelId,
               input_per_1m: model.inputPer1m,
               output_per_1m: model.outputPer1m,
+              ...(model.requestPrice === undefined ? {} : { request_price_microunits: model.requestPrice }),
               max_concurrent: model.maxConcurrent,
               backend: model.backend.config.kind,
               ...(model.contextWindow === undefined ? {} : { context_window: model.contextWindow }),

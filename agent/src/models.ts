@@ -8,6 +8,8 @@ export interface ServedModel {
   backend: Backend;
   inputPer1m: number;
   outputPer1m: number;
+  /** Sold at this many microunits per request instead (token prices then 0). */
+  requestPrice?: number | undefined;
   maxConcurrent: number;
   /** The context window (tokens) the backend reports for it, when it reports one. */
   contextWindow: number | undefined;
@@ -44,9 +46,11 @@ export async function discoverModels(config: AgentConfig): Promise<Discovery> {
       if (backend.config.models && !backend.config.models.includes(modelId)) continue;
       if (found.some((model) => model.modelId === modelId)) continue;
       const price = config.pricing.models?.[modelId];
-      const inputPer1m = price?.input_per_1m ?? config.pricing.default_input_per_1m ?? 0;
-      const outputPer1m = price?.output_per_1m ?? config.pricing.default_output_per_1m ?? 0;
-      if (inputPer1m <= 0 || outputPer1m <= 0) {
+      const requestPrice = price?.request_price_microunits;
+      const perToken = requestPrice === undefined;
+      const inputPer1m = perToken ? (price?.input_per_1m ?? config.pricing.default_input_per_1m ?? 0) : 0;
+      const outputPer1m = perToken ? (price?.output_per_1m ?? config.pricing.default_output_per_1m ?? 0) : 0;
+      if (perToken ? inputPer1m <= 0 || outputPer1m <= 0 : requestPrice <= 0) {
         notes.push(`${modelId}: no price configured, not sold`);
         continue;
       }
@@ -55,6 +59,7 @@ export async function discoverModels(config: AgentConfig): Promise<Discovery> {
         backend,
         inputPer1m,
         outputPer1m,
+        ...(perToken ? {} : { requestPrice }),
         maxConcurrent: backend.maxConcurrent(price?.max_concurrent ?? config.limits.max_concurrent_per_model),
         contextWindow,
       });

@@ -12,6 +12,8 @@ export interface MarketplaceOffer {
   dialect: Dialect;
   inputPer1m: bigint;
   outputPer1m: bigint;
+  /** Sold at a fixed price per request (token prices then 0). */
+  requestPrice?: bigint | undefined;
   /** Concurrent jobs the agent accepts for this model. */
   maxConcurrent: number;
 }

@@ -7,7 +7,7 @@ import type { LeaseSettlement } from "../ledger/settle-batch";
 import { inferenceMetadata, type SettleInferenceResult, settleInference } from "../ledger/settle-inference";
 import { log } from "../log";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
-import { costOfUsage, type Usage } from "../pricing/cost";
+import { costOfUsage, type TokenPrice, type Usage } from "../pricing/cost";
 import type { Candidate } from "../providers/candidate";
 import type { Services } from "../services";
 import type { ReservedHold } from "./reserve";
@@ -34,6 +34,17 @@ const chargeBeyondHold = false;
 
 /** Provider share of marketplace and relay revenue, in percent; the treasury keeps the rest. */
 const providerSharePercent = 80n;
+
+/**
+ * A price per request is owed for an answer given: a caller who walks away or stalls still
+ * owes it, as it owes the tokens relayed; an answer the upstream cut, or one this process
+ * died in (`interrupted`), is owed nothing, as no token count can say how much of it arrived.
+ */
+function owedPrice(price: TokenPrice, outcome: RequestOutcome): TokenPrice {
+  if (price.requestPrice === undefined) return price;
+  const answered = outcome === "completed" || outcome === "client_aborted" || outcome === "client_stalled";
+  return answered ? price : { ...price, requestPrice: 0n };
+}
 
 /** Account ids never change once created, so the hot path looks each one up once per process. */
 const accountIds = new WeakMap<Executor, Map<string, bigint>>();
@@ -78,7 +89,7 @@ async function settlementParts(app: Pick<Services, "database"> & LedgerServices,
     input.candidate.route === "centralized"
       ? undefined
       : await cachedAccountId(database, "provider", input.candidate.providerId);
-  const cost = costOfUsage(input.usage, input.candidate.price);
+  const cost = costOfUsage(input.usage, owedPrice(input.candidate.price, input.outcome));
   const usageRecord = {
     model: input.model,
     route: input.candidate.route,

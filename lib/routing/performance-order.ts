@@ -61,7 +61,10 @@ export function orderByScore(
   const bestTtft = ttfts.length > 0 ? Math.min(...ttfts) : 0;
   const score = (candidate: Candidate) => {
     const speed = speeds.get(candidate) as Speed;
-    const price = Number(candidate.price.inputPer1m + candidate.price.outputPer1m) + 1;
+    const price =
+      Number(
+        candidate.price.inputPer1m + candidate.price.outputPer1m + (candidate.price.requestPrice ?? 0n),
+      ) + 1;
     const success = speed.successRate ?? 1;
     const reliability = success >= reliableAbove ? 1 : Math.max(success, minReliability);
     const tps = speed.tokensPerSecond;

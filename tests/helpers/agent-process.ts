@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -102,3 +103,27 @@ function watchedProcess(args: string[], env: Record<string, string> = {}): Runni
     },
   };
 }
+
+/**
+ * `pod-agent enroll` as an operator runs it, into a fresh folder whose config keeps its
+ * identity there: the config path, the host's provider id and what the command printed.
+ */
+export async function enrollAgent(
+  gatewayUrl: string,
+  name: string,
+): Promise<{ dir: string; configPath: string; providerId: string; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "pod-agent-"));
+  const configPath = join(dir, "config.json");
+  const identity = join(dir, "identity.key");
+  const output = await podAgent(
+    ["enroll", "--config", configPath, "--gateway", gatewayUrl, "--name", name, "--wallet", testWallet],
+    { POD_AGENT_IDENTITY: identity },
+  );
+  editConfig(configPath, (config) => {
+    config.identity_path = identity;
+  });
+  return { dir, configPath, providerId: /provider_id: (\S+)/.exec(output)?.[1] ?? "", output };
+}
+
+/** A wallet address for enrolments whose payouts no test reads. */
+const testWallet = "GXfqVnZENHzvim8rNN8TPwqxWXQe8EBbxhcEMYE8Z7BS";

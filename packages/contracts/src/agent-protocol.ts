@@ -42,6 +42,11 @@ const capabilityModelSchema = z.object({
   /** Whole microunits per 1M tokens, as a JSON integer or a digit string. */
   input_per_1m: pricePer1mSchema,
   output_per_1m: pricePer1mSchema,
+  /**
+   * A fixed price per request, whole microunits: the model is then sold per request, whatever
+   * the token counts, and `input_per_1m` and `output_per_1m` are 0.
+   */
+  request_price_microunits: pricePer1mSchema.optional(),
   max_concurrent: z.number().int().positive().max(1024),
   backend: z.string().max(50).optional(),
   context_window: tokenCountSchema.optional(),

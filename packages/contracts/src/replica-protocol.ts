@@ -35,6 +35,7 @@ const agentOfferSchema = z.object({
   dialect: wireFormatSchema,
   inputPer1m: pricePer1mSchema,
   outputPer1m: pricePer1mSchema,
+  requestPrice: pricePer1mSchema.optional(),
   maxConcurrent: countSchema,
   /** Jobs its home replica would accept now for this model. */
   freeSlots: countSchema,
