@@ -210,8 +210,11 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
       /\/receipts\/ch_/,
     );
     await page.getByText("Charged this month: $5.00 of $10.00.").waitFor();
-    // Wait out the webhook that follows the charge: it must not credit or charge again.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The webhook that follows the charge was answered, and every check the charges started has
+    // run: neither credited nor charged again.
+    const intent = [...stripe.paymentIntents.values()].at(-1);
+    expect((await stripe.delivered("payment_intent.succeeded", String(intent?.id))).status).toBe(200);
+    await gateway.app.balanceWatch.idle();
     expect(stripe.paymentIntents.size - intentsBefore).toBe(1);
     expect(stripe.requests.filter((entry) => entry.path === "/v1/payment_intents").length).toBe(
       chargeRequestsBefore + 1,
