@@ -45,7 +45,8 @@ export async function loadReceiptIssuer(env: Env, database: Executor): Promise<R
   let seed = env.RECEIPT_SIGNING_KEY === undefined ? undefined : decodeSeed(env.RECEIPT_SIGNING_KEY);
   if (seed === undefined) {
     if (env.NODE_ENV === "production") {
-      log.warn("receipts are off: set RECEIPT_SIGNING_KEY (npx pod-gateway receipt-key new) to sign them");
+      // A setting left at its default, not a fault: said once, on stdout (npm start on embedded defaults prints nothing to stderr).
+      log.info("receipts are off: set RECEIPT_SIGNING_KEY (npx pod-gateway receipt-key new) to sign them");
       return undefined;
     }
     seed = devSeed(devKeyPath(env));
