@@ -1,13 +1,18 @@
+import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
 import type { BalanceWatchServices } from "../balance-watch/balance-watch-services";
 import type { UsageClaim } from "../dialects/usage/usage-claim";
+import type { ChunkSource } from "../http/streamed-response";
 import type { KeyServices } from "../keys/key-services";
 import type { LedgerServices } from "../ledger/ledger-services";
 import type { SettleInferenceResult } from "../ledger/settle-inference";
 import type { Candidate } from "../providers/candidate";
 import type { TrustFindingSink } from "../providers/trust-finding-sink";
+import type { ReceiptServices } from "../receipts/receipt-services";
 import type { Services } from "../services";
+import { activeTraceContext, type Context, inSpan, settlementAttributes } from "../telemetry/tracing";
 import {
   estimateRunningUsage,
+  type MeteredUsage,
   type MeterFinding,
   type MeterInput,
   meterUsage,
@@ -16,12 +21,29 @@ import {
 import type { RelayedContent } from "../usage/relayed-content";
 import type { StreamUsageTap } from "../usage/stream-usage-tap";
 import { runningCountJournal } from "./journal-running-count";
+import {
+  type ReceiptDraft,
+  receiptDraft,
+  receiptedStream,
+  receiptHeader,
+  signRequestReceipt,
+} from "./request-receipt";
 import type { ReservedRequest } from "./reserved-request";
-import { type RequestOutcome, type SettleRequestInput, settleRequest } from "./settle-request";
+import {
+  providerSharePercent,
+  type RequestOutcome,
+  type SettleRequestInput,
+  settleRequest,
+} from "./settle-request";
 import type { RelayStreamOptions } from "./stream-relay";
 
 /** What settling reads: the ledger, the key limits, the balance watch, and the trust sink it hands findings to. */
-export interface SettlementServices extends Services, LedgerServices, KeyServices, BalanceWatchServices {
+export interface SettlementServices
+  extends Services,
+    LedgerServices,
+    KeyServices,
+    BalanceWatchServices,
+    ReceiptServices {
   /** Where what the meter finds about a host goes; settlement never waits on it. */
   trustFindings: TrustFindingSink;
 }
@@ -38,6 +60,11 @@ export class RequestSettlement {
   readonly #candidate: Candidate;
   readonly #forwardedBody: string;
   readonly #agentTokens: () => Record<string, number> | undefined;
+  readonly #agentAttestation: () => HostAttestation | undefined;
+  /** The request's receipt as it is served: undefined with receipts off. */
+  readonly #receipt: ReceiptDraft | undefined;
+  /** A stream settles after its handler returned: its span joins the request's trace explicitly. */
+  readonly #trace: Context | undefined;
   readonly #identity: Omit<SettleRequestInput, "usage" | "outcome">;
 
   constructor(
@@ -49,6 +76,8 @@ export class RequestSettlement {
       forwardedBody: string;
       /** The agent's own job_done counts (a marketplace job), once they arrived: evidence beside a finding. */
       agentTokens(): Record<string, number> | undefined;
+      /** The agent's signed statement of the job (a marketplace job), once it arrived. */
+      agentAttestation(): HostAttestation | undefined;
     },
   ) {
     this.#app = app;
@@ -56,6 +85,9 @@ export class RequestSettlement {
     this.#candidate = served.candidate;
     this.#forwardedBody = served.forwardedBody;
     this.#agentTokens = served.agentTokens;
+    this.#agentAttestation = served.agentAttestation;
+    this.#receipt = app.receipts ? receiptDraft(reserved.inference.rawBody) : undefined;
+    this.#trace = activeTraceContext();
     this.#identity = {
       requestId: reserved.requestId,
       accountId: reserved.accountId,
@@ -79,14 +111,63 @@ export class RequestSettlement {
     };
   }
 
-  /** Meters, files the findings (not awaited), settles, then tells the request's `onServed`. */
-  async settle(metering: MeterInput, outcome: RequestOutcome): Promise<SettleInferenceResult> {
-    const agentTokens = this.#agentTokens();
-    const metered = await meterUsage({ ...metering, agentTokens });
-    this.#reportFindings(metered.findings, agentTokens);
-    const settled = await settleRequest(this.#app, { ...this.#identity, usage: metered.usage, outcome });
-    this.#reserved.onServed?.(this.#candidate);
-    return settled;
+  /**
+   * Meters, files the findings (not awaited), settles, signs the receipt, then tells the
+   * request's `onServed`.
+   */
+  settle(metering: MeterInput, outcome: RequestOutcome): Promise<SettleInferenceResult> {
+    return inSpan(
+      "settlement",
+      { "pod.outcome": outcome },
+      async (span) => {
+        const agentTokens = this.#agentTokens();
+        const metered = await meterUsage({ ...metering, agentTokens });
+        this.#reportFindings(metered.findings, agentTokens);
+        const settled = await settleRequest(this.#app, { ...this.#identity, usage: metered.usage, outcome });
+        if (this.#receipt) await this.#sign(this.#receipt, metering, metered, settled.charged, outcome);
+        span?.setAttributes(settlementAttributes(metered.usage, settled.charged, this.#reserved.model.id));
+        this.#reserved.onServed?.(this.#candidate);
+        return settled;
+      },
+      this.#trace ? { parent: this.#trace } : {},
+    );
+  }
+
+  /** The caller's whole reply, hashed for the receipt (before `settle`). */
+  answered(body: string): void {
+    this.#receipt?.response.update(body);
+  }
+
+  /** The receipt header of a settled whole reply. */
+  receiptHeaders(): Record<string, string> {
+    return this.#receipt?.jws ? { [receiptHeader]: this.#receipt.jws } : {};
+  }
+
+  /** The caller's stream, hashed as it goes and closed by its receipt. */
+  receipted(chunks: ChunkSource): ChunkSource {
+    return this.#receipt ? receiptedStream(chunks, this.#receipt) : chunks;
+  }
+
+  #sign(
+    draft: ReceiptDraft,
+    metering: MeterInput,
+    metered: MeteredUsage,
+    charged: bigint,
+    outcome: RequestOutcome,
+  ): Promise<void> {
+    const candidate = this.#candidate;
+    draft.host = this.#agentAttestation();
+    return signRequestReceipt(this.#app, draft, {
+      ...this.#identity,
+      model: this.#reserved.inference.model,
+      payer: this.#reserved.payer,
+      family: metering.family,
+      metered,
+      bounds: { input: metering.maxInputTokens, output: metering.maxOutputTokens },
+      charged,
+      hostShare: candidate.route === "centralized" ? 0n : (charged * providerSharePercent) / 100n,
+      outcome,
+    });
   }
 
   /**

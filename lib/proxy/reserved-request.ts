@@ -13,6 +13,8 @@ export interface ReservedRequest {
   reservation: Reservation;
   /** The prompt tokens the hold priced: the most input the meter ever bills. */
   maxInputTokens: number;
+  /** An x402 payer (its receipt names the wallet, not the wallet's account). */
+  payer?: { wallet: string; network: string };
   /** Told which source served, once the request is settled (canaries follow marketplace jobs). */
   onServed?(candidate: Candidate): void;
 }

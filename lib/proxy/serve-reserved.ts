@@ -1,3 +1,4 @@
+import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
 import { createExchange } from "../dialects/exchange/create-exchange";
 import type { Exchange } from "../dialects/exchange/exchange";
 import { callerFormats, forwardedCallerHeaders } from "../dialects/wire-format";
@@ -76,6 +77,7 @@ export async function serveReserved(
   const { health } = app.routing;
   const exchangeFor = exchangesOf(reserved);
   let agentTokens: Record<string, number> | undefined;
+  let agentAttestation: HostAttestation | undefined;
   // A marketplace job is metered with the tokenizer, and a translated Anthropic stream opens
   // with the prompt's count: start loading it while the upstream works.
   if (
@@ -87,6 +89,9 @@ export async function serveReserved(
   const success = await dispatchWithFailover(reserved.candidates, {
     onAgentTokens: (tokens) => {
       agentTokens = tokens;
+    },
+    onAgentAttestation: (attestation) => {
+      agentAttestation = attestation;
     },
     signal: request.signal,
     forwardHeaders,
@@ -115,6 +120,7 @@ export async function serveReserved(
     candidate,
     forwardedBody: success.body,
     agentTokens: () => agentTokens,
+    agentAttestation: () => agentAttestation,
   });
 
   const contentType = response.headers.get("content-type") ?? "application/json";
@@ -138,7 +144,7 @@ export async function serveReserved(
         : {}),
     });
 
-    return new StreamedResponse(chunks, {
+    return new StreamedResponse(settlement.receipted(chunks), {
       status: 200,
       headers: {
         "content-type": translate ? "text/event-stream" : contentType,
@@ -164,12 +170,14 @@ export async function serveReserved(
       await settlement.settle(metering, "upstream_error");
       throw error;
     }
+    settlement.answered(body);
     const settled = await settlement.settle(metering, "completed");
     return new BufferedResponse(body, {
       status: response.status,
       headers: {
         "content-type": "application/json",
         ...proxyHeaders(reserved, candidate, settled.availableAfter),
+        ...settlement.receiptHeaders(),
         "x-pod-cost-microunits": settled.charged.toString(),
       },
     });
@@ -182,6 +190,7 @@ export async function serveReserved(
   }
   const reply = exchange.callerReply(text, parsed, contentType);
   const claim = claimFromBody(candidate.dialect, parsed);
+  settlement.answered(reply.body);
   const settled = await settlement.settle(
     settlement.meterInput(claim, () =>
       parsed === undefined ? rawContent(text) : contentFromBody(candidate.dialect, parsed),
@@ -193,6 +202,7 @@ export async function serveReserved(
     headers: {
       "content-type": reply.contentType,
       ...proxyHeaders(reserved, candidate, settled.availableAfter),
+      ...settlement.receiptHeaders(),
       // Known only once usage is in, so streams report it in GET /proxy/<token>/transactions instead.
       "x-pod-cost-microunits": settled.charged.toString(),
     },

@@ -33,7 +33,7 @@ export interface SettleRequestInput {
 const chargeBeyondHold = false;
 
 /** Provider share of marketplace and relay revenue, in percent; the treasury keeps the rest. */
-const providerSharePercent = 80n;
+export const providerSharePercent = 80n;
 
 /**
  * A price per request is owed for an answer given: a caller who walks away or stalls still

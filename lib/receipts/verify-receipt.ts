@@ -36,7 +36,7 @@ function isoOf(seconds: number): string {
 }
 
 /** True when the host's signature is its key's Ed25519 signature over the attestation's fields. */
-function attestationHolds(host: HostAttestation): boolean {
+export function attestationHolds(host: HostAttestation): boolean {
   const message = hostAttestationMessage({
     jobId: host.job_id,
     requestSha256: host.request_sha256,

@@ -127,6 +127,11 @@ export function withTraceparent<T>(traceparent: string | undefined, work: () => 
   return context.with(propagation.extract(context.active(), { traceparent }), work);
 }
 
+/** The active trace context, to carry into work that outlives the call (a stream's settlement). */
+export function activeTraceContext(): Context | undefined {
+  return provider ? context.active() : undefined;
+}
+
 /** Adds `traceparent` (and `tracestate`) of the active span to outgoing headers. */
 export function injectTraceContext(headers: Record<string, string>, from?: Context): Record<string, string> {
   if (!provider) return headers;
@@ -143,4 +148,20 @@ export function extractTraceContext(carrier: Record<string, string | undefined>)
   });
 }
 
-export { type Span, SpanKind };
+/** A settled request in the GenAI semantic conventions' words (and the gateway's charge). */
+export function settlementAttributes(
+  usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number },
+  charged: bigint,
+  model: string,
+): Attributes {
+  return {
+    "gen_ai.response.model": model,
+    "gen_ai.usage.input_tokens": usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
+    "gen_ai.usage.output_tokens": usage.outputTokens,
+    "gen_ai.usage.cache_read.input_tokens": usage.cacheReadTokens,
+    "gen_ai.usage.cache_creation.input_tokens": usage.cacheWriteTokens,
+    "pod.charged_microunits": charged.toString(),
+  };
+}
+
+export { type Context, type Span, SpanKind };

@@ -1,12 +1,13 @@
 import { eq } from "drizzle-orm";
 import { scheduleCanary } from "../canaries/run-canary";
 import type { Executor } from "../db/client";
-import { usageRecords } from "../db/schema";
+import { usageReceipts, usageRecords } from "../db/schema";
 import { GatewayError, toGatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { getAccountBalance } from "../ledger/accounts";
 import { log } from "../log";
 import type { ReservedHold } from "../proxy/reserve";
+import { receiptHeader } from "../proxy/request-receipt";
 import { type ServingServices, serveReserved } from "../proxy/serve-reserved";
 import type { RoutingServices } from "../routing/routing-state";
 import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./core/receipt";
@@ -40,6 +41,7 @@ export function servePaid(
           maxOutputTokens: priced.maxOutputTokens,
         },
         maxInputTokens: priced.inputTokens,
+        payer: { wallet: settlement.payerWallet, network: settlement.network },
         // A paid job is real traffic like a token's: it is followed by canaries at the same share,
         // so a host cannot cheat x402 callers only.
         onServed: (candidate) => scheduleCanary(app, candidate, priced.model),
@@ -88,12 +90,36 @@ export async function servePaidWith(
       encodeReceipt(receiptFor(settlement, settlement.quote.capMicrounits, settlement.availableAfter, false)),
     );
     const body = response.body.pipeThrough(
-      finalReceiptComment(() => finalReceipt(database, settlement, requestId)),
+      finalReceiptComment(async () => ({
+        ...(await finalReceipt(database, settlement, requestId)),
+        ...(await storedUsageReceipt(app, requestId)),
+      })),
     );
     return new Response(body, { status: response.status, headers });
   }
-  headers.set("payment-response", encodeReceipt(await finalReceipt(database, settlement, requestId)));
+  const usageReceipt = headers.get(receiptHeader);
+  headers.set(
+    "payment-response",
+    encodeReceipt({
+      ...(await finalReceipt(database, settlement, requestId)),
+      ...(usageReceipt ? { usage_receipt: usageReceipt } : {}),
+    }),
+  );
   return new Response(response.body, { status: response.status, headers });
+}
+
+/** A stream's signed usage receipt, for its final PAYMENT-RESPONSE (written a moment before). */
+async function storedUsageReceipt(
+  app: ServingServices,
+  requestId: string,
+): Promise<{ usage_receipt?: string }> {
+  if (!app.receipts) return {};
+  await app.receipts.store.flush();
+  const [row] = await app.database.db
+    .select({ jws: usageReceipts.jws })
+    .from(usageReceipts)
+    .where(eq(usageReceipts.requestId, requestId));
+  return row ? { usage_receipt: row.jws } : {};
 }
 
 async function finalReceipt(

@@ -27,6 +27,8 @@ export interface PaymentReceipt {
   wallet_balance_microunits: number;
   /** False on a streamed response's header: the charge is settled when the stream ends. */
   charge_final: boolean;
+  /** The gateway's signed usage receipt of the request (a compact JWS), once it is settled. */
+  usage_receipt?: string;
 }
 
 export interface ReceiptInput {

@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
+import { eq } from "drizzle-orm";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hosts } from "../../../lib/db/schema";
 import { scanDeposits } from "../../../lib/deposits/solana/deposit-watcher";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../../lib/ledger/accounts";
 import { runPayouts } from "../../../lib/payouts/core/run-payouts";
@@ -12,6 +14,7 @@ import { editConfig, podAgent, type RunningAgent, startAgent } from "../../helpe
 import { type FakeUpstream, startFakeUpstream } from "../../helpers/fake-upstream";
 import { freePort } from "../../helpers/free-port";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import { streamReceipt, verifiedReceipt } from "../../helpers/receipts";
 import { type LocalSolana, startLocalSolana } from "../../helpers/solana/local-solana";
 import { sendUsdcWithMemo } from "../../helpers/solana/usdc-deposit";
 import { keyPairWithSecret } from "../../helpers/x402-chain";
@@ -206,6 +209,57 @@ describe("pod-agent against a running gateway", () => {
     const status = await podAgent(["status", "--config", configPath]);
     expect(status).toContain(`connected as ${providerId} (active)`);
     expect(status).toContain("models: gpt-4o-mini");
+  });
+
+  it("a job's receipt carries the agent's co-signature, streamed and not, and is listed with the host's earnings", async () => {
+    const token = await gateway.createFundedToken(5_000_000n);
+    const [host] = await gateway.app.database.db
+      .select({ pubkey: hosts.agentPubkey })
+      .from(hosts)
+      .where(eq(hosts.id, providerId));
+    const hostPubkey = host?.pubkey ?? "";
+    const ask = (body: object) =>
+      fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...marketOnly },
+        body: JSON.stringify({
+          model: "gpt-4o-mini",
+          messages: [{ role: "user", content: "hi [fake:tokens=3]" }],
+          ...body,
+        }),
+      });
+    const whole = await ask({});
+    const wholeBody = await whole.text();
+    const receipt = await verifiedReceipt(gateway.baseUrl, whole.headers.get("x-pod-receipt") ?? "", {
+      requestId: whole.headers.get("x-request-id") ?? "",
+      responseBody: wholeBody,
+      hostPubkey,
+    });
+    expect(receipt.source).toEqual({ route: "marketplace", provider_id: providerId });
+    expect(receipt.usage.counted_by).toBe("gateway_tokenizer");
+    expect(BigInt(receipt.host_share)).toBe((BigInt(receipt.charge) * 80n) / 100n);
+    // The agent was sent the body the gateway forwarded and answered the bytes the caller got.
+    expect(receipt.host?.response_sha256).toBe(receipt.hashes.response_sha256);
+
+    const streamed = await ask({ stream: true });
+    const { jws, covered } = streamReceipt(await streamed.text());
+    const streamedReceipt = await verifiedReceipt(gateway.baseUrl, jws, {
+      responseBody: covered,
+      hostPubkey,
+    });
+    expect(streamedReceipt.host?.pubkey).toBe(hostPubkey);
+
+    await expect
+      .poll(async () => {
+        await gateway.app.receipts?.store.flush();
+        const rows = (await (
+          await fetch(`${gateway.baseUrl}/v1/host/transactions`, {
+            headers: { authorization: `Bearer ${hostToken}` },
+          })
+        ).json()) as { data: Array<{ request_id: string | null; receipt: string | null }> };
+        return rows.data.find((row) => row.request_id === streamedReceipt.request_id)?.receipt;
+      })
+      .toBe(jws);
   });
 
   it("withdraws what it earned to its wallet on the local chain; two withdrawals at once never pay more than the balance", async () => {

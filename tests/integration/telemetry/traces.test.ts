@@ -33,7 +33,7 @@ function traces(spans: ReceivedSpan[]): Map<string, ReceivedSpan[]> {
 const rootOf = (spans: ReceivedSpan[]) => spans.find((span) => span.kind === 2);
 
 describe("OpenTelemetry traces", () => {
-  it("exports one trace per request with routing, hold and dispatch, and sends traceparent upstream", async () => {
+  it("exports one trace per request with routing, hold, dispatch and settlement, and sends traceparent upstream", async () => {
     const token = await gateway.createFundedToken(5_000_000n);
     const client = new OpenAI({
       baseURL: `${gateway.baseUrl}/proxy/${token}/v1`,
@@ -53,7 +53,7 @@ describe("OpenTelemetry traces", () => {
     for await (const _chunk of stream) {
       // read to the end: the stream's settlement is part of its trace
     }
-    const wanted = ["routing", "hold", "chat gpt-4o-mini"];
+    const wanted = ["routing", "hold", "chat gpt-4o-mini", "settlement"];
     const inference = (spans: ReceivedSpan[]) =>
       [...traces(spans).values()].filter((trace) => rootOf(trace)?.name.includes("/v1/chat/completions"));
     const spans = await receiver.until(
@@ -76,6 +76,9 @@ describe("OpenTelemetry traces", () => {
         "gen_ai.operation.name": "chat",
         "gen_ai.request.model": "gpt-4o-mini",
       });
+      const settlement = trace.find((span) => span.name === "settlement");
+      expect(Number(settlement?.attributes["gen_ai.usage.output_tokens"])).toBeGreaterThan(0);
+      expect(Number(settlement?.attributes["gen_ai.usage.input_tokens"])).toBeGreaterThan(0);
     }
     // The upstream saw each trace's context: its trace id is one of ours.
     const sent = gateway.openai.requests.slice(before).map((request) => String(request.headers.traceparent));

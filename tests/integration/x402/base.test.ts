@@ -14,6 +14,7 @@ import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { extractCodeBlocks } from "../../docs/extract-snippets";
 import { baseEntry, craftedBaseHeader, officialBaseHeader } from "../../helpers/evm/base-payer";
 import { anvilUnavailable, type LocalEvm, startLocalEvm } from "../../helpers/evm/local-evm";
+import { verifiedReceipt } from "../../helpers/receipts";
 import { chatBody, startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
 import {
   decodeQuote,
@@ -133,6 +134,9 @@ describe.skipIf(unavailable !== undefined)("x402 on Base (local anvil + FiatToke
       charge_final: true,
     });
     expect(String(receipt.transaction)).toMatch(/^0x[0-9a-f]{64}$/);
+    const usage = await verifiedReceipt(x402.gateway.baseUrl, String(receipt.usage_receipt));
+    expect(usage.payer).toEqual({ kind: "x402", wallet: account.address, network: evm.network });
+    expect(usage.charge).toBe(String(receipt.charged_microunits));
     expect(receipt.max_microunits).toBe(receipt.cap_microunits);
     const onChain = await evm.client.getTransactionReceipt({ hash: receipt.transaction as Hex });
     expect(onChain.status).toBe("success");

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import type { PaymentReceipt } from "../../../lib/x402/core/receipt";
+import { streamReceipt, verifiedReceipt } from "../../helpers/receipts";
 import { chatBody, startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
 import {
   balanceProof,
@@ -123,6 +124,13 @@ describe("self-broadcast payments", () => {
     });
     expect(receipt.charged_microunits).toBeGreaterThan(0);
     expect(receipt.charged_microunits).toBeLessThanOrEqual(Number(cap));
+    // The signed usage receipt names the paying wallet and the charge, in the header and the PAYMENT-RESPONSE.
+    const usage = await verifiedReceipt(x402.gateway.baseUrl, response.headers.get("x-pod-receipt") ?? "", {
+      requestId: response.headers.get("x-request-id") ?? "",
+    });
+    expect(usage.payer).toEqual({ kind: "x402", wallet: wallet.address, network });
+    expect(usage.charge).toBe(String(receipt.charged_microunits));
+    expect(receipt.usage_receipt).toBe(response.headers.get("x-pod-receipt"));
     expect(receipt.surplus_credited_microunits).toBe(Number(cap) - receipt.charged_microunits);
     expect(await x402.walletBalance(wallet.address)).toEqual({
       balance: BigInt(receipt.surplus_credited_microunits),
@@ -179,6 +187,13 @@ describe("self-broadcast payments", () => {
     const final = JSON.parse(Buffer.from(comment?.[1] ?? "", "base64").toString("utf8")) as PaymentReceipt;
     expect(final.charge_final).toBe(true);
     expect(final.charged_microunits).toBeLessThan(final.cap_microunits);
+    const { jws } = streamReceipt(text.slice(0, text.indexOf(": PAYMENT-RESPONSE")));
+    expect(final.usage_receipt).toBe(jws);
+    const usage = await verifiedReceipt(x402.gateway.baseUrl, jws);
+    expect(usage).toMatchObject({
+      payer: { kind: "x402", wallet: wallet.address },
+      charge: String(final.charged_microunits),
+    });
     expect((await x402.walletBalance(wallet.address)).available).toBe(
       BigInt(final.cap_microunits - final.charged_microunits),
     );

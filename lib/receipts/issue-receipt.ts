@@ -1,0 +1,71 @@
+import type { HostAttestation, UsageReceipt } from "@pod-gateway/contracts/usage-receipt";
+import type { TokenPrice, Usage } from "../pricing/cost";
+import type { ReceiptIssuer } from "./receipt-issuer";
+import { signReceipt } from "./sign-receipt";
+
+/** What the settlement of one request knows, for its receipt. */
+export interface ReceiptFacts {
+  requestId: string;
+  accountId: bigint;
+  /** An x402 payer; a prepaid request names its account. */
+  x402Payer?: { wallet: string; network: string } | undefined;
+  model: string;
+  route: UsageReceipt["source"]["route"];
+  providerId: string;
+  price: TokenPrice;
+  usage: Usage;
+  countedBy: UsageReceipt["usage"]["counted_by"];
+  bounded: boolean;
+  charged: bigint;
+  hostShare: bigint;
+  outcome: UsageReceipt["outcome"];
+  requestSha256: string;
+  responseSha256: string;
+  host?: HostAttestation | undefined;
+}
+
+function receiptOf(issuer: ReceiptIssuer, facts: ReceiptFacts): UsageReceipt {
+  return {
+    v: 1,
+    iss: issuer.name,
+    request_id: facts.requestId,
+    iat: Math.floor(Date.now() / 1000),
+    payer: facts.x402Payer
+      ? { kind: "x402", ...facts.x402Payer }
+      : { kind: "account", account_id: facts.accountId.toString() },
+    model: facts.model,
+    source: { route: facts.route, provider_id: facts.providerId },
+    usage: {
+      input_tokens: facts.usage.inputTokens,
+      output_tokens: facts.usage.outputTokens,
+      cache_read_tokens: facts.usage.cacheReadTokens,
+      cache_write_tokens: facts.usage.cacheWriteTokens,
+      counted_by: facts.countedBy,
+      bounded: facts.bounded,
+    },
+    prices: {
+      input_per_1m: facts.price.inputPer1m.toString(),
+      output_per_1m: facts.price.outputPer1m.toString(),
+      cache_read_per_1m: facts.price.cacheReadPer1m.toString(),
+      cache_write_per_1m: facts.price.cacheWritePer1m.toString(),
+    },
+    charge: facts.charged.toString(),
+    host_share: facts.hostShare.toString(),
+    outcome: facts.outcome,
+    hashes: { request_sha256: facts.requestSha256, response_sha256: facts.responseSha256 },
+    ...(facts.host ? { host: facts.host } : {}),
+  };
+}
+
+/** Signs the request's receipt and queues it to be stored; resolves to the compact JWS. */
+export async function issueReceipt(issuer: ReceiptIssuer, facts: ReceiptFacts): Promise<string> {
+  const jws = await signReceipt(issuer.signer, receiptOf(issuer, facts));
+  issuer.store.add({
+    requestId: facts.requestId,
+    accountId: facts.accountId,
+    route: facts.route,
+    providerId: facts.providerId,
+    jws,
+  });
+  return jws;
+}
