@@ -6,8 +6,8 @@ import { GatewayError, toGatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { getAccountBalance } from "../ledger/accounts";
 import { log } from "../log";
-import type { ReservedHold } from "../proxy/reserve";
 import { receiptHeader } from "../proxy/request-receipt";
+import type { ReservedHold } from "../proxy/reserve";
 import { type ServingServices, serveReserved } from "../proxy/serve-reserved";
 import type { RoutingServices } from "../routing/routing-state";
 import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./core/receipt";
@@ -61,7 +61,7 @@ export function paidHold(settlement: Settlement): ReservedHold {
  * wallet; the error says so.
  */
 export async function servePaidWith(
-  app: Pick<ServingServices, "database" | "holds">,
+  app: Pick<ServingServices, "database" | "holds" | "receipts">,
   settlement: Settlement,
   requestId: string,
   paid: { unservable: GatewayError | undefined; serve(): Promise<Response> },
@@ -110,7 +110,7 @@ export async function servePaidWith(
 
 /** A stream's signed usage receipt, for its final PAYMENT-RESPONSE (written a moment before). */
 async function storedUsageReceipt(
-  app: ServingServices,
+  app: Pick<ServingServices, "database" | "receipts">,
   requestId: string,
 ): Promise<{ usage_receipt?: string }> {
   if (!app.receipts) return {};
