@@ -325,6 +325,18 @@ const envSchema = z.object({
    */
   CANARY_SHARE: z.coerce.number().min(0).max(1).default(0.01),
   CANARY_MAX_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /**
+   * Share of real marketplace answers checked after the caller was served: scored under a trusted
+   * reference of the same model among the request's own candidates (lib/canaries/check-answer.ts);
+   * 0 turns checks off. 12% catches a host cheating on 10% of its jobs within 500 jobs in the
+   * simulation (bench/results.md).
+   */
+  VERIFY_SHARE: z.coerce.number().min(0).max(1).default(0.12),
+  /** What answer checks may spend on reference scoring per day, per gateway process. */
+  VERIFY_DAILY_BUDGET_MICROUNITS: z.coerce.bigint().nonnegative().default(50_000_000n),
+  /** The chance an honest host is excluded within VERIFY_HORIZON checked answers (an upper bound). */
+  VERIFY_FALSE_ALARM: z.coerce.number().positive().max(0.5).default(0.01),
+  VERIFY_HORIZON: z.coerce.number().int().positive().default(10_000),
   /** Slash a host automatically once canaries prove it serves another model (lib/trust/reputation.ts). */
   TRUST_AUTO_SLASH: z
     .enum(["on", "off"])

@@ -19,7 +19,7 @@ import { type CanaryPrompt, knownAnswerPrompt, openPrompt } from "./canary-promp
 import { answerSimilarity, similarityThreshold } from "./compare-answers";
 
 /** What a canary reads: the routing state to pick the host, and what serving a held request reads. */
-type CanaryServices = RoutingServices & ServingServices;
+export type CanaryServices = RoutingServices & ServingServices;
 
 /**
  * The caller canaries are billed to, like any caller, so the host is paid for a canary exactly

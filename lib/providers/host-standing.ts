@@ -19,6 +19,8 @@ export interface Reputation {
     protocolViolations: number;
     /** Jobs it accepted and broke (no first chunk in time, a stall, a cut stream) in the last hour. */
     brokenJobs: number;
+    /** Real answers checked against the reference in the last 30 days. */
+    answersChecked: number;
   };
 }
 
@@ -27,7 +29,14 @@ export const goodReputation: Reputation = {
   standing: "good",
   proven: false,
   reasons: [],
-  counts: { canaries: 0, canaryFailures: 0, meteringFindings: 0, protocolViolations: 0, brokenJobs: 0 },
+  counts: {
+    canaries: 0,
+    canaryFailures: 0,
+    meteringFindings: 0,
+    protocolViolations: 0,
+    brokenJobs: 0,
+    answersChecked: 0,
+  },
 };
 
 /**

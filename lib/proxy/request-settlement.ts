@@ -126,7 +126,13 @@ export class RequestSettlement {
         const settled = await settleRequest(this.#app, { ...this.#identity, usage: metered.usage, outcome });
         if (this.#receipt) await this.#sign(this.#receipt, metering, metered, settled.charged, outcome);
         span?.setAttributes(settlementAttributes(metered.usage, settled.charged, this.#reserved.model.id));
-        this.#reserved.onServed?.(this.#candidate);
+        this.#reserved.onServed?.(this.#candidate, {
+          requestId: this.#identity.requestId,
+          outcome,
+          forwardedBody: this.#forwardedBody,
+          answer: () => metering.content().text(),
+          outputTokens: metered.usage.outputTokens,
+        });
         return settled;
       },
       this.#trace ? { parent: this.#trace } : {},

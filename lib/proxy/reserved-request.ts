@@ -2,6 +2,19 @@ import type { CatalogModel } from "../catalog/models";
 import type { InferenceRequest } from "../dialects/inference-request";
 import type { Candidate } from "../providers/candidate";
 import type { Reservation } from "./reserve";
+import type { RequestOutcome } from "./settle-request";
+
+/** What a served request hands on once billed: enough to check its answer afterwards. */
+export interface ServedJob {
+  requestId: string;
+  outcome: RequestOutcome;
+  /** The body the source was sent. */
+  forwardedBody: string;
+  /** The answer's text as relayed to the caller. */
+  answer(): string;
+  /** Output tokens billed. */
+  outputTokens: number;
+}
 
 /** A request whose worst case is held, with the sources to try: what serving takes. */
 export interface ReservedRequest {
@@ -15,6 +28,6 @@ export interface ReservedRequest {
   maxInputTokens: number;
   /** An x402 payer (its receipt names the wallet, not the wallet's account). */
   payer?: { wallet: string; network: string };
-  /** Told which source served, once the request is settled (canaries follow marketplace jobs). */
-  onServed?(candidate: Candidate): void;
+  /** Told which source served, once the request is settled (canaries and answer checks follow marketplace jobs). */
+  onServed?(candidate: Candidate, job: ServedJob): void;
 }

@@ -18,6 +18,12 @@ const reputationRules = {
    * first-chunk deadline).
    */
   brokenJobWindowSeconds: 3600,
+  /**
+   * Checked answers and the detector's verdicts count over this window (lib/canaries/check-answer.ts):
+   * one verdict excludes the host and proves substitution, since the detector's own threshold
+   * already holds its false-alarm rate to VERIFY_FALSE_ALARM.
+   */
+  answerWindowSeconds: 30 * 24 * 3600,
   demote: { canaryFailures: 1, meteringFindings: 1, protocolViolations: 3, brokenJobs: 2 },
   exclude: {
     canaryFailures: 3,
@@ -35,6 +41,8 @@ interface Tally {
   meteringFindings: number;
   protocolViolations: number;
   brokenJobs: number;
+  answersChecked: number;
+  substitutionVerdicts: number;
 }
 
 /** Applies the rules to one host's tally. */
@@ -49,6 +57,7 @@ function judge(tally: Tally): Reputation {
     meteringFindings: tally.meteringFindings,
     protocolViolations: tally.protocolViolations,
     brokenJobs: tally.brokenJobs,
+    answersChecked: tally.answersChecked,
   };
   const reasons: string[] = [];
   let standing: Standing = "good";
@@ -81,7 +90,15 @@ function judge(tally: Tally): Reputation {
     );
     raise(tally.brokenJobs >= rules.exclude.brokenJobs ? "excluded" : "demoted");
   }
-  const proven = canaryFailures >= rules.prove.canaryFailures && rate >= rules.prove.canaryFailureRate;
+  if (tally.substitutionVerdicts > 0) {
+    reasons.push(
+      `its real answers were found inconsistent with the model it announced (${tally.substitutionVerdicts} verdict(s) of the answer checks in the last 30 days, over ${tally.answersChecked} checked answers)`,
+    );
+    raise("excluded");
+  }
+  const proven =
+    tally.substitutionVerdicts > 0 ||
+    (canaryFailures >= rules.prove.canaryFailures && rate >= rules.prove.canaryFailureRate);
   return { standing, proven, reasons, counts };
 }
 
@@ -100,7 +117,14 @@ export async function loadReputations(
   const tallyOf = (hostId: string) => {
     let tally = tallies.get(hostId);
     if (!tally) {
-      tally = { canaries: [], meteringFindings: 0, protocolViolations: 0, brokenJobs: 0 };
+      tally = {
+        canaries: [],
+        meteringFindings: 0,
+        protocolViolations: 0,
+        brokenJobs: 0,
+        answersChecked: 0,
+        substitutionVerdicts: 0,
+      };
       tallies.set(hostId, tally);
     }
     return tally;
@@ -134,6 +158,23 @@ export async function loadReputations(
     )
     .groupBy(hostTrustEvents.hostId);
   for (const row of broken) tallyOf(row.hostId).brokenJobs += Number(row.count);
+  const answersSince = new Date(Date.now() - reputationRules.answerWindowSeconds * 1000);
+  const answers = await executor
+    .select({ hostId: hostTrustEvents.hostId, kind: hostTrustEvents.kind, count: sql<number>`COUNT(*)::int` })
+    .from(hostTrustEvents)
+    .where(
+      and(
+        gt(hostTrustEvents.createdAt, answersSince),
+        inArray(hostTrustEvents.kind, ["answer_checked", "answer_substitution"]),
+        ...hostFilter,
+      ),
+    )
+    .groupBy(hostTrustEvents.hostId, hostTrustEvents.kind);
+  for (const row of answers) {
+    const tally = tallyOf(row.hostId);
+    if (row.kind === "answer_checked") tally.answersChecked += Number(row.count);
+    else tally.substitutionVerdicts += Number(row.count);
+  }
   // The most recent canary verdicts per host, whatever their age.
   const recent = executor
     .select({

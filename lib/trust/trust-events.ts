@@ -11,7 +11,10 @@ type TrustEventKind =
   /** Jobs the host accepted and broke (lib/marketplace/agent-jobs.ts). */
   | "first_chunk_missed"
   | "stalled"
-  | "stream_cut";
+  | "stream_cut"
+  /** A real answer scored under the reference (lib/canaries/check-answer.ts), and the detector's verdict. */
+  | "answer_checked"
+  | "answer_substitution";
 
 export interface TrustEventInput {
   kind: TrustEventKind;
@@ -44,6 +47,6 @@ export async function recordTrustEvents(
     log.error("could not record trust events", { provider: hostId, error });
   }
   for (const event of events)
-    if (event.kind !== "canary_pass")
+    if (event.kind !== "canary_pass" && event.kind !== "answer_checked")
       log.warn("host trust event", { provider: hostId, kind: event.kind, detail: event.detail });
 }

@@ -20,6 +20,7 @@ function reputationView(reputation: Reputation): HostReputation {
     metering_findings_24h: reputation.counts.meteringFindings,
     protocol_violations_24h: reputation.counts.protocolViolations,
     broken_jobs_1h: reputation.counts.brokenJobs,
+    answers_checked_30d: reputation.counts.answersChecked,
   };
 }
 

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { scheduleCanary } from "../canaries/run-canary";
+import { followServedJob } from "../canaries/check-answer";
 import type { Executor } from "../db/client";
 import { usageReceipts, usageRecords } from "../db/schema";
 import { GatewayError, toGatewayError } from "../errors/gateway-error";
@@ -26,6 +26,7 @@ export function servePaid(
   settlement: Settlement,
   requestId: string,
 ): Promise<Response> {
+  const candidates = candidatesWithinCap(priced, settlement.quote.capMicrounits);
   return servePaidWith(app, settlement, requestId, {
     unservable: unservableReason(priced, settlement.quote.capMicrounits),
     serve: () =>
@@ -34,7 +35,7 @@ export function servePaid(
         accountId: settlement.walletAccountId,
         inference: priced.inference,
         model: priced.model,
-        candidates: candidatesWithinCap(priced, settlement.quote.capMicrounits),
+        candidates,
         reservation: {
           hold: paidHold(settlement),
           availableAfter: settlement.availableAfter,
@@ -42,9 +43,9 @@ export function servePaid(
         },
         maxInputTokens: priced.inputTokens,
         payer: { wallet: settlement.payerWallet, network: settlement.network },
-        // A paid job is real traffic like a token's: it is followed by canaries at the same share,
-        // so a host cannot cheat x402 callers only.
-        onServed: (candidate) => scheduleCanary(app, candidate, priced.model),
+        // A paid job is real traffic like a token's: it is followed by canaries and answer checks
+        // at the same shares, so a host cannot cheat x402 callers only.
+        onServed: followServedJob(app, priced.model, candidates),
       }),
   });
 }

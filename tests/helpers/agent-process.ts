@@ -54,12 +54,15 @@ export function startHostileAgent(env: {
   enrollmentCode: string;
   attack: string;
   model?: string;
+  /** The `model-*` attacks: the share of jobs answered from the smaller model. */
+  cheatRate?: number;
 }): RunningAgent {
   return watchedProcess(["--import", "tsx", join(import.meta.dirname, "hostile-agent-process.ts")], {
     GATEWAY_URL: env.gatewayUrl,
     ENROLLMENT_CODE: env.enrollmentCode,
     ATTACK: env.attack,
     ...(env.model ? { MODEL: env.model } : {}),
+    ...(env.cheatRate === undefined ? {} : { CHEAT_RATE: String(env.cheatRate) }),
   });
 }
 

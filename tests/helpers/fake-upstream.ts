@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { readFakeBody, writeFakeImages } from "./fake-images";
+import { scoringReply } from "./fake-model-text";
 import { schemaInstance } from "./schema-instance";
 
 /**
@@ -232,6 +233,15 @@ export async function startFakeUpstream(
         }
         const expected = dialect === "openai" ? "/v1/chat/completions" : "/v1/messages";
         if (request.url !== expected) return sendError(dialect, response, 404);
+        // A reference's teacher-forced scoring (lib/verification/reference-scoring.ts), as vLLM's
+        // chat endpoint answers `echo` with `continue_final_message`: over the fake model's words.
+        if (dialect === "openai" && body.echo === true && body.continue_final_message === true) {
+          const scored = scoringReply(body);
+          if (!scored) return sendError(dialect, response, 400);
+          response.writeHead(200, { "content-type": "application/json" });
+          response.end(JSON.stringify(scored));
+          return;
+        }
         const maxTokens = (body.max_tokens ?? body.max_completion_tokens) as number | undefined;
         const prompt = promptText(body);
         const directives = {

@@ -92,6 +92,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     // Most tests read holds and balances straight from the database right after a response;
     // with leases on, those settle into the database a few milliseconds later (tests opt in).
     BALANCE_LEASE: options.lease ? "on" : "off",
+    // Answer checks send the fake upstream scoring requests after a share of marketplace jobs:
+    // tests that count upstream requests would see them at random (tests opt in).
+    VERIFY_SHARE: "0",
     ...extraEnv,
     ...options.env,
   });

@@ -6,11 +6,13 @@
  * a typed frame and forge one field, so each lie is visible as such.
  *
  * Environment: GATEWAY_URL, ENROLLMENT_CODE, ATTACK (see `attacks`), MODEL, INPUT_PER_1M,
- * OUTPUT_PER_1M. It prints `ready` once the gateway accepted its model.
+ * OUTPUT_PER_1M, CHEAT_RATE (the `model-*` attacks: the share of jobs answered from the smaller
+ * model). It prints `ready` once the gateway accepted its model.
  */
 import { generateKeyPairSync, sign } from "node:crypto";
 import { type AgentMessage, type JobMessage, parseGatewayFrame } from "@pod-gateway/contracts/agent-protocol";
 import WebSocket from "ws";
+import { answerFrom, referenceModel, smallerModel } from "./fake-model-text";
 import { openAiDelta, openAiUsage } from "./scripted-agent";
 
 const attacks = [
@@ -28,6 +30,9 @@ const attacks = [
   "silent",
   "stall",
   "cut",
+  "model-honest",
+  "model-smaller",
+  "model-classifier",
   "honest",
 ] as const;
 type Attack = (typeof attacks)[number];
@@ -51,6 +56,64 @@ function answer(completion: number): string {
   return `${openAiDelta("The")}${openAiDelta(" sea")}${openAiDelta(" is")}${openAiDelta(" calm")}${openAiDelta(" today")}${openAiUsage(12, completion)}data: [DONE]\n\n`;
 }
 
+let jobsServed = 0;
+
+/**
+ * An answer from the simulation's fake model, or on CHEAT_RATE of jobs from its smaller sibling;
+ * `model-classifier` answers honestly whatever looks like the old templated canaries (one user
+ * turn, temperature 0, 64 tokens) and cheats on the rest.
+ */
+function modelAnswer(job: JobMessage): AgentMessage[] {
+  const request = job.request as {
+    messages?: unknown;
+    temperature?: number;
+    max_tokens?: number;
+    stream?: boolean;
+  };
+  const messages = Array.isArray(request.messages) ? request.messages : [];
+  const canaryShaped = messages.length === 1 && request.temperature === 0 && request.max_tokens === 64;
+  jobsServed += 1;
+  const cheat =
+    attack !== "model-honest" &&
+    !(attack === "model-classifier" && canaryShaped) &&
+    Math.random() < Number(env.CHEAT_RATE ?? 1);
+  const answer = answerFrom(
+    cheat ? smallerModel : referenceModel,
+    messages,
+    request.temperature ?? 1,
+    // A word of the fake model is up to 3 tokens of the gateway's tokenizer: stay within the limit.
+    Math.floor((request.max_tokens ?? 768) / 3),
+    jobsServed * 7919 + process.pid,
+  );
+  const id = job.job_id;
+  const body = request.stream
+    ? // No usage claimed: the gateway counts (the fake model's words are no real tokenizer's).
+      `${openAiDelta(answer.text)}data: [DONE]\n\n`
+    : JSON.stringify({
+        id: "chatcmpl-model",
+        object: "chat.completion",
+        created: 1,
+        model: job.model_id,
+        choices: [
+          {
+            index: 0,
+            message: { role: "assistant", content: answer.text },
+            finish_reason: answer.stopped ? "stop" : "length",
+          },
+        ],
+      });
+  return [
+    {
+      type: "job_chunk",
+      job_id: id,
+      data: b64(body),
+      status: 200,
+      content_type: request.stream ? "text/event-stream" : "application/json",
+    },
+    { type: "job_done", job_id: id },
+  ];
+}
+
 async function serve(job: JobMessage): Promise<void> {
   const id = job.job_id;
   const first: AgentMessage = {
@@ -61,6 +124,11 @@ async function serve(job: JobMessage): Promise<void> {
     content_type: "text/event-stream",
   };
   switch (attack) {
+    case "model-honest":
+    case "model-smaller":
+    case "model-classifier":
+      for (const message of modelAnswer(job)) send(message);
+      return;
     case "honest":
       send({ ...first, data: b64(answer(5)) });
       send({ type: "job_done", job_id: id, tokens: { input: 12, output: 5 } });

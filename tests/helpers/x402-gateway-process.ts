@@ -26,6 +26,7 @@ export async function startGatewayProcess(
       PORT: "0",
       HOST: "127.0.0.1",
       BALANCE_LEASE: "off",
+      VERIFY_SHARE: "0",
       ...env,
     },
     stdio: ["ignore", "pipe", "inherit"],

@@ -1,4 +1,4 @@
-import { scheduleCanary } from "../../canaries/run-canary";
+import { followServedJob } from "../../canaries/check-answer";
 import type { CallerDialect } from "../../dialects/dialect";
 import { callerFormats } from "../../dialects/wire-format";
 import { badRequest } from "../../errors/gateway-error";
@@ -58,7 +58,7 @@ export async function handleTokenInference(
       candidates,
       reservation,
       maxInputTokens: prepared.inputTokens,
-      onServed: (candidate) => scheduleCanary(app, candidate, prepared.model),
+      onServed: followServedJob(app, prepared.model, candidates),
     });
   } catch (error) {
     await releaseReservation(app, record.accountId, reservation.hold);

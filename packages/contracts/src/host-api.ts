@@ -19,6 +19,8 @@ export const hostReputationSchema = z.object({
   protocol_violations_24h: z.number().int(),
   /** Jobs accepted and broken in the last hour: no first chunk in time, a stall, a cut answer. */
   broken_jobs_1h: z.number().int(),
+  /** Real answers scored against a reference of the model in the last 30 days. */
+  answers_checked_30d: z.number().int(),
 });
 export type HostReputation = z.infer<typeof hostReputationSchema>;
 
