@@ -117,7 +117,7 @@ export function ProviderPanel() {
       <ProviderStats data={data} />
       <BondCard token={token} data={data} onChange={() => void refresh(token)} />
       <AgentCard agent={data.agent} status={data.profile.status} now={now} />
-      <TrustCard reputation={data.profile.reputation} />
+      <TrustCard reputation={data.profile.reputation} connected={data.agent.connected} />
       {data.listings.length === 0 ? null : <ListingsCard data={data} />}
       <EarningsChart data={data} />
       <EarningsTable
