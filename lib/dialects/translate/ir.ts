@@ -49,8 +49,11 @@ interface ReasoningPart {
 
 export type UserPart = TextPart | ImagePart | ToolResultPart;
 export type AssistantPart = TextPart | ToolCallPart;
-/** What a response may hold: reasoning is answered but never sent back as history. */
-export type ResponsePart = AssistantPart | ReasoningPart;
+/**
+ * What a response may hold: reasoning is answered but never sent back as history; images a
+ * model made (OpenRouter's `message.images`) are passed on to the caller, never sent back.
+ */
+export type ResponsePart = AssistantPart | ReasoningPart | ImagePart;
 
 export type Message = { role: "user"; content: UserPart[] } | { role: "assistant"; content: AssistantPart[] };
 

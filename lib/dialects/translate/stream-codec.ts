@@ -41,6 +41,8 @@ export function responseAsEvents(response: ChatResponse): StreamEvent[] {
   for (const part of response.content) {
     if (part.type === "reasoning") events.push({ type: "reasoning-delta", text: part.text });
     else if (part.type === "text") events.push({ type: "text-delta", text: part.text });
+    // Stream events carry no images yet: a made image reaches callers of whole replies only.
+    else if (part.type === "image") continue;
     else {
       events.push({ type: "tool-call-start", toolIndex, id: part.id, name: part.name });
       events.push({ type: "tool-call-delta", toolIndex, argumentsDelta: part.arguments });

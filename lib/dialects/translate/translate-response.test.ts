@@ -217,3 +217,36 @@ describe("translateResponse same dialect", () => {
     expect(translateResponse("anthropic", "anthropic", body, "mine")).toEqual({ ...body, model: "mine" });
   });
 });
+
+describe("images a chat model made (OpenRouter's message.images)", () => {
+  const png =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+  const images = [{ type: "image_url", image_url: { url: `data:image/png;base64,${png}` } }];
+  const withImage = openaiCompletion({ content: "Here is your cat.", images }, "stop");
+
+  it("reach an Anthropic caller as an image block beside the text", () => {
+    const result = translateResponse("openai", "anthropic", withImage, "gemini-image");
+    expect(result.content).toEqual([
+      { type: "text", text: "Here is your cat." },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+    ]);
+  });
+
+  it("reach a Responses caller as an image_generation_call item", () => {
+    const result = translateResponse("openai", "responses", withImage, "gemini-image", {
+      model: "gemini-image",
+      input: "draw a cat",
+    });
+    expect(result.output).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "image_generation_call", status: "completed", result: png }),
+      ]),
+    );
+  });
+
+  it("pass to an OpenAI caller byte for byte (same dialect)", () => {
+    expect(translateResponse("openai", "openai", withImage, "gemini-image")).toMatchObject({
+      choices: [{ message: { images } }],
+    });
+  });
+});

@@ -17,7 +17,7 @@ export const defaultMaxTokens = 4096;
 type AnthropicWireBlock = Record<string, unknown> & { type: string };
 type AnthropicWireMessage = { role: "user" | "assistant"; content: AnthropicWireBlock[] };
 
-function renderImage(source: ImageSource): AnthropicWireBlock {
+export function renderImage(source: ImageSource): AnthropicWireBlock {
   return {
     type: "image",
     source:

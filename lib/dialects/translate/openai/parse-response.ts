@@ -3,6 +3,7 @@ import { valueOr } from "../../usage/usage-reading";
 import { type ChatResponse, emptyUsage, type ResponsePart } from "../ir";
 import { parseUpstreamBody } from "../parse-body";
 import { parseOpenaiFinishReason } from "./map-finish-reason";
+import { parseImageUrl } from "./parse-request";
 import { openaiResponseSchema } from "./schemas";
 
 /** Non-streaming OpenAI chat.completion → IR. Only the first choice is read (we never send n > 1). */
@@ -15,6 +16,8 @@ export function parseOpenaiResponse(body: unknown): ChatResponse {
   if (reasoning) content.push({ type: "reasoning", text: reasoning });
   if (message?.content) content.push({ type: "text", text: message.content });
   if (message?.refusal) content.push({ type: "text", text: message.refusal });
+  for (const image of message?.images ?? [])
+    content.push({ type: "image", source: parseImageUrl(image.image_url.url) });
   for (const call of message?.tool_calls ?? []) {
     content.push({
       type: "tool-call",

@@ -114,6 +114,11 @@ export const openaiResponseSchema = z.object({
           refusal: z.string().nullish(),
           ...reasoningFields,
           tool_calls: z.array(toolCall).nullish(),
+          /** Images the model made, as OpenRouter returns them. */
+          images: z
+            .array(z.object({ type: z.literal("image_url"), image_url: z.object({ url: z.string() }) }))
+            .max(64)
+            .nullish(),
         }),
         finish_reason: z.string().nullish(),
       }),

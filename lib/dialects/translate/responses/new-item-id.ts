@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 /** The prefixes OpenAI uses for Responses objects and output items. */
-type ResponsesIdKind = "resp" | "msg" | "fc" | "ctc" | "rs";
+type ResponsesIdKind = "resp" | "msg" | "fc" | "ctc" | "rs" | "ig";
 
 /**
  * Ids in OpenAI's own shape (`resp_…`, `msg_…`, `fc_…`), because clients such as Codex

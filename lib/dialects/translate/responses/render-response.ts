@@ -27,6 +27,16 @@ export function renderResponsesResponse(response: ChatResponse, context: Respons
   // A turn that is only tool calls has no message; any other turn has one, even if empty.
   if (text !== "" || toolCalls.length === 0) output.push(messageItem(newItemId("msg"), text, itemStatus));
 
+  // Images the model made (base64 only: the Responses item has no URL form; a linked one is left out).
+  for (const part of response.content) {
+    if (part.type === "image" && part.source.type === "base64")
+      output.push({
+        type: "image_generation_call",
+        id: newItemId("ig"),
+        status: "completed",
+        result: part.source.data,
+      });
+  }
   for (const call of toolCalls) output.push(toolCallItem(context.targets, call));
   return responseObject(newResponseShell(context.echo), {
     status: outcome.status,

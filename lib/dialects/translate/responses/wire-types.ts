@@ -57,7 +57,20 @@ export interface ReasoningItem {
   status: ItemStatus;
 }
 
-export type OutputItem = MessageItem | FunctionCallItem | CustomToolCallItem | ReasoningItem;
+/** An image the model made, as OpenAI's Responses API returns one: base64 in `result`. */
+interface ImageGenerationItem {
+  type: "image_generation_call";
+  id: string;
+  status: "completed";
+  result: string;
+}
+
+export type OutputItem =
+  | MessageItem
+  | FunctionCallItem
+  | CustomToolCallItem
+  | ReasoningItem
+  | ImageGenerationItem;
 
 export interface ResponsesUsage {
   input_tokens: number;
