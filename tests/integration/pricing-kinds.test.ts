@@ -8,7 +8,10 @@ import { startTestGateway, type TestGateway, testAdminToken } from "../helpers/g
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  // x402 quotes need a receiving wallet and a SOL price; no chain is touched to quote.
+  gateway = await startTestGateway({
+    env: { X402_PAY_TO: "GXfqVnZENHzvim8rNN8TPwqxWXQe8EBbxhcEMYE8Z7BS", SOL_PRICE_USD: "150" },
+  });
 });
 afterAll(async () => {
   await gateway.close();
@@ -126,5 +129,31 @@ describe("a centralized price per request", () => {
     const at = await chat(token, { "x-pod-max-price-request": "100000" }, "hi");
     expect(at.status).toBe(200);
     expect(at.headers.get("x-balance-remaining")).toBe("900000");
+  });
+});
+
+describe("an x402 quote for a model sold per request", () => {
+  it("caps the payment at the request price, whatever the output limit", async () => {
+    const quote = async (maxTokens: number) => {
+      const response = await fetch(`${gateway.baseUrl}/proxy/x402/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "fixed-house",
+          max_tokens: maxTokens,
+          messages: [{ role: "user", content: "hi" }],
+        }),
+      });
+      expect(response.status).toBe(402);
+      const body = (await response.json()) as {
+        error: {
+          details: { payment_required: { accepts: Array<{ amount_microunits: number; asset: string }> } };
+        };
+      };
+      return body.error.details.payment_required.accepts.map((entry) => entry.amount_microunits);
+    };
+    // The USDC entries ask exactly the price; a per-token model's quote would grow with max_tokens.
+    expect(await quote(16)).toContain(100_000);
+    expect(await quote(1_000)).toContain(100_000);
   });
 });
