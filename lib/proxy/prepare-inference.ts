@@ -12,7 +12,9 @@ import type { ApiRequest } from "../http/api-request";
 import { parseJsonText, readBodyText } from "../http/read-body";
 import { type TokenPrice, worstCaseCost } from "../pricing/cost";
 import type { Candidate } from "../providers/candidate";
-import { parseRoutingHeaders, routeRequest } from "../routing/route-request";
+import { usedParameters } from "../routing/preference-filter";
+import { readBodyRouting } from "../routing/provider-preferences";
+import { parseRoutingHeaders, type RoutingRequest, routeRequest } from "../routing/route-request";
 import type { RoutingServices } from "../routing/routing-state";
 import { translatableCandidates } from "../routing/translatable-candidates";
 import { inSpan } from "../telemetry/tracing";
@@ -26,6 +28,8 @@ export interface PreparedInference {
   inference: InferenceRequest;
   rawBody: string;
   model: CatalogModel;
+  /** The model a candidate serves: `model`, or one of the body's `models` fallbacks. */
+  modelOf(candidate: Candidate): CatalogModel;
   /** Worst-case prompt tokens (the byte estimate, or the context window for unsized input). */
   inputTokens: number;
   /** The per-choice output limit: the caller's, else the model's, never past the model's. */
@@ -49,39 +53,85 @@ export async function prepareInference(
   dialect: CallerDialect,
   expand?: BodyExpansion,
 ): Promise<PreparedInference> {
-  const routingRequest = parseRoutingHeaders(request.headers);
+  const headerRouting = parseRoutingHeaders(request.headers);
   const received = await readBodyText(request, app.env.MAX_BODY_BYTES);
   const parsed = parseJsonText(received);
   const expanded = expand && isRecord(parsed) ? await expand(parsed) : parsed;
+  // OpenRouter's routing fields are the gateway's: read here, never forwarded.
+  const bodyRouting = isRecord(expanded) ? readBodyRouting(expanded) : undefined;
+  const forwarded = bodyRouting?.body ?? expanded;
   // The hold is sized from the body the upstream will get, history included.
-  const rawBody = expanded === parsed ? received : JSON.stringify(expanded);
-  const inference = parseInferenceRequest(dialect, expanded, rawBody);
+  const rawBody = forwarded === parsed ? received : JSON.stringify(forwarded);
+  const inference = parseInferenceRequest(dialect, forwarded, rawBody);
   const model = await resolveModelOrThrow(app, inference.model);
   refuseMissingCapabilities(inference, model);
-  let routing: PreparedInference["routing"];
-  try {
-    const candidates = translatableCandidates(
-      dialect,
-      inference.body,
-      await inSpan("routing", { "gen_ai.request.model": model.id }, async (span) => {
-        const routed = await routeRequest(app, model, routingRequest);
-        span?.setAttribute("pod.candidates", routed.length);
-        return routed;
-      }),
-      model.capabilities,
-    );
-    routing = { type: "routed", candidates };
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    routing = { type: "unroutable", error };
+  const fallbacks: CatalogModel[] = [];
+  for (const id of bodyRouting?.fallbackModels ?? []) {
+    const fallback = await resolveModelOrThrow(app, id);
+    refuseMissingCapabilities(inference, fallback);
+    if (fallback !== model && !fallbacks.includes(fallback)) fallbacks.push(fallback);
   }
+  const routingRequest: RoutingRequest = bodyRouting?.preferences
+    ? {
+        ...headerRouting,
+        preferences: { value: bodyRouting.preferences, parameters: usedParameters(inference.body) },
+      }
+    : headerRouting;
+  const served = new Map<Candidate, CatalogModel>();
+  const routing = await routeModels(app, dialect, inference, [model, ...fallbacks], routingRequest, served);
+  const models = [model, ...fallbacks];
   return {
     inference,
     rawBody,
     model,
-    inputTokens: estimateInputTokens(inference, model.contextWindow),
-    maxOutputTokens: Math.min(inference.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens),
+    modelOf: (candidate) => served.get(candidate) ?? model,
+    // A fallback may have a smaller window or output limit: the hold and the request fit every model.
+    inputTokens: Math.min(...models.map((each) => estimateInputTokens(inference, each.contextWindow))),
+    maxOutputTokens: Math.min(
+      ...models.map((each) => Math.min(inference.maxTokens ?? each.maxOutputTokens, each.maxOutputTokens)),
+    ),
     routing,
+  };
+}
+
+/**
+ * The try order over the request's model and then each `models` fallback in turn; a model
+ * nobody can serve is passed over. Unroutable only when no model has a source: then the
+ * first model's reason is told.
+ */
+async function routeModels(
+  app: RoutingServices,
+  dialect: CallerDialect,
+  inference: InferenceRequest,
+  models: CatalogModel[],
+  routingRequest: RoutingRequest,
+  served: Map<Candidate, CatalogModel>,
+): Promise<PreparedInference["routing"]> {
+  const candidates: Candidate[] = [];
+  let firstError: GatewayError | undefined;
+  for (const each of models) {
+    try {
+      const routed = translatableCandidates(
+        dialect,
+        inference.body,
+        await inSpan("routing", { "gen_ai.request.model": each.id }, async (span) => {
+          const routed = await routeRequest(app, each, routingRequest);
+          span?.setAttribute("pod.candidates", routed.length);
+          return routed;
+        }),
+        each.capabilities,
+      );
+      for (const candidate of routed) served.set(candidate, each);
+      candidates.push(...routed);
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      firstError ??= error;
+    }
+  }
+  if (candidates.length > 0) return { type: "routed", candidates };
+  return {
+    type: "unroutable",
+    error: firstError ?? new GatewayError("no_provider", "no provider for the request"),
   };
 }
 

@@ -5,6 +5,7 @@ import type { ChunkSource } from "../http/streamed-response";
 import type { KeyServices } from "../keys/key-services";
 import type { LedgerServices } from "../ledger/ledger-services";
 import type { SettleInferenceResult } from "../ledger/settle-inference";
+import type { Usage } from "../pricing/cost";
 import type { Candidate } from "../providers/candidate";
 import type { TrustFindingSink } from "../providers/trust-finding-sink";
 import type { ReceiptServices } from "../receipts/receipt-services";
@@ -65,6 +66,7 @@ export class RequestSettlement {
   readonly #receipt: ReceiptDraft | undefined;
   /** A stream settles after its handler returned: its span joins the request's trace explicitly. */
   readonly #trace: Context | undefined;
+  readonly #onSettled: ((usage: Usage, outcome: RequestOutcome) => void) | undefined;
   readonly #identity: Omit<SettleRequestInput, "usage" | "outcome">;
 
   constructor(
@@ -78,6 +80,8 @@ export class RequestSettlement {
       agentTokens(): Record<string, number> | undefined;
       /** The agent's signed statement of the job (a marketplace job), once it arrived. */
       agentAttestation(): HostAttestation | undefined;
+      /** Told the metered usage and the outcome once settled (the source's measured performance). */
+      onSettled?(usage: Usage, outcome: RequestOutcome): void;
     },
   ) {
     this.#app = app;
@@ -88,12 +92,13 @@ export class RequestSettlement {
     this.#agentAttestation = served.agentAttestation;
     this.#receipt = app.receipts ? receiptDraft(reserved.inference.rawBody) : undefined;
     this.#trace = activeTraceContext();
+    this.#onSettled = served.onSettled;
     this.#identity = {
       requestId: reserved.requestId,
       accountId: reserved.accountId,
       hold: reserved.reservation.hold,
       candidate: served.candidate,
-      model: reserved.model.id,
+      model: (reserved.modelOf?.(served.candidate) ?? reserved.model).id,
     };
   }
 
@@ -101,7 +106,7 @@ export class RequestSettlement {
   meterInput(claim: UsageClaim, content: () => RelayedContent): MeterInput {
     const reserved = this.#reserved;
     return {
-      family: tokenizerFamilyOf(reserved.model),
+      family: tokenizerFamilyOf(reserved.modelOf?.(this.#candidate) ?? reserved.model),
       trusted: this.#candidate.route !== "marketplace",
       forwardedBody: this.#forwardedBody,
       maxInputTokens: reserved.maxInputTokens,
@@ -124,6 +129,7 @@ export class RequestSettlement {
         const metered = await meterUsage({ ...metering, agentTokens });
         this.#reportFindings(metered.findings, agentTokens);
         const settled = await settleRequest(this.#app, { ...this.#identity, usage: metered.usage, outcome });
+        this.#onSettled?.(metered.usage, outcome);
         if (this.#receipt) await this.#sign(this.#receipt, metering, metered, settled.charged, outcome);
         span?.setAttributes(settlementAttributes(metered.usage, settled.charged, this.#reserved.model.id));
         this.#reserved.onServed?.(this.#candidate, {

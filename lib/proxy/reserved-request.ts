@@ -22,6 +22,8 @@ export interface ReservedRequest {
   accountId: bigint;
   inference: InferenceRequest;
   model: CatalogModel;
+  /** The model a candidate serves when the body named `models` fallbacks (else `model`). */
+  modelOf?(candidate: Candidate): CatalogModel;
   candidates: Candidate[];
   reservation: Reservation;
   /** The prompt tokens the hold priced: the most input the meter ever bills. */

@@ -9,6 +9,7 @@ import { gatewayMetrics } from "../metrics/gateway-metrics";
 import type { Candidate } from "../providers/candidate";
 import { NodeBodyResponse } from "../providers/node-body-response";
 import type { RoutingState } from "../routing/routing-state";
+import { performanceKey } from "../routing/source-performance";
 import { countPromptTokens } from "../usage/count-prompt";
 import { loadedTokenizer } from "../usage/tokenizer";
 import {
@@ -29,6 +30,21 @@ export interface ServingServices extends SettlementServices {
   routing: RoutingState;
 }
 
+/** Passes a source's chunks on, marking when the first arrived (its time to first token). */
+async function* markFirstChunk(
+  source: AsyncIterable<Uint8Array>,
+  mark: () => void,
+): AsyncGenerator<Uint8Array> {
+  let first = true;
+  for await (const chunk of source) {
+    if (first) {
+      first = false;
+      mark();
+    }
+    yield chunk;
+  }
+}
+
 /** Each source's exchange, made when first asked for (its body, its stream), once per request. */
 function exchangesOf(reserved: ReservedRequest): (candidate: Candidate) => Exchange {
   const made = new Map<Candidate, Exchange>();
@@ -41,7 +57,7 @@ function exchangesOf(reserved: ReservedRequest): (candidate: Candidate) => Excha
         upstreamModelId: candidate.upstreamModelId,
         sourceName: candidate.route === "centralized" ? candidate.providerId : undefined,
         outputLimit: reserved.reservation.maxOutputTokens,
-        target: reserved.model.capabilities,
+        target: (reserved.modelOf?.(candidate) ?? reserved.model).capabilities,
       });
       made.set(candidate, exchange);
     }
@@ -74,8 +90,11 @@ export async function serveReserved(
   reserved: ReservedRequest,
 ): Promise<Response> {
   const forwardHeaders = forwardedCallerHeaders(request.headers);
-  const { health } = app.routing;
+  const { health, performance: measured } = app.routing;
   const exchangeFor = exchangesOf(reserved);
+  const keyOf = (candidate: Candidate) =>
+    performanceKey(candidate.providerId, (reserved.modelOf?.(candidate) ?? reserved.model).id);
+  let dispatchedAt = 0;
   let agentTokens: Record<string, number> | undefined;
   let agentAttestation: HostAttestation | undefined;
   // A marketplace job is metered with the tokenizer, and a translated Anthropic stream opens
@@ -99,6 +118,12 @@ export async function serveReserved(
     buildBody: (candidate) => exchangeFor(candidate).upstreamBody(),
     onAttemptFailed: (candidate, _reason, elapsedMs) => {
       health.recordFailure(candidate.providerId, elapsedMs);
+      measured.record(keyOf(candidate), {
+        outputTokens: 0,
+        durationMs: elapsedMs,
+        ok: false,
+        error: "attempt_failed",
+      });
       gatewayMetrics.upstreamErrors.inc({ provider: candidate.providerId, kind: "attempt_failed" });
       gatewayMetrics.upstreamLatency.observe(
         { provider: candidate.providerId, result: "error" },
@@ -106,6 +131,7 @@ export async function serveReserved(
       );
     },
     onAttemptSucceeded: (candidate, elapsedMs) => {
+      dispatchedAt = performance.now() - elapsedMs;
       health.recordSuccess(candidate.providerId, elapsedMs);
       gatewayMetrics.upstreamLatency.observe(
         { provider: candidate.providerId, result: "ok" },
@@ -116,11 +142,23 @@ export async function serveReserved(
   const { candidate, response } = success;
   const { inference } = reserved;
   const exchange = exchangeFor(candidate);
+  let firstChunkMs: number | undefined;
   const settlement = new RequestSettlement(app, reserved, {
     candidate,
     forwardedBody: success.body,
     agentTokens: () => agentTokens,
     agentAttestation: () => agentAttestation,
+    // What the source did, measured here on real traffic (a client's own stall or exit says nothing of it).
+    onSettled: (usage, outcome) => {
+      if (outcome === "client_aborted" || outcome === "client_stalled") return;
+      measured.record(keyOf(candidate), {
+        ...(firstChunkMs === undefined ? {} : { ttftMs: firstChunkMs }),
+        outputTokens: usage.outputTokens,
+        durationMs: performance.now() - dispatchedAt,
+        ok: outcome === "completed",
+        ...(outcome === "completed" ? {} : { error: outcome }),
+      });
+    },
   });
 
   const contentType = response.headers.get("content-type") ?? "application/json";
@@ -131,7 +169,12 @@ export async function serveReserved(
     );
     const chunks = relayStream({
       ...settlement.streamHooks(),
-      upstream: upstreamBody,
+      upstream:
+        Symbol.asyncIterator in upstreamBody
+          ? markFirstChunk(upstreamBody, () => {
+              firstChunkMs = performance.now() - dispatchedAt;
+            })
+          : upstreamBody,
       upstreamDialect: candidate.dialect,
       callerDialect: inference.dialect,
       suppressInjectedUsage: exchange.dropsInjectedUsage,

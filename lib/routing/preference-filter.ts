@@ -45,6 +45,11 @@ export function admittedBy(preferences: ProviderPreferences, parameters: readonl
   return (candidate: Candidate): boolean => {
     if (preferences.only && !names(candidate, preferences.only)) return false;
     if (preferences.ignore && names(candidate, preferences.ignore)) return false;
+    if (
+      preferences.maxRequestPrice !== undefined &&
+      (candidate.price.requestPrice ?? 0n) > preferences.maxRequestPrice
+    )
+      return false;
     if (preferences.quantizations && !preferences.quantizations.includes(candidate.quantization ?? ""))
       return false;
     if (preferences.dataCollection === "deny" && candidate.dataCollection !== "deny") return false;
@@ -59,6 +64,9 @@ export function narrowingFields(preferences: ProviderPreferences, parameters: re
   return [
     ...(preferences.only ? [`only: ${preferences.only.join(", ")}`] : []),
     ...(preferences.ignore ? [`ignore: ${preferences.ignore.join(", ")}`] : []),
+    ...(preferences.maxRequestPrice === undefined
+      ? []
+      : [`max_price.request: ${preferences.maxRequestPrice} microunits`]),
     ...(preferences.quantizations
       ? [`quantizations: ${preferences.quantizations.join(", ")} (no source declares one)`]
       : []),

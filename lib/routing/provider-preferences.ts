@@ -44,8 +44,9 @@ const providerSchema = z.strictObject({
     .strictObject({
       prompt: usdPer1m.optional(),
       completion: usdPer1m.optional(),
-      // No source of this gateway charges per request or per image: any ceiling on them holds.
+      /** USD per request: a source with a per-request price above it is refused. */
       request: usdPer1m.optional(),
+      // No chat source of this gateway charges per image: any ceiling on it holds.
       image: usdPer1m.optional(),
     })
     .optional(),
@@ -65,6 +66,8 @@ export interface ProviderPreferences {
   allowFallbacks: boolean;
   sort?: SortKey;
   maxPrice: PriceCeilings;
+  /** `max_price.request`, in microunits per request. */
+  maxRequestPrice?: bigint;
   requireParameters: boolean;
   dataCollection?: "allow" | "deny";
   quantizations?: string[];
@@ -107,6 +110,9 @@ function parsePreferences(raw: unknown): ProviderPreferences | undefined {
     allowFallbacks: value.allow_fallbacks ?? true,
     ...(value.sort ? { sort: typeof value.sort === "string" ? value.sort : value.sort.by } : {}),
     maxPrice,
+    ...(value.max_price?.request === undefined
+      ? {}
+      : { maxRequestPrice: toMicrounits(value.max_price.request) }),
     requireParameters: value.require_parameters ?? false,
     ...(value.data_collection ? { dataCollection: value.data_collection } : {}),
     ...(value.quantizations ? { quantizations: value.quantizations } : {}),

@@ -35,6 +35,7 @@ export function servePaid(
         accountId: settlement.walletAccountId,
         inference: priced.inference,
         model: priced.model,
+        modelOf: priced.modelOf,
         candidates,
         reservation: {
           hold: paidHold(settlement),

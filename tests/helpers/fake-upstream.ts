@@ -33,6 +33,8 @@ export interface FakeUpstream {
   peakActiveRequests: number;
   /** What `GET /v1/models` answers from now on (an upstream's own list, e.g. OpenRouter's with prices). */
   setModelList(body: unknown): void;
+  /** From now on every generated token waits this long at least (this fake's own speed). */
+  setTokenDelay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -190,7 +192,7 @@ export async function startFakeUpstream(
   options: FakeUpstreamOptions = {},
 ): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
-  const state = { abortedRequests: 0, active: 0, peak: 0, modelList: undefined as unknown };
+  const state = { abortedRequests: 0, active: 0, peak: 0, modelList: undefined as unknown, tokenDelayMs: 0 };
   const server: Server = createServer((request, response) => {
     // What llama.cpp server, vLLM and LM Studio answer, so provider agents can discover models.
     if (request.method === "GET" && request.url === "/v1/models") {
@@ -244,8 +246,10 @@ export async function startFakeUpstream(
         }
         const maxTokens = (body.max_tokens ?? body.max_completion_tokens) as number | undefined;
         const prompt = promptText(body);
+        const read = readDirectives(prompt, maxTokens);
         const directives = {
-          ...readDirectives(prompt, maxTokens),
+          ...read,
+          slowMs: Math.max(read.slowMs, state.tokenDelayMs),
           ...(options.voice === "other" ? { word: otherWord } : {}),
         };
         if (directives.error) return sendError(dialect, response, directives.error);
@@ -288,6 +292,9 @@ export async function startFakeUpstream(
     },
     setModelList(body) {
       state.modelList = body;
+    },
+    setTokenDelay(ms) {
+      state.tokenDelayMs = ms;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -55,6 +55,7 @@ export async function handleTokenInference(
       accountId: record.accountId,
       inference: prepared.inference,
       model: prepared.model,
+      modelOf: prepared.modelOf,
       candidates,
       reservation,
       maxInputTokens: prepared.inputTokens,
