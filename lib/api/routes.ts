@@ -41,6 +41,7 @@ import { deleteResponse, getStoredResponse } from "./inference/stored-response";
 import { createKey, revokeKey, rotateKey, updateKey } from "./keys/issue-key";
 import { listKeys } from "./keys/list-keys";
 import { listMarketplaceModels } from "./marketplace/list-marketplace-models";
+import { listModelEndpoints } from "./marketplace/list-model-endpoints";
 import { listProviders } from "./marketplace/list-providers";
 import { getReceiptKeys } from "./receipts/get-receipt-keys";
 import { defineRoute, type RouteDefinition } from "./route-definition";
@@ -439,6 +440,14 @@ export const apiRoutes: readonly RouteDefinition[] = [
   }),
 
   // Marketplace catalogue
+  defineRoute({
+    method: "GET",
+    path: "/v1/models/:model/endpoints",
+    auth: "none",
+    dialect: "openai",
+    bodyLimit: 0,
+    handler: listModelEndpoints,
+  }),
   defineRoute({
     method: "GET",
     path: "/v1/marketplace/models",

@@ -30,21 +30,6 @@ export interface ServingServices extends SettlementServices {
   routing: RoutingState;
 }
 
-/** Passes a source's chunks on, marking when the first arrived (its time to first token). */
-async function* markFirstChunk(
-  source: AsyncIterable<Uint8Array>,
-  mark: () => void,
-): AsyncGenerator<Uint8Array> {
-  let first = true;
-  for await (const chunk of source) {
-    if (first) {
-      first = false;
-      mark();
-    }
-    yield chunk;
-  }
-}
-
 /** Each source's exchange, made when first asked for (its body, its stream), once per request. */
 function exchangesOf(reserved: ReservedRequest): (candidate: Candidate) => Exchange {
   const made = new Map<Candidate, Exchange>();
@@ -169,12 +154,10 @@ export async function serveReserved(
     );
     const chunks = relayStream({
       ...settlement.streamHooks(),
-      upstream:
-        Symbol.asyncIterator in upstreamBody
-          ? markFirstChunk(upstreamBody, () => {
-              firstChunkMs = performance.now() - dispatchedAt;
-            })
-          : upstreamBody,
+      upstream: upstreamBody,
+      onFirstChunk: () => {
+        firstChunkMs = performance.now() - dispatchedAt;
+      },
       upstreamDialect: candidate.dialect,
       callerDialect: inference.dialect,
       suppressInjectedUsage: exchange.dropsInjectedUsage,

@@ -33,6 +33,8 @@ export interface RelayStreamOptions {
   onEnd(tap: StreamUsageTap, outcome: RequestOutcome): Promise<void>;
   /** Runs after each chunk is taken by the client (journal-running-count.ts throttles it). */
   onProgress?(tap: StreamUsageTap): void;
+  /** Runs when the upstream's first chunk arrives (the source's measured time to first token). */
+  onFirstChunk?(): void;
 }
 
 const encoder = new TextEncoder();
@@ -149,6 +151,7 @@ export function relayStream(options: RelayStreamOptions): ChunkSource {
     // Armed while a chunk waits for the client to take it: a client that stopped reading
     // (its socket full) never takes it, and is cut off.
     let writeTimer: NodeJS.Timeout | undefined;
+    let first = true;
     try {
       for (;;) {
         let idleTimer: NodeJS.Timeout | undefined;
@@ -163,6 +166,10 @@ export function relayStream(options: RelayStreamOptions): ChunkSource {
         }
         if (stoppedBy) return;
         if (step.done) break;
+        if (first) {
+          first = false;
+          options.onFirstChunk?.();
+        }
         if (pastLimit()) {
           log.warn("a marketplace stream ran past the output limit it was given: cut off", { limit });
           options.abortUpstream();

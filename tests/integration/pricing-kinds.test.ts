@@ -83,7 +83,13 @@ describe("the marketplace feed's row shapes", () => {
       centralized_input_per_1m: null,
       centralized_output_per_1m: null,
       centralized_providers: [
-        { provider: "openai", input_per_1m: null, output_per_1m: null, request_price_microunits: 100_000 },
+        {
+          provider: "openai",
+          input_per_1m: null,
+          output_per_1m: null,
+          request_price_microunits: 100_000,
+          performance: null,
+        },
       ],
       pricing: { request_price_microunits: 100_000 },
     });

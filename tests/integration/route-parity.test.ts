@@ -369,6 +369,7 @@ const cases: Case[] = [
     path: () => "/proxy/x402/balance/GXfqVnZENHzvim8rNN8TPwqxWXQe8EBbxhcEMYE8Z7BS",
   },
   { name: "marketplace models", method: "GET", path: () => "/v1/marketplace/models" },
+  { name: "model endpoints", method: "GET", path: () => "/v1/models/gpt-4o-mini/endpoints" },
   { name: "providers", method: "GET", path: () => "/v1/providers" },
   {
     name: "host enroll",

@@ -8,8 +8,10 @@ import { loadRoutableListings } from "../../relays/routable-listings";
 import { loadCandidatePools } from "../../routing/candidate-pools";
 import { liveOffersFor } from "../../routing/marketplace-candidates";
 import { rankCandidates } from "../../routing/rank-candidates";
+import { performanceKey } from "../../routing/source-performance";
 import type { ApiServices } from "../api-services";
 import type { ApiCall } from "../route-definition";
+import { measuredView } from "./measured-view";
 
 const microunits = (value: bigint | undefined) => (value === undefined ? null : Number(value));
 
@@ -45,6 +47,13 @@ function imageRow(app: ApiServices, model: CatalogModel) {
  */
 async function tokenRow(app: ApiServices, model: CatalogModel, withMarket: boolean) {
   const pools = await loadCandidatePools(app, model, { market: withMarket });
+  const figuresOf = (providerId: string) =>
+    app.routing.performance.figures(performanceKey(providerId, model.id));
+  // What the gateway measured, null for a source it has not served this model through yet.
+  const performance = (providerId: string) => {
+    const figures = figuresOf(providerId);
+    return figures.requests === 0 ? null : measuredView(figures);
+  };
   const cap = centralizedCap(app.catalog.pricesFor(model));
   const cheapest = rankCandidates([...pools.market, ...pools.centralized])[0]?.price ?? cap;
   const perRequest = cheapest?.requestPrice !== undefined;
@@ -66,16 +75,27 @@ async function tokenRow(app: ApiServices, model: CatalogModel, withMarket: boole
             provider: providerId,
             input_per_1m: Number(price.inputPer1m),
             output_per_1m: Number(price.outputPer1m),
+            performance: performance(providerId),
           }
         : {
             provider: providerId,
             input_per_1m: null,
             output_per_1m: null,
             request_price_microunits: Number(price.requestPrice),
+            performance: performance(providerId),
           },
     ),
     marketplace_provider_count: new Set(pools.market.map((candidate) => candidate.providerId)).size,
     marketplace_total_tps: [...tokensPerSecond.values()].reduce((sum, value) => sum + value, 0),
+    // The same supply at the speed the gateway measured, where it has (announced elsewhere).
+    marketplace_measured_tps: Number(
+      [...tokensPerSecond]
+        .reduce((sum, [providerId, announced]) => {
+          const figures = figuresOf(providerId);
+          return sum + (figures.measured ? (figures.tokensPerSecond ?? 0) : announced);
+        }, 0)
+        .toFixed(1),
+    ),
     uncensored: model.uncensored === true,
     ...modelMetadata(app.catalog, model),
   };

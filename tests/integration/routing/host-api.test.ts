@@ -224,11 +224,12 @@ describe("public catalogue", () => {
       centralized_input_per_1m: 150_000,
       centralized_output_per_1m: 600_000,
       centralized_providers: [
-        { provider: "openai", input_per_1m: 150_000, output_per_1m: 600_000 },
-        { provider: "openrouter", input_per_1m: 150_000, output_per_1m: 600_000 },
+        { provider: "openai", input_per_1m: 150_000, output_per_1m: 600_000, performance: null },
+        { provider: "openrouter", input_per_1m: 150_000, output_per_1m: 600_000, performance: null },
       ],
       marketplace_provider_count: 0,
       marketplace_total_tps: 0,
+      marketplace_measured_tps: 0,
       uncensored: false,
       // The catalog's metadata, as GET /v1/models gives it.
       name: "gpt-4o-mini",

@@ -1,4 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { modelEndpointsResponseSchema } from "@pod-gateway/contracts/model-endpoints";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { performanceKey } from "../../../lib/routing/source-performance";
@@ -190,5 +191,39 @@ describe("provider preferences", () => {
       .withResponse();
     expect(responses.response.headers.get("x-pod-provider-id")).toBe("openrouter");
     expect(responses.response.headers.get("x-pod-route")).toBe("centralized");
+  });
+
+  it("GET /v1/models/{id}/endpoints lists every source with its price and measured figures; the feed shows the same", async () => {
+    const response = await fetch(`${gateway.baseUrl}/v1/models/gpt-4o-mini/endpoints`);
+    expect(response.status).toBe(200);
+    const { data } = modelEndpointsResponseSchema.parse(await response.json());
+    expect(data.id).toBe("gpt-4o-mini");
+    const byTag = new Map(data.endpoints.map((endpoint) => [endpoint.tag, endpoint]));
+    const slow = byTag.get("openai");
+    const fast = byTag.get("openrouter");
+    expect(slow?.route).toBe("centralized");
+    expect(slow?.pricing).toMatchObject({ prompt: "0.00000015", completion: "0.0000006", request: "0" });
+    expect(fast?.input_per_1m).toBe(450_000);
+    expect(slow?.performance.measured).toBe(true);
+    const measured = gateway.app.routing.performance.figures(performanceKey("openai", "gpt-4o-mini"));
+    expect(slow?.performance.tokens_per_second).toBeCloseTo(measured.tokensPerSecond ?? 0, 0);
+    expect(fast?.performance.tokens_per_second).toBeGreaterThan(slow?.performance.tokens_per_second ?? 0);
+    expect(slow?.uptime_last_30m).toBeGreaterThan(0);
+    const feed = (await (await fetch(`${gateway.baseUrl}/v1/marketplace/models`)).json()) as {
+      models: Array<{
+        model_id: string;
+        centralized_providers: Array<{ provider: string; performance: unknown }>;
+      }>;
+    };
+    const row = feed.models.find((model) => model.model_id === "gpt-4o-mini");
+    expect(
+      row?.centralized_providers.find((entry) => entry.provider === "openai")?.performance,
+    ).toMatchObject({
+      measured: true,
+      tokens_per_second: slow?.performance.tokens_per_second,
+    });
+    const unknown = await fetch(`${gateway.baseUrl}/v1/models/gpt-4o-mnii/endpoints`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("gpt-4o-mini");
   });
 });
