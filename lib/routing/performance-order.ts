@@ -54,8 +54,17 @@ export function orderByScore(
   figuresOf: (candidate: Candidate) => SourceFigures,
 ): Candidate[] {
   const ranked = rankCandidates(candidates);
+  if (ranked.length < 2) return ranked;
   const speeds = new Map(ranked.map((candidate) => [candidate, speedOf(candidate, figuresOf(candidate))]));
   const known = [...speeds.values()];
+  // Nothing measured or announced (the usual case for a source seen rarely): the price order.
+  if (
+    known.every(
+      (speed) =>
+        speed.tokensPerSecond === undefined && speed.ttftMs === undefined && speed.successRate === undefined,
+    )
+  )
+    return ranked;
   const bestTps = Math.max(0, ...known.map((speed) => speed.tokensPerSecond ?? 0));
   const ttfts = known.flatMap((speed) => (speed.ttftMs === undefined ? [] : [speed.ttftMs]));
   const bestTtft = ttfts.length > 0 ? Math.min(...ttfts) : 0;

@@ -216,7 +216,13 @@ describe("public catalogue", () => {
     const empty = (await (await fetch(`${gateway.baseUrl}/v1/marketplace/models`)).json()) as {
       models: Array<Record<string, unknown>>;
     };
-    expect(empty.models.find((row) => row.model_id === "gpt-4o-mini")).toEqual({
+    const row = empty.models.find((row) => row.model_id === "gpt-4o-mini");
+    // Measured figures are there once a source served the model (earlier tests here did).
+    const providers = row?.centralized_providers as Array<{ performance: unknown }>;
+    for (const provider of providers)
+      expect(provider.performance === null || typeof provider.performance === "object").toBe(true);
+    const withoutFigures = providers.map(({ performance: _performance, ...rest }) => rest);
+    expect({ ...row, centralized_providers: withoutFigures }).toEqual({
       model_id: "gpt-4o-mini",
       pricing_mode: "per_token",
       cheapest_input_per_1m: 150_000,
@@ -224,8 +230,8 @@ describe("public catalogue", () => {
       centralized_input_per_1m: 150_000,
       centralized_output_per_1m: 600_000,
       centralized_providers: [
-        { provider: "openai", input_per_1m: 150_000, output_per_1m: 600_000, performance: null },
-        { provider: "openrouter", input_per_1m: 150_000, output_per_1m: 600_000, performance: null },
+        { provider: "openai", input_per_1m: 150_000, output_per_1m: 600_000 },
+        { provider: "openrouter", input_per_1m: 150_000, output_per_1m: 600_000 },
       ],
       marketplace_provider_count: 0,
       marketplace_total_tps: 0,
