@@ -42,6 +42,11 @@ export class PublishLine {
   readonly #timer: NodeJS.Timeout;
 
   readonly #name: string;
+  /**
+   * Times the line came up, and times Redis answered it with an error: what shows that a refused
+   * handshake has been answered (and the line never came up) without waiting an arbitrary time.
+   */
+  readonly #outcomes = { up: 0, refused: 0 };
 
   /** `name`: the connection's name in Redis' CLIENT LIST. */
   constructor(url: string, name = "pod-publish-line") {
@@ -54,6 +59,11 @@ export class PublishLine {
 
   get ready(): boolean {
     return this.#ready;
+  }
+
+  /** How often the line came up and was refused so far (a copy). */
+  get outcomes(): Readonly<{ up: number; refused: number }> {
+    return { ...this.#outcomes };
   }
 
   start(): void {
@@ -100,7 +110,9 @@ export class PublishLine {
   }
 
   #up(): void {
-    if (this.#socket) this.#ready = true;
+    if (!this.#socket) return;
+    this.#ready = true;
+    this.#outcomes.up += 1;
   }
 
   #write(args: string[], onReply: OnReply | undefined): void {
@@ -132,6 +144,7 @@ export class PublishLine {
             reply: line.slice(0, 200),
           });
         this.#refused = true;
+        this.#outcomes.refused += 1;
         this.#drop();
         return;
       }

@@ -85,9 +85,11 @@ describe.skipIf(skipReason !== undefined)("the replicas' publish line", () => {
     await until(() => good.ready);
     expect(await published(good, "authed", "in")).toBe(1);
     await until(() => heard.length === 1);
-    // A refused AUTH, or none where one is needed, fails the PING the line waits for: never up.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A refused AUTH, or none where one is needed, fails the PING the line waits for: once Redis
+    // has answered each with an error, neither line has ever been up.
+    await until(() => bad.outcomes.refused > 0 && none.outcomes.refused > 0);
     for (const down of [bad, none]) {
+      expect(down.outcomes.up).toBe(0);
       expect(down.ready).toBe(false);
       expect(down.publish("authed", "never", () => undefined)).toBe(false);
     }
