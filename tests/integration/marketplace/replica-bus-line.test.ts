@@ -49,15 +49,21 @@ describe.skipIf(skipReason !== undefined)("the replica bus with its publish line
     cleanups.push(() => admin.close());
     const heard: number[] = [];
     const heardShared: number[] = [];
+    /** The markers sent once every report is in: heard, everything Redis took before them is too. */
+    const flushed = { direct: false, shared: false };
     const sender = bus(redis, "sender", () => undefined);
     bus(
       redis,
       "receiver",
       (message) => {
-        if (message.type === "ack") heard.push(message.bytes);
+        if (message.type !== "ack") return;
+        if (message.job === "flush") flushed.direct = true;
+        else heard.push(message.bytes);
       },
       (message) => {
-        if (message.type === "health" && message.attempts[0]) heardShared.push(message.attempts[0].at);
+        if (message.type !== "health" || !message.attempts[0]) return;
+        if (message.attempts[0].provider === "flush") flushed.shared = true;
+        else heardShared.push(message.attempts[0].at);
       },
     );
     await vi.waitFor(
@@ -99,7 +105,21 @@ describe.skipIf(skipReason !== undefined)("the replica bus with its publish line
       }
     }
     const delivered = await Promise.all(reports);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Redis answered (or dropped) every message above before it takes the markers, and a
+    // subscriber hears in the order Redis took: once they are heard, all that will arrive has.
+    await vi.waitFor(
+      async () => {
+        if (!flushed.shared)
+          sender.broadcast({
+            type: "health",
+            replica: "sender",
+            attempts: [{ provider: "flush", ok: true, ms: 1, at: 0 }],
+          });
+        if (!flushed.direct) await sender.send("receiver", { type: "ack", job: "flush", bytes: 0 });
+        if (!flushed.direct || !flushed.shared) throw new Error("the markers were not heard");
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     expect(kills).toBe(2);
     for (let index = 1; index < heard.length; index += 1)
       expect(heard[index] as number).toBeGreaterThan(heard[index - 1] as number);
