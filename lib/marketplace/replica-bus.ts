@@ -73,6 +73,12 @@ export class ReplicaBus {
    * node-redis on the next turn).
    */
   #publishing = 0;
+  /**
+   * Direct messages published and heard: replicas whose counts add up have nothing on its way
+   * to each other, which is how one knows a job's flow between them has settled without
+   * waiting an arbitrary time.
+   */
+  readonly #directCounts = { sent: 0, heard: 0 };
 
   constructor(options: ReplicaBusOptions) {
     this.#options = options;
@@ -145,9 +151,15 @@ export class ReplicaBus {
     return replicaId === this.replicaId ? this.#options.name : (this.#names.get(replicaId) ?? replicaId);
   }
 
+  /** Direct messages this replica has published and heard so far (a copy). */
+  get directCounts(): Readonly<{ sent: number; heard: number }> {
+    return { ...this.#directCounts };
+  }
+
   /** Sends to one replica; false when it is not listening (dead) or Redis is away. */
   send(replicaId: string, message: DirectMessage): Promise<boolean> {
     if (this.#state !== "up") return Promise.resolve(false);
+    this.#directCounts.sent += 1;
     return new Promise<boolean>((resolve) =>
       this.#publish(this.#directChannel(replicaId), JSON.stringify(message), (receivers) =>
         resolve(receivers !== undefined && receivers > 0),
@@ -289,6 +301,7 @@ export class ReplicaBus {
   }
 
   #direct(text: string): void {
+    this.#directCounts.heard += 1;
     const message = parseDirectMessage(text);
     if (message) this.#options.onDirect(message);
   }

@@ -189,6 +189,11 @@ export class SharedMarketplaceRegistry implements MarketplaceRegistry {
     return this.#seen.get(providerId)?.entry.inFlight ?? 0;
   }
 
+  /** The bus's direct messages published and heard (see ReplicaBus.directCounts). */
+  directCounts(): Readonly<{ sent: number; heard: number }> {
+    return this.#bus.directCounts;
+  }
+
   disconnect(providerId: string): void {
     if (this.#held.has(providerId)) this.#local.disconnect(providerId);
     this.#seen.delete(providerId);

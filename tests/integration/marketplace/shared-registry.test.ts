@@ -136,7 +136,17 @@ describe.skipIf(redis.url === undefined)("the marketplace shared through Redis",
     if (!reader) throw new Error("no body");
     const first = await reader.read();
     expect(first.value?.[0]).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Settled: every job message and ack either replica published has been heard, read once both
+    // replicas' pending work ran (waitFor checks at once, then from a timer), so nothing more can
+    // pull from the agent.
+    await new Promise((resolve) => setImmediate(resolve));
+    await vi.waitFor(
+      () => {
+        const [a, c] = [replicaA.directCounts(), replicaC.directCounts()];
+        if (a.sent + c.sent !== a.heard + c.heard) throw new Error("job messages still on their way");
+      },
+      { timeout: 5_000, interval: 20 },
+    );
     const source = sources[0] as Source;
     // 256 KiB window, plus what sits in the streams' own buffers: far below the 4 MiB reply.
     expect(source.produced).toBeLessThanOrEqual(640 * 1024);
