@@ -593,7 +593,7 @@ describe("server.ts and the app/ route files give the same answers over HTTP", (
     const covered = new Set<string>();
     for (const testCase of cases) {
       for (const route of apiRoutes) {
-        const pattern = new RegExp(`^${route.path.replace(/:[a-z]+/g, "[^/]+")}$`);
+        const pattern = new RegExp(`^${route.path.replace(/:[a-z_]+/g, "[^/]+")}$`);
         if (route.method === testCase.method && pattern.test(testCase.path().split("?")[0] ?? ""))
           covered.add(`${route.method} ${route.path}`);
       }
