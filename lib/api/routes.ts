@@ -9,6 +9,7 @@ import {
 import { getFundingSetup } from "./admin/get-funding-setup";
 import { getHostTrust } from "./admin/get-host-trust";
 import { getReconciliation } from "./admin/get-reconciliation";
+import { resumeAutoTopUp } from "./admin/resume-auto-top-up";
 import { setHostStatus } from "./admin/set-host-status";
 import { slashHost } from "./admin/slash-host";
 import { getAutoTopUp, setAutoTopUp, setUpAutoTopUpCard } from "./balance/auto-top-up";
@@ -606,6 +607,14 @@ export const apiRoutes: readonly RouteDefinition[] = [
     dialect: "openai",
     bodyLimit: "env",
     handler: creditToken,
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/admin/auto-top-up/resume",
+    auth: "admin",
+    dialect: "openai",
+    bodyLimit: "env",
+    handler: resumeAutoTopUp,
   }),
   defineRoute({
     method: "POST",

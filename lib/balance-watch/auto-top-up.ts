@@ -1,5 +1,5 @@
 import type { AutoTopUpView } from "@pod-gateway/contracts/balance-watch";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import type { Database, Executor } from "../db/client";
 import { queryRows } from "../db/client";
@@ -186,6 +186,9 @@ export async function autoTopUpView(
         ? { brand: row.cardBrand, last4: row.cardLast4 }
         : null,
     last_error: row?.lastError ?? null,
+    suspended: row?.suspendedAt
+      ? { since: row.suspendedAt.toISOString(), reason: row.suspendedReason ?? "card dispute" }
+      : null,
     charges: charges.map((charge) => ({
       id: charge.id,
       amount_cents: Number(charge.amountCents),
@@ -201,6 +204,16 @@ export type TopUpOutcome =
   | { type: "charged"; chargeId: string; amountCents: bigint }
   | { type: "skipped"; reason: string }
   | { type: "failed"; reason: string };
+
+/** The operator cleared a dispute's suspension: the saved card may be charged again. */
+export async function resumeAutoTopUp(database: Database, tokenId: string): Promise<boolean> {
+  const cleared = await database
+    .update(autoTopUps)
+    .set({ suspendedAt: null, suspendedReason: null, updatedAt: new Date() })
+    .where(and(eq(autoTopUps.tokenId, tokenId), isNotNull(autoTopUps.suspendedAt)))
+    .returning({ tokenId: autoTopUps.tokenId });
+  return cleared.length > 0;
+}
 
 /**
  * Charges the saved card once for a balance below the threshold. The charge row is the claim:
@@ -224,6 +237,7 @@ export async function chargeAutoTopUp(
     const [setting] = await transaction.select().from(autoTopUps).where(eq(autoTopUps.tokenId, tokenId));
     if (!setting?.enabled || !setting.paymentMethodId || !setting.stripeCustomerId)
       return { type: "skipped" as const, reason: "off or no card" };
+    if (setting.suspendedAt) return { type: "skipped" as const, reason: "suspended after a card dispute" };
     if (!setting.armed) return { type: "skipped" as const, reason: "already charged for this crossing" };
     const [pending] = await transaction
       .select({ id: autoTopUpCharges.id })

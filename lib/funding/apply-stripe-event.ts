@@ -6,6 +6,14 @@ import { apiTokens, cardSessions, stripeEvents } from "../db/schema";
 import { ensureAccount, systemAccounts } from "../ledger/accounts";
 import { postTransaction } from "../ledger/post-transaction";
 import { postTokenCredit } from "../tokens/credit-token";
+import {
+  lockPaymentByIntent,
+  lockPaymentByRef,
+  type ReversiblePayment,
+  refKeys,
+  setReversed,
+  suspendAutoTopUp,
+} from "./reversible-payment";
 
 type StripeEventOutcome =
   | "credited"
@@ -195,21 +203,25 @@ async function reverseCredit(
   const reversal = reversals[source];
   const paymentIntentId = idOf(against.payment_intent);
   if (!paymentIntentId) return { outcome: "parked", reason: "no_payment_intent" };
-  const row = await lockSession(transaction, "payment_intent_id", paymentIntentId);
-  if (!row) return { outcome: "parked", reason: "unknown_payment" };
-  const sessionId = row.id;
-  if (row.status !== "credited") return { outcome: "parked", reason: "session_not_credited", sessionId };
-  if (against.currency !== row.currency) return { outcome: "parked", reason: "currency_mismatch", sessionId };
-  const share = shareOf(row, BigInt(amountMinor));
+  // A Checkout session or an auto top-up charge: every card payment the gateway creates.
+  const payment = await lockPaymentByIntent(transaction, paymentIntentId);
+  if (!payment) return { outcome: "parked", reason: "unknown_payment" };
+  const sessionId = payment.ref;
+  // The stolen-card pattern: a disputed account's saved card is not charged again until an operator clears it.
+  if (source === "stripe_dispute") await suspendAutoTopUp(transaction, payment.tokenId, event.id);
+  if (!payment.credited) return { outcome: "parked", reason: "session_not_credited", sessionId };
+  if (against.currency !== payment.currency)
+    return { outcome: "parked", reason: "currency_mismatch", sessionId };
+  const share = shareOf(payment, BigInt(amountMinor));
   const due = minBigint(
-    reversal.cumulative ? share - row.reversedMicrounits : share,
-    row.creditMicrounits - row.reversedMicrounits,
+    reversal.cumulative ? share - payment.reversedMicrounits : share,
+    payment.creditMicrounits - payment.reversedMicrounits,
   );
   if (due <= 0n) return { outcome: "recorded", reason: "nothing left to reverse", sessionId };
 
   const balances = await queryRows<{ balance: string | bigint; held: string | bigint }>(
     transaction,
-    sql`SELECT balance, held FROM accounts WHERE id = ${row.accountId} FOR UPDATE`,
+    sql`SELECT balance, held FROM accounts WHERE id = ${payment.accountId} FOR UPDATE`,
   );
   const account = balances[0];
   const available = account ? BigInt(account.balance) - BigInt(account.held) : 0n;
@@ -224,14 +236,14 @@ async function reverseCredit(
       kind: reversal.kind,
       idempotencyKey: `stripe:reversal:${event.id}`,
       metadata: {
-        reason: reversal.reason,
+        reason: payment.kind === "auto_top_up" ? `${reversal.reason} (auto top-up)` : reversal.reason,
         stripe_event_id: event.id,
-        stripe_session_id: sessionId,
+        [refKeys[payment.kind]]: sessionId,
         stripe_payment_intent_id: paymentIntentId,
         receivable_microunits: Number(due - taken),
       },
       entries: [
-        { accountId: row.accountId, amount: -taken },
+        { accountId: payment.accountId, amount: -taken },
         { accountId: stripeAccount, amount: taken },
       ],
     });
@@ -241,17 +253,14 @@ async function reverseCredit(
     // collected then (lib/ledger/receivables.ts); what was already spent waits for new funding.
     await transaction.execute(
       sql`INSERT INTO receivables (account_id, amount_microunits, outstanding_microunits, source, reference, session_id)
-          VALUES (${row.accountId}, ${due - taken}, ${due - taken}, ${source}, ${event.id}, ${sessionId})`,
+          VALUES (${payment.accountId}, ${due - taken}, ${due - taken}, ${source}, ${event.id}, ${sessionId})`,
     );
   }
-  await transaction
-    .update(cardSessions)
-    .set({ reversedMicrounits: row.reversedMicrounits + due })
-    .where(eq(cardSessions.id, sessionId));
+  await setReversed(transaction, payment, payment.reversedMicrounits + due);
   return {
     outcome: "reversed",
     sessionId,
-    ...(due > taken ? { reason: `receivable ${due - taken}`, owingAccountId: row.accountId } : {}),
+    ...(due > taken ? { reason: `receivable ${due - taken}`, owingAccountId: payment.accountId } : {}),
   };
 }
 
@@ -272,7 +281,8 @@ async function reinstateDispute(
   if (!opened) return { outcome: "parked", reason: "unknown_dispute" };
   const [reversal] = await queryRows<{ taken: string | null; session_id: string | null }>(
     transaction,
-    sql`SELECT (-SUM(e.amount) FILTER (WHERE a.kind = 'token'))::text AS taken, t.metadata->>'stripe_session_id' AS session_id
+    sql`SELECT (-SUM(e.amount) FILTER (WHERE a.kind = 'token'))::text AS taken,
+               COALESCE(t.metadata->>'stripe_session_id', t.metadata->>'stripe_auto_top_up_charge_id') AS session_id
         FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id JOIN accounts a ON a.id = e.account_id
         WHERE t.idempotency_key = ${`stripe:reversal:${opened.id}`} GROUP BY t.id`,
   );
@@ -289,7 +299,7 @@ async function reinstateDispute(
   );
   const sessionId = reversal?.session_id ?? receivable?.session_id ?? null;
   if (!sessionId) return { outcome: "parked", reason: "dispute_not_reversed" };
-  const session = await lockSession(transaction, "id", sessionId);
+  const session = await lockPaymentByRef(transaction, sessionId);
   if (!session) return { outcome: "parked", reason: "unknown_session" };
   const returned = BigInt(reversal?.taken ?? "0") + BigInt(receivable?.collected ?? "0");
   if (receivable)
@@ -297,10 +307,7 @@ async function reinstateDispute(
       sql`UPDATE receivables SET outstanding_microunits = 0, status = 'won' WHERE id = ${receivable.id}`,
     );
   const reversed = BigInt(reversal?.taken ?? "0") + BigInt(receivable?.amount ?? "0");
-  await transaction
-    .update(cardSessions)
-    .set({ reversedMicrounits: session.reversedMicrounits - reversed })
-    .where(eq(cardSessions.id, sessionId));
+  await setReversed(transaction, session, session.reversedMicrounits - reversed);
   if (returned > 0n) {
     await postTokenCredit(transaction, {
       tokenId: session.tokenId,
@@ -313,7 +320,7 @@ async function reinstateDispute(
         reason: "card dispute decided for you: the payment stands",
         stripe_event_id: event.id,
         stripe_dispute_id: disputeId,
-        stripe_session_id: sessionId,
+        [refKeys[session.kind]]: sessionId,
       },
     });
   }
@@ -339,7 +346,7 @@ async function reinstateDispute(
 async function takeRefundsMadeDuringDispute(
   transaction: Executor,
   event: Stripe.Event,
-  session: CardSessionRow,
+  session: ReversiblePayment,
   /** The session's reversed total once the dispute's part is undone. */
   reversedNow: bigint,
 ): Promise<bigint> {
@@ -359,16 +366,13 @@ async function takeRefundsMadeDuringDispute(
     Number(refunded.amount),
   );
   if (result.outcome !== "reversed") return 0n;
-  const [after] = await queryRows<{ reversed: string }>(
-    transaction,
-    sql`SELECT reversed_microunits::text AS reversed FROM card_sessions WHERE id = ${session.id}`,
-  );
-  return BigInt(after?.reversed ?? reversedNow) - reversedNow;
+  const after = await lockPaymentByRef(transaction, session.ref);
+  return (after?.reversedMicrounits ?? reversedNow) - reversedNow;
 }
 
 /** The part of the credit a payer-side amount stands for (the fee is paid back pro rata too), rounded up. */
 export function shareOf(
-  session: Pick<CardSessionRow, "amountTotal" | "creditMicrounits">,
+  session: Pick<ReversiblePayment, "amountTotal" | "creditMicrounits">,
   amountMinor: bigint,
 ): bigint {
   if (session.amountTotal <= 0n) return 0n;

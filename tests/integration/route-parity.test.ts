@@ -439,6 +439,13 @@ const cases: Case[] = [
     body: () => ({ api_token: token, amount_microunits: 1, reason: "parity" }),
   },
   {
+    name: "admin resume auto top-up",
+    method: "POST",
+    path: () => "/v1/admin/auto-top-up/resume",
+    headers: asAdmin,
+    body: () => ({ api_token: token, reason: "parity" }),
+  },
+  {
     name: "admin credit, bare token",
     method: "POST",
     path: () => "/v1/admin/credits",

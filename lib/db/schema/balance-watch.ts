@@ -46,6 +46,9 @@ export const autoTopUps = pgTable(
     setupSessionId: text("setup_session_id"),
     /** Why it turned itself off (a declined card), in words. */
     lastError: text("last_error"),
+    /** A card dispute on the account stopped it: no charge until an operator clears this. */
+    suspendedAt: timestamp("suspended_at", { withTimezone: true }),
+    suspendedReason: text("suspended_reason"),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [check("auto_top_ups_amounts", sql`${table.amountCents} > 0 AND ${table.monthlyCapCents} >= 0`)],
@@ -63,6 +66,8 @@ export const autoTopUpCharges = pgTable(
     accountId: accountId(),
     amountCents: bigint("amount_cents", { mode: "bigint" }).notNull(),
     creditMicrounits: bigint("credit_microunits", { mode: "bigint" }).notNull(),
+    /** Taken back by refunds and disputes of the charge (as for a Checkout session). */
+    reversedMicrounits: bigint("reversed_microunits", { mode: "bigint" }).notNull().default(sql`0`),
     /** pending (claimed, Stripe called) | succeeded (credited) | failed */
     status: text("status").notNull(),
     paymentIntentId: text("payment_intent_id"),

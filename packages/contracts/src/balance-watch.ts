@@ -72,6 +72,8 @@ export const autoTopUpViewSchema = z.object({
   card: z.object({ brand: z.string(), last4: z.string() }).nullable(),
   /** Why auto top-up turned itself off (a declined card), in words. */
   last_error: z.string().nullable(),
+  /** A card dispute on the account suspended it: no charge until the operator clears it. */
+  suspended: z.object({ since: z.string(), reason: z.string() }).nullable(),
   charges: z.array(autoTopUpChargeViewSchema),
 });
 

@@ -106,9 +106,9 @@ export interface FakeStripe {
     payload: string,
     options?: { secret?: string; timestamp?: number; signature?: string },
   ): Promise<WebhookDelivery>;
-  /** Refunds `amount` (cents, default all) of a completed session's charge; delivers charge.refunded. */
+  /** Refunds `amount` (cents, default all) of a completed session's (or a `pi_…`'s) charge; delivers charge.refunded. */
   refund(sessionId: string, amount?: number): Promise<WebhookDelivery>;
-  /** Opens a dispute for a completed session's charge; delivers charge.dispute.created. */
+  /** Opens a dispute for a completed session's (or a `pi_…`'s) charge; delivers charge.dispute.created. */
   dispute(sessionId: string, amount?: number): Promise<WebhookDelivery>;
   /** Decides the last dispute opened on a session's charge; delivers charge.dispute.closed. */
   closeDispute(sessionId: string, status: "won" | "lost"): Promise<WebhookDelivery>;
@@ -494,10 +494,12 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     }
   };
 
+  /** The charge of a completed session, or of a payment intent (an off-session charge). */
   const chargeOf = (sessionId: string) => {
     const session = sessions.get(sessionId);
-    const charge = session?.payment_intent ? charges.get(session.payment_intent) : undefined;
-    if (!session || !charge) throw new Error(`fake stripe: session ${sessionId} has no charge`);
+    const intentId = sessionId.startsWith("pi_") ? sessionId : session?.payment_intent;
+    const charge = intentId ? charges.get(intentId) : undefined;
+    if (!charge) throw new Error(`fake stripe: ${sessionId} has no charge`);
     return { session, charge };
   };
 

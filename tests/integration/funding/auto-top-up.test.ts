@@ -4,8 +4,9 @@ import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../../lib/db/client";
+import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { findToken } from "../../../lib/tokens/find-token";
-import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 import { inferenceClient } from "../../helpers/inference-client";
 import { type FakeStripe, startFakeStripe } from "../../helpers/stripe/fake-stripe";
 
@@ -197,6 +198,93 @@ describe("auto top-up by card", () => {
     });
     await settle(token);
     expect(await topUpCredits(token)).toBe(1);
+  }, 60_000);
+
+  /** The payment intent of the token's last auto top-up charge. */
+  async function lastIntent(token: string): Promise<string> {
+    const rows = await queryRows<{ intent: string }>(
+      gateway.app.database.db,
+      sql`SELECT payment_intent_id AS intent FROM auto_top_up_charges
+          WHERE token_id = (SELECT id FROM api_tokens WHERE id = ${(await findToken(gateway.app.database.db, token))?.id ?? ""})
+          ORDER BY created_at DESC LIMIT 1`,
+    );
+    return rows[0]?.intent ?? "";
+  }
+
+  const outcomeOf = (delivery: { body: string }) =>
+    JSON.parse(delivery.body) as { outcome: string; reason?: string | null };
+
+  it("a dispute of an auto top-up charge claws it back (balance, then receivable), suspends auto top-up until the operator clears it; won, it comes back", async () => {
+    const token = await gateway.createFundedToken(1_000n);
+    await saveCard(token);
+    await enable(token, { threshold: 5_100_000, amountCents: 500, capCents: 5_000 });
+    await settle(token);
+    expect(await topUpCredits(token)).toBe(1);
+    const intent = await lastIntent(token);
+    expect(intent).toMatch(/^pi_/);
+    // The stolen-card pattern: the credit is being spent (a request in flight holds part of it) when the charge-back lands.
+    const inFlight = inferenceClient(gateway, token).chat({ maxTokens: 3, content: "slow [fake:hang=1500]" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = await gateway.balanceOf(token);
+    const disputed = outcomeOf(await stripe.dispute(intent));
+    expect(disputed.outcome).toBe("reversed");
+    const after = await gateway.balanceOf(token);
+    const taken = before.balance - after.balance;
+    const receivable = BigInt(/receivable (\d+)/.exec(disputed.reason ?? "")?.[1] ?? "0");
+    // Balance first, a receivable for the rest: the whole $5 credit is claimed back.
+    expect(taken + receivable).toBe(5_000_000n);
+    expect(taken).toBeGreaterThan(0n);
+    await (await inFlight).text();
+
+    // Suspended: the next crossing charges nothing, and the owner cannot turn it back on alone.
+    const view = (await call(token, "/auto-top-up")).body.auto_top_up as {
+      suspended: { reason: string } | null;
+    };
+    expect(view.suspended?.reason).toMatch(/card dispute/);
+    const charges = stripe.paymentIntents.size;
+    await enable(token, { threshold: 9_000_000, amountCents: 500, capCents: 5_000 });
+    await settle(token);
+    expect(stripe.paymentIntents.size).toBe(charges);
+
+    // Won: what was taken comes back and the rest of the receivable is forgiven.
+    const won = outcomeOf(await stripe.closeDispute(intent, "won"));
+    expect(won.outcome).toBe("reinstated");
+    await gateway.app.leases?.returnAll();
+    expect((await gateway.balanceOf(token)).balance).toBeGreaterThanOrEqual(before.balance - 1_000n);
+    // Still suspended until the operator clears it; then the saved card is charged again.
+    await settle(token);
+    expect(stripe.paymentIntents.size).toBe(charges);
+    const resumed = await fetch(`${gateway.baseUrl}/v1/admin/auto-top-up/resume`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${testAdminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ api_token: token, reason: "dispute reviewed" }),
+    });
+    expect(((await resumed.json()) as { resumed: boolean }).resumed).toBe(true);
+    await enable(token, { threshold: 9_000_000, amountCents: 500, capCents: 5_000 });
+    await settle(token);
+    expect(stripe.paymentIntents.size).toBe(charges + 1);
+    expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
+  }, 90_000);
+
+  it("a refund of an auto top-up charge takes its share back, once, like a Checkout refund", async () => {
+    const token = await gateway.createFundedToken(1_000n);
+    await saveCard(token);
+    await enable(token, { threshold: 5_100_000, amountCents: 500, capCents: 5_000 });
+    await settle(token);
+    const intent = await lastIntent(token);
+    await gateway.app.leases?.returnAll();
+    const before = (await gateway.balanceOf(token)).balance;
+    expect(outcomeOf(await stripe.refund(intent, 200)).outcome).toBe("reversed");
+    expect((await gateway.balanceOf(token)).balance).toBe(before - 2_000_000n);
+    // A replayed event changes nothing; the rest of the refund takes the rest.
+    expect(outcomeOf(await stripe.deliver(JSON.stringify(stripe.events.at(-1)))).outcome).toBe("duplicate");
+    expect(outcomeOf(await stripe.refund(intent)).outcome).toBe("reversed");
+    expect((await gateway.balanceOf(token)).balance).toBe(before - 5_000_000n);
+    const rows = await queryRows<{ reversed: string }>(
+      gateway.app.database.db,
+      sql`SELECT reversed_microunits::text AS reversed FROM auto_top_up_charges WHERE payment_intent_id = ${intent}`,
+    );
+    expect(rows[0]?.reversed).toBe("5000000");
   }, 60_000);
 
   it("a declined card is charged once, turns auto top-up off and says why", async () => {
