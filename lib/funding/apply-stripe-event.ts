@@ -32,8 +32,6 @@ export interface StripeEventResult {
   owingAccountId?: bigint;
 }
 
-type CardSessionRow = typeof cardSessions.$inferSelect;
-
 /**
  * Applies one verified Stripe event exactly once. The event row, the ledger posting and the
  * session's new state commit together, so a retried or concurrent delivery either finds the
