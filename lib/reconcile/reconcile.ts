@@ -2,6 +2,7 @@ import { cardSettings } from "../funding/card-settings";
 import type { LedgerServices } from "../ledger/ledger-services";
 import { verifyLedger } from "../ledger/verify-ledger";
 import type { Services } from "../services";
+import type { Difference } from "./core/difference";
 import type { ReconcileReport } from "./core/reconcile-report";
 import { baseReceiptsOf, reconcileBase } from "./evm/reconcile-base";
 import { reconcileSolana, solanaReceiptsOf } from "./solana/reconcile-solana";
@@ -12,12 +13,13 @@ import { reconcileStripe } from "./stripe/reconcile-stripe";
  * every balance and `held` equal to its entries and holds), Stripe (card credits, refunds and
  * disputes per session), Solana (deposit, payout and x402 payment receipts, and every USDC
  * departure from the payout wallet) and Base (deposit and x402 payment receipts). Every
- * unexplained difference is reported to the microunit; an empty list means the books agree.
+ * unexplained difference is reported to the microunit; an empty list means the books agree. A
+ * source that cannot be read is named in `unreadable`, and proves nothing.
  */
 export async function reconcile(app: Services & Pick<LedgerServices, "leases">): Promise<ReconcileReport> {
   await app.leases?.flush(10_000);
   const db = app.database.db;
-  const report: ReconcileReport = { differences: [], checked: ["ledger"], skipped: [] };
+  const report: ReconcileReport = { differences: [], checked: ["ledger"], skipped: [], unreadable: [] };
   for (const problem of await verifyLedger(db))
     report.differences.push({
       source: "ledger",
@@ -27,20 +29,31 @@ export async function reconcile(app: Services & Pick<LedgerServices, "leases">):
     });
 
   const card = cardSettings(app.env);
-  if (card.enabled) {
-    report.differences.push(...(await reconcileStripe(db, card.stripe)));
-    report.checked.push("stripe");
-  } else report.skipped.push(`stripe: ${card.reason}`);
+  if (card.enabled) await compare(report, "stripe", () => reconcileStripe(db, card.stripe));
+  else report.skipped.push(`stripe: ${card.reason}`);
 
   const solana = await solanaReceiptsOf(app.env);
-  if (solana) {
-    report.differences.push(...(await reconcileSolana(db, solana)));
-    report.checked.push("solana");
-  } else report.skipped.push("solana: no Solana rail is configured");
+  if (solana) await compare(report, "solana", () => reconcileSolana(db, solana));
+  else report.skipped.push("solana: no Solana rail is configured");
   const base = baseReceiptsOf(app.env);
-  if (base) {
-    report.differences.push(...(await reconcileBase(db, base)));
-    report.checked.push("base");
-  } else report.skipped.push("base: no Base rail is configured");
+  if (base) await compare(report, "base", () => reconcileBase(db, base));
+  else report.skipped.push("base: no Base rail is configured");
   return report;
+}
+
+/**
+ * One source compared, or named as unreadable with the reason (a source that is down proves
+ * nothing either way: the report says so instead of the run dying with a stack trace).
+ */
+async function compare(
+  report: ReconcileReport,
+  source: string,
+  differencesOf: () => Promise<Difference[]>,
+): Promise<void> {
+  try {
+    report.differences.push(...(await differencesOf()));
+    report.checked.push(source);
+  } catch (error) {
+    report.unreadable.push({ source, reason: error instanceof Error ? error.message : String(error) });
+  }
 }

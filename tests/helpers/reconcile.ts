@@ -11,6 +11,7 @@ interface ReconcileJson {
   unexplained_microunits: string;
   differences: { source: string; reference: string; microunits: string; detail: string }[];
   checked: string[];
+  unreadable: { source: string; reason: string }[];
 }
 
 /** GET /v1/admin/reconcile on a test gateway. */

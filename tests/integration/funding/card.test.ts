@@ -6,7 +6,7 @@ import { placeHold, releaseHold } from "../../../lib/ledger/holds";
 import { collectOpenReceivables } from "../../../lib/ledger/receivables";
 import { findToken } from "../../../lib/tokens/find-token";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
-import { reconcileOver } from "../../helpers/reconcile";
+import { reconcileCommand, reconcileOver } from "../../helpers/reconcile";
 import { type FakeStripe, startFakeStripe } from "../../helpers/stripe/fake-stripe";
 
 const webhookSecret = "whsec_test_funding";
@@ -371,6 +371,29 @@ describe("card funding when Stripe is off or unreachable", () => {
       await unreachable.close();
     }
   });
+
+  it("reconcile names Stripe as unreadable (exit code 2) instead of dying with a stack trace", async () => {
+    const unreachable = await startTestGateway({ env: stripeEnv("http://127.0.0.1:1") });
+    try {
+      const report = await reconcileOver(unreachable);
+      expect(report.reconciled).toBe(false);
+      expect(report.checked).not.toContain("stripe");
+      expect(report.unreadable.map((line) => line.source)).toEqual(["stripe"]);
+      expect(report.unreadable[0]?.reason.length).toBeGreaterThan(0);
+      // `npm run reconcile` (a process of its own: it needs a database it can share).
+      const databaseUrl = unreachable.app.env.DATABASE_URL;
+      if (databaseUrl) {
+        const command = await reconcileCommand({
+          DATABASE_URL: databaseUrl,
+          ...stripeEnv("http://127.0.0.1:1"),
+        });
+        expect(command.code).toBe(2);
+        expect(command.report.unreadable.map((line) => line.source)).toEqual(["stripe"]);
+      }
+    } finally {
+      await unreachable.close();
+    }
+  }, 60_000);
 
   it("without Stripe keys: funding says card is off, fund/card and the webhook refuse", async () => {
     const off = await startTestGateway();
