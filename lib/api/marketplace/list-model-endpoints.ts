@@ -1,5 +1,6 @@
 import type { ModelEndpointsResponse } from "@pod-gateway/contracts/model-endpoints";
-import { resolveModelOrThrow } from "../../catalog/unknown-model";
+import { resolveModel } from "../../catalog/resolve-model";
+import { GatewayError } from "../../errors/gateway-error";
 import { jsonResponse } from "../../http/responses";
 import type { Candidate } from "../../providers/candidate";
 import { loadCandidatePools } from "../../routing/candidate-pools";
@@ -21,7 +22,10 @@ function usdPerToken(microunitsPer1m: bigint): string {
  * gateway measured on real traffic. OpenRouter's shape where it fits.
  */
 export async function listModelEndpoints({ app, params }: ApiCall<"none">): Promise<Response> {
-  const model = await resolveModelOrThrow(app, params.model ?? "");
+  const model = resolveModel(app.catalog, params.model ?? "");
+  // No close-id search here: the route is public, and that search costs milliseconds of CPU.
+  if (!model)
+    throw new GatewayError("model_not_found", `model not found: ${params.model ?? ""}`, { param: "model" });
   const pools = await loadCandidatePools(app, model);
   const { health, performance } = app.routing;
   const endpoint = (candidate: Candidate): ModelEndpointsResponse["data"]["endpoints"][number] => {

@@ -224,6 +224,6 @@ describe("provider preferences", () => {
     });
     const unknown = await fetch(`${gateway.baseUrl}/v1/models/gpt-4o-mnii/endpoints`);
     expect(unknown.status).toBe(404);
-    expect(await unknown.text()).toContain("gpt-4o-mini");
+    expect(await unknown.text()).toContain("model not found: gpt-4o-mnii");
   });
 });
