@@ -8,6 +8,7 @@ import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { findToken } from "../../../lib/tokens/find-token";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 import { inferenceClient } from "../../helpers/inference-client";
+import { reconcileOver, removeLedgerTransaction } from "../../helpers/reconcile";
 import { type FakeStripe, startFakeStripe } from "../../helpers/stripe/fake-stripe";
 
 /**
@@ -400,6 +401,30 @@ describe("low-balance alerts", () => {
       }
     } finally {
       await locked.close();
+    }
+  }, 60_000);
+});
+
+describe("reconciliation after every auto top-up test above", () => {
+  it("matches every auto top-up charge against Stripe, and finds a reversal the ledger lost", async () => {
+    const agreed = await reconcileOver(gateway);
+    expect(agreed.differences).toEqual([]);
+    expect(agreed.checked).toContain("stripe");
+    const [reversal] = await queryRows<{ key: string; intent: string }>(
+      gateway.app.database.db,
+      sql`SELECT idempotency_key AS key, metadata->>'stripe_payment_intent_id' AS intent FROM ledger_transactions
+          WHERE kind = 'card_refund' AND metadata ? 'stripe_auto_top_up_charge_id' LIMIT 1`,
+    );
+    if (!reversal) throw new Error("no auto top-up refund booked by the tests above");
+    const restore = await removeLedgerTransaction(gateway.app.database.db, reversal.key);
+    try {
+      const found = await reconcileOver(gateway);
+      // (The ledger check sees the balances no longer match their entries, too.)
+      const stripeLines = found.differences.filter((one) => one.source === "stripe");
+      expect(stripeLines.map((one) => one.reference)).toEqual([reversal.intent]);
+      expect(Number(stripeLines[0]?.microunits)).toBeLessThan(0);
+    } finally {
+      await restore();
     }
   }, 60_000);
 });
