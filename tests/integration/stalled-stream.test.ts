@@ -54,10 +54,12 @@ describe("an upstream that stalls mid-stream", () => {
     expect(events[0]).toBe("response.created");
     expect(events.slice(-2)).toEqual(["error", "response.failed"]);
     expect(events.filter((event) => event === "error")).toHaveLength(1);
+    // The last data line: a usage receipt may follow it as an SSE comment, which clients skip.
     const failed = JSON.parse(
       text
         .trim()
         .split("\n")
+        .filter((line) => line.startsWith("data: "))
         .at(-1)
         ?.replace(/^data: /, "") ?? "{}",
     ) as {
