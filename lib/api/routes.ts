@@ -116,7 +116,7 @@ export const apiRoutes: readonly RouteDefinition[] = [
   }),
   defineRoute({
     method: "GET",
-    path: "/proxy/:token/receipts/:request_id",
+    path: "/proxy/:token/receipts/:id",
     auth: "token",
     dialect: "openai",
     bodyLimit: 0,

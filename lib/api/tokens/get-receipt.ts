@@ -9,7 +9,7 @@ import type { ApiCall } from "../route-definition";
  * (a stream's too, which ends before its headers could carry it).
  */
 export async function getReceipt({ app, params, principal: record }: ApiCall<"token">): Promise<Response> {
-  const requestId = params.request_id ?? "";
+  const requestId = params.id ?? "";
   await app.receipts?.store.flush();
   const [row] = await app.database.db
     .select({ jws: usageReceipts.jws })
