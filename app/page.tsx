@@ -24,7 +24,7 @@ const steps: Array<{ title: string; body: ReactNode; href: string; link: string 
   },
   {
     title: "Fund",
-    body: "Top up the balance in USDC. Card and on-chain deposits are on the way; operators can credit today.",
+    body: "Add funds by card (Stripe), or send USDC on Solana or Base from a wallet; 1 USDC is $1.00 of balance.",
     href: "/docs/using/funding",
     link: "Funding options",
   },
@@ -108,8 +108,11 @@ export default function HomePage() {
               request is served by the best-priced provider, billed to the microdollar from a prepaid balance.
             </p>
             <div className="cta-row">
-              <Link className="button button--primary" href="/docs/using/quickstart">
-                Quickstart: 5 minutes →
+              <Link className="button button--primary" href="/dashboard">
+                Create a token →
+              </Link>
+              <Link className="button" href="/docs/using/quickstart">
+                Quickstart: 5 minutes
               </Link>
               <Link className="button" href="/docs/api/overview">
                 API reference

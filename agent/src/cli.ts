@@ -361,6 +361,7 @@ async function run(config: AgentConfig, print: Print): Promise<number> {
   );
   clearInterval(statusTimer);
   metricsServer?.close();
-  log(`stopped: ${reason}`);
+  // A stop asked for (a signal) is said as such; any other end names why ("stopped: another agent connected …").
+  log(reason === "stopped" ? "stopped" : `stopped: ${reason}`);
   return reason === "stopped" ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 import type { HostAgent } from "@pod-gateway/contracts/host-api";
 import { formatUsd } from "./format";
+import { ScrollRegion } from "./scroll-region";
 import { TableHead } from "./table-head";
 
 /** "3 h 12 min", "45 s": how long the agent has been connected. */
@@ -37,7 +38,7 @@ export function AgentCard({ agent, status, now }: { agent: HostAgent; status: st
               : "no throughput measured yet"}
             .{status === "active" ? "" : ` Jobs are routed to it once the host is active (now ${status}).`}
           </p>
-          <div className="dash-table-wrap">
+          <ScrollRegion label="Served models">
             <table className="dash-table" data-testid="agent-models">
               <TableHead
                 columns={[
@@ -60,7 +61,7 @@ export function AgentCard({ agent, status, now }: { agent: HostAgent; status: st
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         </>
       )}
     </section>

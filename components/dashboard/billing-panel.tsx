@@ -10,6 +10,7 @@ import type {
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
+import { ScrollRegion } from "./scroll-region";
 import { TableHead } from "./table-head";
 import { UsdField } from "./usd-field";
 import { usdToMicrounits } from "./usd-input";
@@ -34,16 +35,18 @@ export function BillingPanel({
   token: string;
   cardNotice: "saved" | "canceled" | undefined;
 }) {
+  // The "card saved" note asks the person to turn auto top-up on: once it is on, it has said its piece.
+  const [autoTopUpOn, setAutoTopUpOn] = useState(false);
   return (
     <div className="dash-billing">
-      {cardNotice === "saved" ? (
+      {cardNotice === "saved" && !autoTopUpOn ? (
         <p className="dash-alert dash-alert--ok" role="status">
           Card saved with Stripe. Turn auto top-up on below.
         </p>
       ) : cardNotice === "canceled" ? (
         <p className="dash-alert dash-alert--info">No card was saved.</p>
       ) : null}
-      <AutoTopUpCard token={token} />
+      <AutoTopUpCard token={token} onEnabled={setAutoTopUpOn} />
       <AlertCard token={token} />
     </div>
   );
@@ -171,7 +174,7 @@ function AlertCard({ token }: { token: string }) {
   );
 }
 
-function AutoTopUpCard({ token }: { token: string }) {
+function AutoTopUpCard({ token, onEnabled }: { token: string; onEnabled: (enabled: boolean) => void }) {
   const [view, setView] = useState<AutoTopUpView | undefined>(undefined);
   const [enabled, setEnabled] = useState(false);
   const [threshold, setThreshold] = useState("5");
@@ -181,13 +184,17 @@ function AutoTopUpCard({ token }: { token: string }) {
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
 
-  const adopt = useCallback((next: AutoTopUpView) => {
-    setView(next);
-    setEnabled(next.enabled);
-    setThreshold(plainUsd(next.threshold_microunits));
-    setAmount(centsText(next.amount_cents));
-    setCap(centsText(next.monthly_cap_cents));
-  }, []);
+  const adopt = useCallback(
+    (next: AutoTopUpView) => {
+      setView(next);
+      setEnabled(next.enabled);
+      onEnabled(next.enabled);
+      setThreshold(plainUsd(next.threshold_microunits));
+      setAmount(centsText(next.amount_cents));
+      setCap(centsText(next.monthly_cap_cents));
+    },
+    [onEnabled],
+  );
 
   const load = useCallback(async () => {
     const response = await fetch(`/proxy/${token}/auto-top-up`, { cache: "no-store" });
@@ -327,7 +334,7 @@ function AutoTopUpCard({ token }: { token: string }) {
             {formatUsd(view.monthly_cap_cents * 10_000)}.
           </p>
           {view.charges.length === 0 ? null : (
-            <div className="dash-table-wrap">
+            <ScrollRegion label="Auto top-up charges">
               <table className="dash-table dash-charges-table" data-testid="top-up-charges">
                 <TableHead columns={["Time (UTC)", "Charge", { numeric: "Amount" }]} />
                 <tbody>
@@ -355,7 +362,7 @@ function AutoTopUpCard({ token }: { token: string }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           )}
         </>
       )}

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { BondWallet } from "./bond-wallet";
 import { CopyButton } from "./copy-button";
-import { formatUsd } from "./format";
+import { formatUsd, formatUtc } from "./format";
 import type { ProviderData } from "./provider-api";
 
 /**
@@ -31,7 +31,7 @@ export function BondCard({
       <p data-testid="bond-summary">
         {formatUsd(bond.held_microunits, { precise: true })} of {formatUsd(bond.amount_microunits)} received.{" "}
         {status === "active"
-          ? `The host is active and can be routed to${activated_at ? ` (since ${new Date(activated_at).toLocaleString()})` : ""}.`
+          ? `The host is active and can be routed to${activated_at ? ` (since ${formatUtc(activated_at)} UTC)` : ""}.`
           : status === "pending"
             ? "The host is pending: it is routed to once the bond has arrived."
             : `Status: ${status}.`}
@@ -56,7 +56,8 @@ export function BondCard({
               <p className="dash-muted">
                 From the host, with a Solana keypair file that holds the USDC and a little SOL:
               </p>
-              <pre className="dash-code-line">
+              {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the command scrolls sideways on a phone; the keyboard must reach it. */}
+              <pre className="dash-code-line" tabIndex={0}>
                 <code>pod-agent bond --keypair ~/.config/solana/id.json</code>
               </pre>
               <p className="dash-muted">

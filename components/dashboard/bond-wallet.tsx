@@ -85,10 +85,10 @@ function BondForm({
           usdc={usdcBalance}
           addressTestId="bond-wallet-address"
           noWallet={
-            <>
+            <p>
               No Solana wallet in this browser. Install one (any Wallet Standard wallet), post it from the
               host with <code>pod-agent bond --keypair &lt;file&gt;</code>, or send it by hand as below.
-            </>
+            </p>
           }
         />
       )}

@@ -3,8 +3,9 @@
 import type { HostTransaction } from "@pod-gateway/contracts/host-api";
 import { useEffect, useState } from "react";
 import { ErrorAlert } from "./error-alert";
-import { formatUsd } from "./format";
+import { formatUsd, formatUtc } from "./format";
 import { loadAllTransactions, loadTransactions, transactionsCsv } from "./provider-api";
+import { ScrollRegion } from "./scroll-region";
 import { TableHead } from "./table-head";
 
 /** Ledger kinds as the operator reads them. */
@@ -83,7 +84,7 @@ export function EarningsTable({
   const withdrawableFrom = (row: HostTransaction) => {
     if (row.amount_microunits <= 0) return "";
     const at = Date.parse(row.created_at) + maturitySeconds * 1000;
-    return at <= now ? "withdrawable" : `from ${new Date(at).toLocaleDateString()}`;
+    return at <= now ? "withdrawable" : `from ${formatUtc(at).slice(0, 16)} UTC`;
   };
 
   return (
@@ -104,15 +105,15 @@ export function EarningsTable({
           No earnings yet: each job your agent serves is listed here once it settles.
         </p>
       ) : (
-        <div className="dash-table-wrap">
+        <ScrollRegion label="Earnings">
           <table className="dash-table" data-testid="earnings-table">
             <TableHead
-              columns={["Time", "What", "Model", "Request", { numeric: "Amount" }, "Withdrawable"]}
+              columns={["Time (UTC)", "What", "Model", "Request", { numeric: "Amount" }, "Withdrawable"]}
             />
             <tbody>
               {rows.map((row) => (
                 <tr key={`${row.id}-${row.created_at}`}>
-                  <td className="dash-table__time">{new Date(row.created_at).toLocaleString()}</td>
+                  <td className="dash-table__time">{formatUtc(row.created_at)}</td>
                   <td>{kindName(row.kind)}</td>
                   <td>{row.model ?? ""}</td>
                   <td>
@@ -126,7 +127,7 @@ export function EarningsTable({
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
       {nextBefore === null ? null : (
         <div className="dash-pager">

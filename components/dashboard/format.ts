@@ -14,3 +14,8 @@ export function formatUsd(microunits: bigint | number, _options: { precise?: boo
   const grouped = whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${negative ? "−" : ""}$${grouped}.${digits}`;
 }
+
+/** A time as every dashboard page shows it: UTC, ISO order, 24-hour ("2026-11-29 14:05:09"). */
+export function formatUtc(at: string | number | Date): string {
+  return new Date(at).toISOString().replace("T", " ").slice(0, 19);
+}

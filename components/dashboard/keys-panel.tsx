@@ -3,12 +3,14 @@
 import type {
   ApiKeyView,
   IssuedKeyResponse,
+  KeyLimitView,
   KeyScope,
   ListKeysResponse,
 } from "@pod-gateway/contracts/account-keys";
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
+import { ScrollRegion } from "./scroll-region";
 import { SecretRow } from "./secret-row";
 import { TableHead } from "./table-head";
 import { UsdField } from "./usd-field";
@@ -213,7 +215,7 @@ export function KeysPanel({ token }: { token: string }) {
           Create key
         </button>
       </form>
-      <div className="dash-table-wrap">
+      <ScrollRegion label="API keys">
         <table className="dash-table dash-keys-table" aria-busy={keys === undefined}>
           <TableHead columns={["Key", "Limit", { numeric: "Spent this period" }, "Actions"]} />
           <tbody>
@@ -244,7 +246,7 @@ export function KeysPanel({ token }: { token: string }) {
             )}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </div>
   );
 }
@@ -322,6 +324,7 @@ function KeyRow({
       </td>
       <td className="dash-table__num" data-label="Spent this period">
         {formatUsd(apiKey.spent_microunits)}
+        {apiKey.limit && !revoked ? <LimitLeft limit={apiKey.limit} spent={apiKey.spent_microunits} /> : null}
         {apiKey.resets_at ? (
           <span className="dash-muted dash-block">
             resets {apiKey.resets_at.slice(0, 16).replace("T", " ")} UTC
@@ -356,5 +359,24 @@ function KeyRow({
         )}
       </td>
     </tr>
+  );
+}
+
+/**
+ * What a limited key may still spend this period, or that it has reached its limit (its
+ * requests are refused with 402 key_limit_reached until the period resets). A request is also
+ * refused when what it may cost at most is more than what is left, so "left" is the most a
+ * request may need, not a promise that the next one passes.
+ */
+function LimitLeft({ limit, spent }: { limit: KeyLimitView; spent: number }) {
+  const left = limit.amount_microunits - spent;
+  return left <= 0 ? (
+    <span className="dash-badge dash-badge--warn dash-block" data-testid="key-limit-reached">
+      Limit reached
+    </span>
+  ) : (
+    <span className="dash-muted dash-block" data-testid="key-limit-left">
+      {formatUsd(left)} left
+    </span>
   );
 }

@@ -1,5 +1,6 @@
 import type { HostPayout } from "@pod-gateway/contracts/host-api";
-import { formatUsd } from "./format";
+import { formatUsd, formatUtc } from "./format";
+import { ScrollRegion } from "./scroll-region";
 import { TableHead } from "./table-head";
 
 /** Payout states as the operator reads them. */
@@ -19,13 +20,13 @@ export function PayoutsTable({ payouts }: { payouts: HostPayout[] }) {
       {payouts.length === 0 ? (
         <p className="dash-muted">No payouts yet.</p>
       ) : (
-        <div className="dash-table-wrap">
+        <ScrollRegion label="Payouts">
           <table className="dash-table" data-testid="payouts-table">
-            <TableHead columns={["Requested", { numeric: "Amount" }, "State", "To", "Transaction"]} />
+            <TableHead columns={["Requested (UTC)", { numeric: "Amount" }, "State", "To", "Transaction"]} />
             <tbody>
               {payouts.map((payout) => (
                 <tr key={payout.id} data-status={payout.status}>
-                  <td className="dash-table__time">{new Date(payout.created_at).toLocaleString()}</td>
+                  <td className="dash-table__time">{formatUtc(payout.created_at)}</td>
                   <td className="dash-table__num">
                     {formatUsd(payout.amount_microunits, { precise: true })}
                   </td>
@@ -51,7 +52,7 @@ export function PayoutsTable({ payouts }: { payouts: HostPayout[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </section>
   );

@@ -8,6 +8,7 @@ import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
 import { PayoutsTable } from "./payouts-table";
 import { earningsPerDay, hostTokenKey, loadProvider, type ProviderData } from "./provider-api";
+import { ScrollRegion } from "./scroll-region";
 import { StatList } from "./stat-cards";
 import { TableHead } from "./table-head";
 import { TrustCard } from "./trust-card";
@@ -157,7 +158,7 @@ function ListingsCard({ data }: { data: ProviderData }) {
   return (
     <section className="dash-card" aria-labelledby="listings-title">
       <h2 id="listings-title">Relay listings</h2>
-      <div className="dash-table-wrap">
+      <ScrollRegion label="Relay listings">
         <table className="dash-table">
           <TableHead columns={["Model", "Upstream", "Input / 1M", "Output / 1M", "Enabled"]} />
           <tbody>
@@ -172,7 +173,7 @@ function ListingsCard({ data }: { data: ProviderData }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </section>
   );
 }

@@ -11,6 +11,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
 import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
+import { ScrollRegion } from "./scroll-region";
 import { TableHead } from "./table-head";
 
 const pageSize = 10;
@@ -100,7 +101,7 @@ export function RequestsTable({ token, models }: { token: string; models: string
 
   const rows = page?.transactions ?? [];
   return (
-    <div className="dash-table-wrap dash-activity">
+    <ScrollRegion label="Requests" className="dash-table-wrap dash-activity">
       <fieldset className="dash-filters">
         <legend className="visually-hidden">Filter activity</legend>
         <label className="dash-filter">
@@ -241,6 +242,6 @@ export function RequestsTable({ token, models }: { token: string; models: string
           Older
         </button>
       </div>
-    </div>
+    </ScrollRegion>
   );
 }

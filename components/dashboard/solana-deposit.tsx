@@ -2,6 +2,7 @@
 
 import type { SolanaOptions, TokenBalance } from "@pod-gateway/contracts/dashboard-api";
 import { useState } from "react";
+import { CopyButton } from "./copy-button";
 import { parseUsdc } from "./deposit-transaction";
 import { formatUsd } from "./format";
 import { useSolanaTransfer } from "./solana-transfer";
@@ -74,9 +75,19 @@ function DepositForm({
         addressTestId="wallet-address"
         noWallet={
           <>
-            No Solana wallet found in this browser. Install one that supports the Wallet Standard, or send
-            USDC to <code>{options.deposit_address}</code> with the memo <code>{options.memo}</code> from any
-            wallet.
+            <p>
+              No Solana wallet found in this browser. Install one that supports the Wallet Standard, or send
+              USDC from any wallet to
+            </p>
+            <p className="dash-copy-row">
+              <code data-testid="usdc-deposit-address">{options.deposit_address}</code>
+              <CopyButton text={options.deposit_address} label="Copy deposit address" />
+            </p>
+            <p>with the memo</p>
+            <p className="dash-copy-row">
+              <code data-testid="usdc-deposit-memo">{options.memo}</code>
+              <CopyButton text={options.memo} label="Copy deposit memo" />
+            </p>
           </>
         }
       />

@@ -52,7 +52,7 @@ export function SolanaWalletPicker({
   const { wallets, select, connected, connecting, publicKey, disconnect } = useWallet();
   if (!connected) {
     const installed = wallets.filter((entry) => entry.readyState === WalletReadyState.Installed);
-    if (installed.length === 0) return <p className="dash-alert dash-alert--info">{noWallet}</p>;
+    if (installed.length === 0) return <div className="dash-alert dash-alert--info">{noWallet}</div>;
     return (
       <fieldset className="dash-wallets" aria-label="Wallets">
         {installed.map((entry) => (

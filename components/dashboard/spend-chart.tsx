@@ -151,7 +151,13 @@ function ChartDrawing({
               );
             })}
             {index % layout.labelEvery === (days.length - 1) % layout.labelEvery ? (
-              <text x={x + barWidth / 2} y={height - 8} textAnchor="middle" className="dash-chart__label">
+              // The last day's label ends at its bar: centred, half of it would hang past the drawing's edge.
+              <text
+                x={index === days.length - 1 ? x + barWidth : x + barWidth / 2}
+                y={height - 8}
+                textAnchor={index === days.length - 1 ? "end" : "middle"}
+                className="dash-chart__label"
+              >
                 {day.slice(5)}
               </text>
             ) : null}

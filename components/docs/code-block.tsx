@@ -29,7 +29,8 @@ export function CodeBlock({ children, ...props }: ComponentProps<"pre"> & { "dat
           {copied ? "Copied" : "Copy"}
         </button>
       </div>
-      <pre ref={preRef} {...props}>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a long line scrolls the block sideways; the keyboard must reach it to scroll it. */}
+      <pre ref={preRef} tabIndex={0} {...props}>
         {children}
       </pre>
     </div>

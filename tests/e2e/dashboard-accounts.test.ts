@@ -11,7 +11,7 @@ import {
   type WatchedPage,
 } from "./dashboard-browser";
 import { ensureBuild } from "./next-server";
-import { contrastViolations, horizontalOverflow } from "./page-checks";
+import { axeViolations, horizontalOverflow } from "./page-checks";
 
 /**
  * The account side of the dashboard in Chromium, as a person uses it: a second API key with a
@@ -129,6 +129,14 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
         .locator("td")
         .nth(2);
       await expect(spentCell.textContent()).resolves.toMatch(/^\$0\.0000[1-5]/);
+      // The row says what is left of the limit, or that it is reached: never the limit as if unspent.
+      const spent = Number(/^\$([0-9.]+)/.exec((await spentCell.textContent()) ?? "")?.[1]);
+      const left = Math.round((0.00005 - spent) * 1e6);
+      if (left <= 0) await spentCell.getByTestId("key-limit-reached").waitFor();
+      else
+        await expect(spentCell.getByTestId("key-limit-left").textContent()).resolves.toBe(
+          `$0.0000${left} left`,
+        );
       await shoot(page, `dashboard-keys-limited-${viewport.name}`);
 
       // Revoking it from the page refuses the key from then on.
@@ -174,6 +182,11 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
     await page.getByLabel("At most per month (USD)").fill("10");
     await page.getByRole("button", { name: "Save auto top-up" }).click();
     await page.getByText("Auto top-up is on.").waitFor();
+    // The note asking to turn auto top-up on has said its piece, now and after a reload.
+    await expect(page.getByText("Card saved with Stripe.").count()).resolves.toBe(0);
+    await page.reload();
+    await page.getByText("Auto top-up is on.").waitFor();
+    await expect(page.getByText("Card saved with Stripe.").count()).resolves.toBe(0);
     await shoot(page, "dashboard-auto-top-up-on-desktop-light");
 
     const intentsBefore = stripe.paymentIntents.size;
@@ -308,6 +321,6 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
       const overflow = await horizontalOverflow(page);
       if (overflow !== undefined) problems.push(`${label}: ${overflow}`);
     }
-    for (const violation of await contrastViolations(page)) problems.push(`${label}: contrast ${violation}`);
+    for (const violation of await axeViolations(page)) problems.push(`${label}: contrast ${violation}`);
   }
 });

@@ -9,7 +9,7 @@ const chromiumPath = "/usr/bin/chromium";
 export const hasChromium = existsSync(chromiumPath);
 const screenshotDir = path.join(repoRoot, "tests/e2e/screenshots");
 
-export const phone = { width: 390, height: 844 };
+export const phone = { width: 360, height: 780 };
 export const desktop = { width: 1360, height: 900 };
 
 export async function launchChromium(): Promise<Browser> {

@@ -23,7 +23,7 @@ import {
   type WatchedPage,
 } from "./dashboard-browser";
 import { ensureBuild } from "./next-server";
-import { contrastViolations } from "./page-checks";
+import { axeViolations } from "./page-checks";
 import { testWalletScript } from "./test-solana-wallet";
 
 /**
@@ -321,7 +321,7 @@ describe.skipIf(!hasChromium)("dashboard: a new operator's first hour on the pro
         expect(signInPage.scroll, `sign-in page: ${signInPage.outside.join(", ")}`).toBeLessThanOrEqual(
           signInPage.viewport,
         );
-        for (const violation of await contrastViolations(page))
+        for (const violation of await axeViolations(page))
           problems.push(`sign-in ${width}px ${theme}: ${violation}`);
         await signIn(page, gateway.baseUrl, firstHostToken);
         await page.getByTestId("payouts-table").waitFor();
@@ -329,7 +329,7 @@ describe.skipIf(!hasChromium)("dashboard: a new operator's first hour on the pro
         expect(cockpit.scroll, `signed-in page: ${cockpit.outside.join(", ")}`).toBeLessThanOrEqual(
           cockpit.viewport,
         );
-        for (const violation of await contrastViolations(page))
+        for (const violation of await axeViolations(page))
           problems.push(`cockpit ${width}px ${theme}: ${violation}`);
         if (width === 360) await shoot(page, `dashboard-provider-360-${theme}`);
         expect(watched.errors).toEqual([]);

@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { type LocalSolana, startLocalSolana } from "../helpers/solana/local-solana";
 import { hasChromium, launchChromium, openDevice, phone, shoot, type WatchedPage } from "./dashboard-browser";
 import { ensureBuild } from "./next-server";
+import { horizontalOverflow } from "./page-checks";
 import { testWalletScript } from "./test-solana-wallet";
 
 /**
@@ -133,6 +134,11 @@ describe.skipIf(!hasChromium)("dashboard: USDC deposit from a Solana wallet", ()
     await android.page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     await android.page.goto(`${gateway.baseUrl}/dashboard/fund`);
     await android.page.getByText("No Solana wallet found in this browser.").waitFor();
+    // The address to send to by hand wraps inside a 360 px page and has its own copy button.
+    await expect(horizontalOverflow(android.page)).resolves.toBeUndefined();
+    await android.page.getByRole("button", { name: "Copy deposit address" }).click();
+    const address = await android.page.getByTestId("usdc-deposit-address").textContent();
+    await expect(android.page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(address);
     const mobileEntries = android.page.getByRole("button", { name: /Mobile Wallet Adapter/ });
     await expect(mobileEntries.count()).resolves.toBe(0);
     expect(android.errors, android.errors.join("\n")).toEqual([]);

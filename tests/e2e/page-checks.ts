@@ -3,7 +3,8 @@ import type { Page } from "playwright-core";
 
 /**
  * Checks every dashboard page gets in the page tests: nothing wider than the viewport (a phone
- * at 360 px must never scroll sideways), and WCAG AA colour contrast measured by axe-core.
+ * at 360 px must never scroll sideways), and axe-core's WCAG AA colour contrast and
+ * scrollable-region-focusable (a box that scrolls must be reachable by keyboard).
  */
 
 const require = createRequire(import.meta.url);
@@ -35,14 +36,14 @@ interface AxeNode {
   failureSummary?: string;
 }
 
-/** axe-core's colour-contrast rule (WCAG 2 AA: 4.5:1, 3:1 for large text) on the page as it is now. */
-export async function contrastViolations(page: Page): Promise<string[]> {
+/** axe-core's colour-contrast (WCAG 2 AA: 4.5:1, 3:1 for large text) and scrollable-region-focusable rules on the page as it is now. */
+export async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: axeSource });
   const result = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<unknown> } })
       .axe;
     return axe.run(document, {
-      runOnly: { type: "rule", values: ["color-contrast"] },
+      runOnly: { type: "rule", values: ["color-contrast", "scrollable-region-focusable"] },
       resultTypes: ["violations"],
     });
   });
