@@ -61,6 +61,19 @@ const envSchema = z.object({
   /** A replica not heard from for this long is dead: its agents leave routing, jobs through it end. */
   REPLICA_TIMEOUT_MS: z.coerce.number().int().min(300).max(60_000).default(3_000),
   ADMIN_TOKEN: optionalString,
+  /**
+   * The operator's own webhook (lib/operator-console/operator-notices.ts): a host's agent away
+   * too long, a host demoted or excluded, a reconcile difference, a payout awaiting approval.
+   * Set by the operator, so private addresses are allowed; signed with OPERATOR_WEBHOOK_SECRET.
+   */
+  OPERATOR_WEBHOOK_URL: optionalUrl,
+  OPERATOR_WEBHOOK_SECRET: optionalString.refine((value) => value === undefined || value.length >= 16, {
+    message: "at least 16 characters",
+  }),
+  /** An active host whose agent has been disconnected this long is an operator notice. */
+  OPERATOR_AGENT_OFFLINE_SECONDS: z.coerce.number().int().min(0).max(604_800).default(600),
+  /** How often the notice pass reconciles the books against their sources; 0 = never (run it by hand). */
+  OPERATOR_RECONCILE_MINUTES: z.coerce.number().int().min(0).max(10_080).default(60),
   /** 32-byte key (hex or base64) that encrypts relay keys at rest. */
   POD_ENCRYPTION_KEY: optionalString,
   OPENAI_API_KEY: optionalString,

@@ -5,6 +5,7 @@ import { releaseExpiredHolds } from "./ledger/holds";
 import type { LedgerServices } from "./ledger/ledger-services";
 import { collectOpenReceivables } from "./ledger/receivables";
 import { log } from "./log";
+import { AgentAbsence, type NoticeState, runOperatorNotices } from "./operator-console/operator-notices";
 import { type PayoutRail, runPayouts } from "./payouts/core/run-payouts";
 import { sweepExpiredResponses } from "./responses/stored-responses";
 import type { RoutingState } from "./routing/routing-state";
@@ -51,8 +52,8 @@ async function runDepositWatch(app: MaintenanceServices): Promise<void> {
 }
 
 /**
- * Starts the upkeep loop, the catalog price refresh every CATALOG_REFRESH_MINUTES, and the
- * deposit watcher every SOLANA_DEPOSIT_POLL_SECONDS when deposits are on; a pass never starts while the previous one runs. The timers never keep the
+ * Starts the upkeep loop, the catalog price refresh every CATALOG_REFRESH_MINUTES, the
+ * operator's notices, and the deposit watcher every SOLANA_DEPOSIT_POLL_SECONDS when deposits are on; a pass never starts while the previous one runs. The timers never keep the
  * process alive on their own.
  */
 export function startMaintenance(app: MaintenanceServices, intervalMs = 60_000): () => void {
@@ -83,8 +84,23 @@ export function startMaintenance(app: MaintenanceServices, intervalMs = 60_000):
         }, refreshMinutes * 60_000)
       : undefined;
   refreshTimer?.unref();
+  // The operator's notices (lib/operator-console/operator-notices.ts): every 30 s, so an agent
+  // away or a payout waiting is told within half a minute of its threshold.
+  const notices: NoticeState = { absence: new AgentAbsence() };
+  let noticing = false;
+  const noticeTimer = setInterval(() => {
+    if (noticing) return;
+    noticing = true;
+    runOperatorNotices(app, notices, { holder: app.holds.instanceId })
+      .catch((error: unknown) => log.error("operator notices failed", { error }))
+      .finally(() => {
+        noticing = false;
+      });
+  }, 30_000);
+  noticeTimer.unref();
   return () => {
     clearInterval(timer);
+    clearInterval(noticeTimer);
     if (depositTimer) clearInterval(depositTimer);
     if (refreshTimer) clearInterval(refreshTimer);
   };

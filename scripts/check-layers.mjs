@@ -53,7 +53,7 @@ const floors = [
     "lib/receipts",
   ],
   ["lib/http", "lib/tokens", "lib/catalog", "lib/relays", "lib/activity"],
-  ["lib/payouts"],
+  ["lib/payouts", "lib/operator-log"],
   ["lib/hosts", "lib/funding", "lib/responses", "lib/dashboard", "lib/docs"],
   ["lib/trust", "lib/deposits", "lib/balance-watch"],
   ["lib/marketplace", "lib/reconcile"],
@@ -61,6 +61,8 @@ const floors = [
   ["lib/proxy"],
   ["lib/canaries"],
   ["lib/x402"],
+  // the operator console's reads and the operator's notices (hosts, payouts, money)
+  ["lib/operator-console"],
   // what runs on a request or a timer: the API handlers and the upkeep passes
   ["lib/api", "lib/maintenance"],
   // the composition root builds the services; components render pages from lib/

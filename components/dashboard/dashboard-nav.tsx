@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { NavTabs } from "./nav-tabs";
 import { SignOutButton } from "./sign-out-button";
 
 const tabs = [
@@ -12,21 +12,8 @@ const tabs = [
 /** The dashboard's tabs, shown when signed in. */
 export function DashboardNav({ current }: { current: (typeof tabs)[number]["href"] }) {
   return (
-    <nav className="dash-nav" aria-label="Dashboard">
-      <ul>
-        {tabs.map((tab) => (
-          <li key={tab.href}>
-            <Link
-              href={tab.href}
-              className="dash-nav__link"
-              aria-current={tab.href === current ? "page" : undefined}
-            >
-              {tab.label}
-            </Link>
-          </li>
-        ))}
-      </ul>
+    <NavTabs label="Dashboard" tabs={tabs} current={current}>
       <SignOutButton />
-    </nav>
+    </NavTabs>
   );
 }

@@ -23,15 +23,24 @@ function signAlert(secret: string, body: string, timestamp: number): string {
   return `t=${timestamp},v1=${digest}`;
 }
 
-/**
- * POSTs one alert, signed, without following redirects (a redirect could point anywhere), to the
- * address its host was resolved to and checked at (webhook-target.ts), and says in a few words
- * how it went: the owner sees it on the dashboard.
- */
-export async function sendBalanceAlert(
+/** POSTs one balance alert to its owner's webhook (see postSignedWebhook). */
+export function sendBalanceAlert(
   target: { url: string; secret: string; allowPrivate: boolean },
   event: BalanceAlertEvent,
   options: { resolve?: ResolveHost; timeoutMs?: number } = {},
+): Promise<string> {
+  return postSignedWebhook(target, event, { ...options, userAgent: "PodGateway-Alerts/1" });
+}
+
+/**
+ * POSTs one event, signed, without following redirects (a redirect could point anywhere), to the
+ * address its host was resolved to and checked at (webhook-target.ts), and says in a few words
+ * how it went: the owner sees it on the dashboard (the operator, on the console).
+ */
+export async function postSignedWebhook(
+  target: { url: string; secret: string; allowPrivate: boolean },
+  event: object,
+  options: { resolve?: ResolveHost; timeoutMs?: number; userAgent: string },
 ): Promise<string> {
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
   let agent: Agent | undefined;
@@ -46,7 +55,7 @@ export async function sendBalanceAlert(
       signal: AbortSignal.timeout(timeoutMs),
       headers: {
         "content-type": "application/json",
-        "user-agent": "PodGateway-Alerts/1",
+        "user-agent": options.userAgent,
         "pod-signature": signAlert(target.secret, body, Math.floor(Date.now() / 1000)),
       },
       body,

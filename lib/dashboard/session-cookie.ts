@@ -9,25 +9,22 @@ const dashboardCookiePath = "/dashboard";
 const maxAgeSeconds = 30 * 24 * 60 * 60;
 
 export function sessionCookie(token: string, secure: boolean): string {
-  const parts = [
-    `${dashboardCookieName}=${token}`,
-    `Path=${dashboardCookiePath}`,
-    `Max-Age=${maxAgeSeconds}`,
-    "HttpOnly",
-    "SameSite=Strict",
-  ];
-  if (secure) parts.push("Secure");
-  return parts.join("; ");
+  return cookieHeader(dashboardCookieName, token, dashboardCookiePath, maxAgeSeconds, secure);
 }
 
 export function clearedSessionCookie(secure: boolean): string {
-  const parts = [
-    `${dashboardCookieName}=`,
-    `Path=${dashboardCookiePath}`,
-    "Max-Age=0",
-    "HttpOnly",
-    "SameSite=Strict",
-  ];
+  return cookieHeader(dashboardCookieName, "", dashboardCookiePath, 0, secure);
+}
+
+/** A `Set-Cookie` value as every dashboard cookie is set: HttpOnly, SameSite=Strict, Secure over https. */
+export function cookieHeader(
+  name: string,
+  value: string,
+  path: string,
+  maxAge: number,
+  secure: boolean,
+): string {
+  const parts = [`${name}=${value}`, `Path=${path}`, `Max-Age=${maxAge}`, "HttpOnly", "SameSite=Strict"];
   if (secure) parts.push("Secure");
   return parts.join("; ");
 }

@@ -41,13 +41,14 @@ export async function handleDashboardSession(app: Services, request: ApiRequest)
   }
 }
 
-function isSecure(app: Services, request: ApiRequest): boolean {
+export function isSecure(app: Services, request: ApiRequest): boolean {
   if (app.env.PUBLIC_BASE_URL?.startsWith("https:")) return true;
   if (app.env.TRUST_PROXY && request.headers.get("x-forwarded-proto") === "https") return true;
   return new URL(request.url).protocol === "https:";
 }
 
-function assertSameOrigin(app: Services, request: ApiRequest): void {
+/** Refuses a request another site's page made (a cross-site form or fetch riding on the cookie). */
+export function assertSameOrigin(app: Services, request: ApiRequest): void {
   const site = request.headers.get("sec-fetch-site");
   if (site !== null && site !== "same-origin" && site !== "none")
     throw new GatewayError("forbidden", "sign in from the dashboard page itself");

@@ -1,8 +1,10 @@
+import type { CreditResponse } from "@pod-gateway/contracts/operator-console";
 import { z } from "zod";
 import { GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
 import { isUuid } from "../../ids";
+import { operatorOf, recordOperatorAction } from "../../operator-log/operator-actions";
 import { creditToken as postCredit } from "../../tokens/credit-token";
 import { findToken } from "../../tokens/find-token";
 import { readTokenBalance } from "../../tokens/token-balance";
@@ -24,6 +26,7 @@ export async function creditToken({ app, request, bodyLimit }: ApiCall<"admin">)
   const record = isUuid(body.api_token) ? await findToken(app.database.db, body.api_token) : undefined;
   if (!record) throw new GatewayError("not_found", "token not found");
   const amount = BigInt(body.amount_microunits);
+  const operator = operatorOf(request);
   const result = await postCredit(app.database.db, {
     tokenId: record.id,
     accountId: record.accountId,
@@ -31,8 +34,20 @@ export async function creditToken({ app, request, bodyLimit }: ApiCall<"admin">)
     kind: "admin_credit",
     source: { kind: "external", ref: "admin-credits" },
     ...(body.idempotency_key ? { idempotencyKey: `admin:${body.idempotency_key}` } : {}),
-    metadata: { reason: body.reason },
+    metadata: { reason: body.reason, operator },
   });
+  // The audit row names the ledger account, never the token (it is the account's credential).
+  if (result.type === "posted")
+    await recordOperatorAction(app.database.db, {
+      operator,
+      action: "credit",
+      subject: `account:${record.accountId}`,
+      detail: {
+        transaction_id: result.transactionId,
+        amount_microunits: amount.toString(),
+        reason: body.reason,
+      },
+    });
   const balance = await readTokenBalance(app, record.accountId);
   return jsonResponse({
     credited: result.type === "posted",
@@ -40,5 +55,5 @@ export async function creditToken({ app, request, bodyLimit }: ApiCall<"admin">)
     transaction_id: result.type === "posted" ? result.transactionId : null,
     amount_microunits: Number(amount),
     usdc_balance: Number(balance.available),
-  });
+  } satisfies CreditResponse);
 }

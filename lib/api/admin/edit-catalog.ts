@@ -8,6 +8,7 @@ import { badRequest } from "../../errors/gateway-error";
 import { camelKeys } from "../../http/camel-keys";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
+import { operatorOf, recordOperatorAction } from "../../operator-log/operator-actions";
 import type { ApiCall } from "../route-definition";
 
 const tokens = z.number().int().min(0).max(100_000_000);
@@ -62,8 +63,9 @@ const priceSchema = z
     return { ...rest, input_per_1m, output_per_1m };
   });
 
-/** The change log's actor for an operator's edit. */
-const operator = (actor: string | undefined) => `operator:${actor ?? "admin"}`;
+/** The change log's actor for an operator's edit: the body's `actor`, else the caller's operator name. */
+const operator = (actor: string | undefined, call: ApiCall<"admin">) =>
+  `operator:${actor ?? operatorOf(call.request)}`;
 
 const modelIdPattern = /^[a-zA-Z0-9][a-zA-Z0-9._:@-]{0,199}$/;
 
@@ -78,7 +80,7 @@ export async function putCatalogModel(call: ApiCall<"admin">): Promise<Response>
   const { app } = call;
   const modelId = modelParam(call);
   const { actor, ...edit } = camelKeys(await readValidatedJson(call.request, modelSchema, call.bodyLimit));
-  const { created } = await editModel(app.database.db, modelId, edit, operator(actor));
+  const { created } = await editModel(app.database.db, modelId, edit, operator(actor, call));
   await app.catalogStore.changed();
   return jsonResponse({ model: modelId, created }, created ? 201 : 200);
 }
@@ -92,7 +94,7 @@ export async function putCatalogPrice(call: ApiCall<"admin">): Promise<Response>
     throw badRequest(`provider must be one of ${centralizedUpstreamNames.join(", ")}`, { param: "provider" });
   }
   const { actor, ...edit } = camelKeys(await readValidatedJson(call.request, priceSchema, call.bodyLimit));
-  await setModelPrice(app.database.db, modelId, provider, edit, operator(actor));
+  await setModelPrice(app.database.db, modelId, provider, edit, operator(actor, call));
   await app.catalogStore.changed();
   return jsonResponse({ model: modelId, provider, pinned: true });
 }
@@ -123,8 +125,14 @@ export async function listCatalogChangeLog({ app, request }: ApiCall<"admin">): 
 }
 
 /** POST /v1/admin/catalog/refresh – refresh prices and models from the sources now. */
-export async function postCatalogRefresh({ app }: ApiCall<"admin">): Promise<Response> {
+export async function postCatalogRefresh({ app, request }: ApiCall<"admin">): Promise<Response> {
   const report = await refreshCatalog(app, "operator-refresh");
+  await recordOperatorAction(app.database.db, {
+    operator: operatorOf(request),
+    action: "catalog_refresh",
+    subject: "catalog",
+    detail: { prices_changed: report.pricesChanged, models_added: report.modelsAdded },
+  });
   return jsonResponse({
     models_added: report.modelsAdded,
     prices_added: report.pricesAdded,

@@ -1,8 +1,10 @@
+import type { SlashResponse } from "@pod-gateway/contracts/operator-console";
 import { z } from "zod";
 import { GatewayError } from "../../errors/gateway-error";
 import { readValidatedJson } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
 import { isUuid } from "../../ids";
+import { operatorOf, recordOperatorAction } from "../../operator-log/operator-actions";
 import { slashHost as slash } from "../../trust/slash-host";
 import type { ApiCall } from "../route-definition";
 
@@ -26,6 +28,17 @@ export async function slashHost({ app, request, params, bodyLimit }: ApiCall<"ad
     reason: body.reason,
     evidence: body.evidence ?? {},
   });
+  await recordOperatorAction(app.database.db, {
+    operator: operatorOf(request),
+    action: "host_slash",
+    subject: id,
+    detail: {
+      slash_id: result.slashId,
+      reason: body.reason,
+      refunded_microunits: result.refunded.toString(),
+      remainder_microunits: result.remainder.toString(),
+    },
+  });
   return jsonResponse(
     {
       slash_id: result.slashId,
@@ -36,7 +49,7 @@ export async function slashHost({ app, request, params, bodyLimit }: ApiCall<"ad
       refunded_microunits: Number(result.refunded),
       remainder_microunits: Number(result.remainder),
       callers_refunded: result.callers.filter((caller) => caller.refunded > 0n).length,
-    },
+    } satisfies SlashResponse,
     200,
     { "cache-control": "no-store" },
   );

@@ -9,6 +9,8 @@ export * from "./holds";
 export * from "./host-payouts";
 export * from "./hosts";
 export * from "./ledger";
+export * from "./operator-actions";
+export * from "./operator-notices";
 export * from "./receipts";
 export * from "./relays";
 export * from "./stored-responses";

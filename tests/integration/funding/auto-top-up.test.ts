@@ -1,6 +1,3 @@
-import { createHmac } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../../lib/db/client";
@@ -10,6 +7,7 @@ import { startTestGateway, type TestGateway, testAdminToken } from "../../helper
 import { inferenceClient } from "../../helpers/inference-client";
 import { reconcileOver, removeLedgerTransaction } from "../../helpers/reconcile";
 import { type FakeStripe, startFakeStripe } from "../../helpers/stripe/fake-stripe";
+import { isSignedBy, startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
 
 /**
  * Low-balance alerts and auto top-up by card against the Stripe fake (its wire format, signed
@@ -21,16 +19,11 @@ import { type FakeStripe, startFakeStripe } from "../../helpers/stripe/fake-stri
 
 const webhookSecret = "whsec_test_auto_top_up";
 
-interface Received {
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 let stripe: FakeStripe;
 let gateway: TestGateway;
-let hookServer: Server;
+let hooks: WebhookReceiver;
 let hookUrl = "";
-const received: Received[] = [];
+let received: WebhookReceiver["received"] = [];
 
 beforeAll(async () => {
   stripe = await startFakeStripe({ webhookSecret });
@@ -45,22 +38,15 @@ beforeAll(async () => {
     },
   });
   stripe.setWebhookUrl(`${gateway.baseUrl}/v1/webhooks/stripe`);
-  hookServer = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => hookServer.listen(0, "127.0.0.1", resolve));
-  hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/pod-alerts`;
+  hooks = await startWebhookReceiver("/pod-alerts");
+  hookUrl = hooks.url;
+  received = hooks.received;
 }, 60_000);
 
 afterAll(async () => {
   await gateway?.close();
   await stripe?.close();
-  await new Promise<void>((resolve) => hookServer?.close(() => resolve()));
+  await hooks?.close();
 });
 
 async function call(token: string, path: string, init: RequestInit = {}) {
@@ -357,12 +343,7 @@ describe("low-balance alerts", () => {
     const mine = received.slice(start);
     expect(mine).toHaveLength(1);
     const delivery = mine[0];
-    const signature = String(delivery?.headers["pod-signature"]);
-    const [, stamp, digest] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(signature) ?? [];
-    const expected = createHmac("sha256", alert.webhook_secret)
-      .update(`${stamp}.${delivery?.body}`)
-      .digest("hex");
-    expect(digest).toBe(expected);
+    expect(isSignedBy(delivery, alert.webhook_secret)).toBe(true);
     expect(JSON.parse(delivery?.body ?? "{}")).toMatchObject({
       type: "balance.low",
       threshold_microunits: 99_990,
