@@ -225,7 +225,9 @@ async function tellOperator(app: Services, condition: Condition, at: Date): Prom
     created_at: at.toISOString(),
   };
   // The operator set this address: a private one (an internal relay) is allowed.
-  return postSignedWebhook({ url, secret, allowPrivate: true }, event, { userAgent: "PodGateway-Operator/1" });
+  return postSignedWebhook({ url, secret, allowPrivate: true }, event, {
+    userAgent: "PodGateway-Operator/1",
+  });
 }
 
 /**
