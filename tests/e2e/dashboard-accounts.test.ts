@@ -1,5 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatUsd } from "../../components/dashboard/format";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { type FakeStripe, startFakeStripe } from "../helpers/stripe/fake-stripe";
 import {
@@ -135,7 +136,7 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
       if (left <= 0) await spentCell.getByTestId("key-limit-reached").waitFor();
       else
         await expect(spentCell.getByTestId("key-limit-left").textContent()).resolves.toBe(
-          `$0.0000${left} left`,
+          `${formatUsd(left)} left`,
         );
       await shoot(page, `dashboard-keys-limited-${viewport.name}`);
 
@@ -185,7 +186,9 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
     // The note asking to turn auto top-up on has said its piece, now and after a reload.
     await expect(page.getByText("Card saved with Stripe.").count()).resolves.toBe(0);
     await page.reload();
-    await page.getByText("Auto top-up is on.").waitFor();
+    await expect
+      .poll(() => page.getByRole("checkbox", { name: "Top up automatically" }).isChecked())
+      .toBe(true);
     await expect(page.getByText("Card saved with Stripe.").count()).resolves.toBe(0);
     await shoot(page, "dashboard-auto-top-up-on-desktop-light");
 
