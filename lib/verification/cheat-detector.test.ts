@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom as seeded } from "../../tests/helpers/seeded-random";
 import { type DetectorState, detectorThreshold, newDetector, observeAnswer } from "./cheat-detector";
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** log of an e-value with expectation exactly 1: lognormal with mean 1. */
 function honestLogE(random: () => number, sigma: number): number {

