@@ -137,7 +137,15 @@ export function ProviderPanel() {
 function ProviderStats({ data }: { data: ProviderData }) {
   const money = (microunits: number) => formatUsd(microunits, { precise: true });
   const cards = [
-    { id: "status", label: "Status", value: data.profile.status },
+    // An enrolled host whose agent is gone is not served to anyone: the card says so, not just "active".
+    {
+      id: "status",
+      label: "Status",
+      value:
+        data.profile.status === "active" && !data.agent.connected
+          ? "active, agent offline"
+          : data.profile.status,
+    },
     { id: "balance", label: "Earnings balance", value: money(data.balance.usdc_balance) },
     { id: "maturing", label: "Maturing", value: money(data.balance.maturing_usdc_balance) },
     {
