@@ -49,7 +49,9 @@ export async function loadReceiptIssuer(env: Env, database: Executor): Promise<R
       log.info("receipts are off: set RECEIPT_SIGNING_KEY (npx pod-gateway receipt-key new) to sign them");
       return undefined;
     }
-    seed = devSeed(devKeyPath(env));
+    // memory:// names no folder: a key kept there would be written into the working directory
+    // as `memory:/…`; a gateway whose data dies with it signs with a key that does too.
+    seed = env.POD_DATA_DIR.startsWith("memory://") ? newSeed() : devSeed(devKeyPath(env));
   }
   const since = env.RECEIPT_SIGNING_KEY_SINCE;
   const signer = await receiptSigner(seed, since === undefined ? 0 : Math.floor(Date.parse(since) / 1000));

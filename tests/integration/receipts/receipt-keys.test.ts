@@ -1,5 +1,8 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { receiptKeySetSchema } from "@pod-gateway/contracts/usage-receipt";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { newSeed } from "../../../lib/crypto/ed25519-seed";
 import { loadEnv } from "../../../lib/env";
 import { publicReceiptKey } from "../../../lib/receipts/receipt-keys";
@@ -15,13 +18,20 @@ afterEach(async () => {
 
 describe("GET /v1/receipts/keys", () => {
   it("publishes a development key when none is configured, the same one after a restart", async () => {
-    gateway = await startTestGateway();
+    // A data directory on disk: the key is kept there (memory:// keeps it in the process only).
+    const dataDir = mkdtempSync(path.join(tmpdir(), "pod-receipt-key-"));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    gateway = await startTestGateway({ env: { POD_DATA_DIR: dataDir } });
     const response = await fetch(`${gateway.baseUrl}/v1/receipts/keys`);
     expect(response.status).toBe(200);
     const first = receiptKeySetSchema.parse(await response.json());
     expect(first.keys).toHaveLength(1);
     expect(first.keys[0]?.exp).toBeUndefined();
-    const again = await startTestGateway({ env: { POD_DATA_DIR: gateway.app.env.POD_DATA_DIR } });
+    expect(existsSync(path.join(dataDir, "receipt-signing-key"))).toBe(true);
+    // Closed first: on PGlite the directory also holds the database, which one process opens at a time.
+    await gateway.close();
+    gateway = undefined;
+    const again = await startTestGateway({ env: { POD_DATA_DIR: dataDir } });
     try {
       const second = receiptKeySetSchema.parse(
         await (await fetch(`${again.baseUrl}/v1/receipts/keys`)).json(),
