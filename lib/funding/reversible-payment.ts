@@ -33,8 +33,7 @@ const isUuid = (value: string) =>
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 
 async function lockedSession(transaction: Executor, id: string): Promise<ReversiblePayment | undefined> {
-  await queryRows(transaction, sql`SELECT id FROM card_sessions WHERE id = ${id} FOR UPDATE`);
-  const [row] = await transaction.select().from(cardSessions).where(eq(cardSessions.id, id));
+  const [row] = await transaction.select().from(cardSessions).where(eq(cardSessions.id, id)).for("update");
   if (!row) return undefined;
   return {
     kind: "checkout",
@@ -51,8 +50,11 @@ async function lockedSession(transaction: Executor, id: string): Promise<Reversi
 }
 
 async function lockedTopUp(transaction: Executor, id: string): Promise<ReversiblePayment | undefined> {
-  await queryRows(transaction, sql`SELECT id FROM auto_top_up_charges WHERE id = ${id} FOR UPDATE`);
-  const [row] = await transaction.select().from(autoTopUpCharges).where(eq(autoTopUpCharges.id, id));
+  const [row] = await transaction
+    .select()
+    .from(autoTopUpCharges)
+    .where(eq(autoTopUpCharges.id, id))
+    .for("update");
   if (!row) return undefined;
   return {
     kind: "auto_top_up",
