@@ -28,6 +28,13 @@ export const systemAccounts = {
   inferenceLoss: { kind: "external", ref: "inference-loss" },
 } as const satisfies Record<string, { kind: AccountKind; ref: string }>;
 
+/** Where a centralized upstream's billed-beyond-the-gateway usage is booked: one account per provider. */
+export const upstreamExcessPrefix = "upstream-excess:";
+
+export function upstreamExcessAccount(provider: string): { kind: AccountKind; ref: string } {
+  return { kind: "external", ref: `${upstreamExcessPrefix}${provider}` };
+}
+
 /** Returns the id of the (kind, ref) account, creating it on first use. */
 export async function ensureAccount(executor: Executor, kind: AccountKind, ref: string): Promise<bigint> {
   const inserted = await executor

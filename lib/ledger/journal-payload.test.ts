@@ -48,6 +48,7 @@ describe("journal payload", () => {
     const { apiKeyId: _key, ...usageRecord } = settlement.usageRecord;
     const plain: LeaseSettlement = {
       ...centralized,
+      upstreamExcess: { accountId: 11n, amount: 4_321n },
       usageRecord: { ...usageRecord, route: "centralized", providerId: "openai" },
       metadata: { request_id: "req_payload", model: "gpt-4o-mini", route: "centralized", provider: "openai" },
     };

@@ -23,6 +23,7 @@ const journalPayload = z.object({
   lossAccountId: decimal,
   providerAccountId: decimal.optional(),
   providerSharePercent: decimal,
+  upstreamExcess: z.object({ accountId: decimal, amount: decimal }).optional(),
   model: name,
   route: name,
   providerId: name,
@@ -53,6 +54,10 @@ export function toJournalPayload(settlement: LeaseSettlement) {
     lossAccountId: settlement.lossAccountId.toString(),
     providerAccountId: asText(settlement.providerAccountId),
     providerSharePercent: settlement.providerSharePercent.toString(),
+    upstreamExcess: settlement.upstreamExcess && {
+      accountId: settlement.upstreamExcess.accountId.toString(),
+      amount: settlement.upstreamExcess.amount.toString(),
+    },
     model: usageRecord.model,
     route: usageRecord.route,
     providerId: usageRecord.providerId,
@@ -74,7 +79,17 @@ export function fromJournalPayload(requestId: string, payload: unknown): LeaseSe
   const parsed = journalPayload.safeParse(flattened(payload));
   if (!parsed.success)
     throw new Error(`settlement_journal row ${requestId} is not a settlement: ${parsed.error.message}`);
-  const { model, route, providerId, usage, outcome, apiKeyId, providerAccountId, ...amounts } = parsed.data;
+  const {
+    model,
+    route,
+    providerId,
+    usage,
+    outcome,
+    apiKeyId,
+    providerAccountId,
+    upstreamExcess,
+    ...amounts
+  } = parsed.data;
   const usageRecord = {
     model,
     route,
@@ -87,6 +102,7 @@ export function fromJournalPayload(requestId: string, payload: unknown): LeaseSe
     ...amounts,
     requestId,
     ...(providerAccountId === undefined ? {} : { providerAccountId }),
+    ...(upstreamExcess === undefined ? {} : { upstreamExcess }),
     metadata: inferenceMetadata(requestId, usageRecord),
     usageRecord,
   };

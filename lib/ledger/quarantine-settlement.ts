@@ -69,6 +69,9 @@ export async function quarantineSettlement(
         ...settlement.metadata,
         cost: settlement.cost.toString(),
         shortfall: loss.toString(),
+        ...(settlement.upstreamExcess
+          ? { upstream_excess: settlement.upstreamExcess.amount.toString() }
+          : {}),
         quarantined: reason,
       },
       entries: [
@@ -76,8 +79,14 @@ export async function quarantineSettlement(
         ...(settlement.providerAccountId === undefined
           ? []
           : [{ accountId: settlement.providerAccountId, amount: providerShare }]),
-        { accountId: settlement.treasuryAccountId, amount: paid - providerShare + loss },
+        {
+          accountId: settlement.treasuryAccountId,
+          amount: paid - providerShare + loss + (settlement.upstreamExcess?.amount ?? 0n),
+        },
         { accountId: settlement.lossAccountId, amount: -loss },
+        ...(settlement.upstreamExcess
+          ? [{ accountId: settlement.upstreamExcess.accountId, amount: -settlement.upstreamExcess.amount }]
+          : []),
       ],
     });
     await transaction

@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { queryPrepared } from "../db/client";
-import type { Usage } from "../pricing/cost";
-import type { UsageRecordFields } from "./settle-inference";
+import type { UpstreamExcessBooking, UsageRecordFields } from "./settle-inference";
 
 /** One served request's settlement, charged out of a lease (a hold this process keeps for many requests). */
 export interface LeaseSettlement {
@@ -19,6 +18,8 @@ export interface LeaseSettlement {
   /** Marketplace and relay routes: credited `providerSharePercent` of the charge. */
   providerAccountId?: bigint;
   providerSharePercent: bigint;
+  /** Centralized routes: what the upstream reported beyond the bill, booked beside it. */
+  upstreamExcess?: UpstreamExcessBooking;
   metadata: Record<string, unknown>;
   usageRecord: UsageRecordFields;
 }
@@ -45,6 +46,8 @@ function asRecord(settlement: LeaseSettlement) {
     treasury_account: settlement.treasuryAccountId.toString(),
     loss_account: settlement.lossAccountId.toString(),
     provider_share: settlement.providerSharePercent.toString(),
+    excess: (settlement.upstreamExcess?.amount ?? 0n).toString(),
+    excess_account: settlement.upstreamExcess?.accountId.toString() ?? null,
     metadata: settlement.metadata,
     model: settlement.usageRecord.model,
     route: settlement.usageRecord.route,
@@ -74,7 +77,7 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch.map(asRecord))}::jsonb) AS r(
             request_id text, account_id bigint, lease_id text, cost bigint, charged bigint, shortfall bigint,
             provider_account bigint, treasury_account bigint, loss_account bigint, provider_share bigint,
-            metadata jsonb, model text, route text, provider_id text, input_tokens bigint,
+            excess bigint, excess_account bigint, metadata jsonb, model text, route text, provider_id text, input_tokens bigint,
             output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint, outcome text,
             api_key_id uuid)
         ), locked AS (
@@ -82,7 +85,8 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           -- top-up locks its account before its hold: no two writers wait on each other in a circle.
           SELECT id FROM accounts
           WHERE id IN (SELECT account_id FROM input UNION SELECT treasury_account FROM input
-                       UNION SELECT loss_account FROM input UNION SELECT provider_account FROM input)
+                       UNION SELECT loss_account FROM input UNION SELECT provider_account FROM input
+                       UNION SELECT excess_account FROM input)
           ORDER BY id FOR UPDATE
         ), fresh AS (
           INSERT INTO usage_records (request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
@@ -103,11 +107,12 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           INSERT INTO ledger_transactions (kind, idempotency_key, metadata)
           SELECT 'inference', 'inference:' || request_id,
                  metadata || jsonb_build_object('cost', cost::text, 'shortfall', shortfall::text)
-          FROM applied WHERE charged > 0 OR shortfall > 0
+                 || CASE WHEN excess > 0 THEN jsonb_build_object('upstream_excess', excess::text) ELSE '{}'::jsonb END
+          FROM applied WHERE charged > 0 OR shortfall > 0 OR excess > 0
           RETURNING id, idempotency_key
         ), shares AS (
           SELECT t.id AS transaction_id, a.account_id, a.charged, a.shortfall, a.provider_account,
-                 a.treasury_account, a.loss_account,
+                 a.treasury_account, a.loss_account, a.excess, a.excess_account,
                  CASE WHEN a.provider_account IS NULL THEN 0 ELSE a.charged * a.provider_share / 100 END AS provider_amount
           FROM applied AS a JOIN txn AS t ON t.idempotency_key = 'inference:' || a.request_id
         ), parts AS (
@@ -118,6 +123,10 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           SELECT transaction_id, treasury_account, charged - provider_amount + shortfall FROM shares
           UNION ALL
           SELECT transaction_id, loss_account, -shortfall FROM shares
+          UNION ALL
+          SELECT transaction_id, excess_account, -excess FROM shares WHERE excess_account IS NOT NULL
+          UNION ALL
+          SELECT transaction_id, treasury_account, excess FROM shares WHERE excess_account IS NOT NULL
         ), entries AS (
           INSERT INTO ledger_entries (transaction_id, account_id, amount)
           SELECT transaction_id, account_id, SUM(amount) FROM parts

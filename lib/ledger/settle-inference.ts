@@ -28,6 +28,17 @@ export function inferenceMetadata(
   };
 }
 
+/**
+ * Usage a centralized upstream reported beyond what the gateway billed (the meter's caps cut
+ * it), valued at the route's price: debited to the provider's upstream-excess account and
+ * credited to the treasury, which owes the upstream its whole bill, in the settlement's own
+ * transaction.
+ */
+export interface UpstreamExcessBooking {
+  accountId: bigint;
+  amount: bigint;
+}
+
 export interface SettleInferenceInput {
   holdId: string;
   accountId: bigint;
@@ -49,6 +60,7 @@ export interface SettleInferenceInput {
   /** Marketplace and relay routes: the provider's account, credited `providerSharePercent` of the charge. */
   providerAccountId?: bigint;
   providerSharePercent: bigint;
+  upstreamExcess?: UpstreamExcessBooking;
   idempotencyKey: string;
   metadata: Record<string, unknown>;
   usageRecord: UsageRecordFields & { requestId: string };
@@ -77,6 +89,8 @@ export async function settleInference(
   input: SettleInferenceInput,
 ): Promise<SettleInferenceResult> {
   const provider = input.providerAccountId ?? null;
+  const excessAccount = input.upstreamExcess?.accountId ?? null;
+  const excess = input.upstreamExcess?.amount ?? 0n;
   const { usage } = input.usageRecord;
   const rows = await queryPrepared<{
     charged: string | bigint;
@@ -113,11 +127,15 @@ export async function settleInference(
           SELECT ${input.lossAccountId}::bigint, -shortfall FROM user_account
           UNION ALL
           SELECT ${input.treasuryAccountId}::bigint, shortfall FROM user_account
+          UNION ALL
+          SELECT ${excessAccount}::bigint, -${excess}::bigint FROM user_account WHERE ${excessAccount}::bigint IS NOT NULL
+          UNION ALL
+          SELECT ${input.treasuryAccountId}::bigint, ${excess}::bigint FROM user_account WHERE ${excessAccount}::bigint IS NOT NULL
         ), txn AS (
           INSERT INTO ledger_transactions (kind, idempotency_key, metadata)
           SELECT 'inference', ${input.idempotencyKey},
-                 ${JSON.stringify({ ...input.metadata, cost: input.cost.toString() })}::jsonb || jsonb_build_object('shortfall', shortfall::text)
-          FROM user_account WHERE charged > 0 OR shortfall > 0
+                 ${JSON.stringify({ ...input.metadata, cost: input.cost.toString(), ...(excess > 0n ? { upstream_excess: excess.toString() } : {}) })}::jsonb || jsonb_build_object('shortfall', shortfall::text)
+          FROM user_account WHERE charged > 0 OR shortfall > 0 OR ${excess}::bigint > 0
           RETURNING id
         ), entries AS (
           INSERT INTO ledger_entries (transaction_id, account_id, amount)

@@ -62,6 +62,7 @@ async function settleWithoutLease(database: Database, settlement: LeaseSettlemen
       ? {}
       : { providerAccountId: settlement.providerAccountId }),
     providerSharePercent: settlement.providerSharePercent,
+    ...(settlement.upstreamExcess === undefined ? {} : { upstreamExcess: settlement.upstreamExcess }),
     idempotencyKey: `inference:${settlement.requestId}`,
     metadata: settlement.metadata,
     usageRecord: { requestId: settlement.requestId, ...settlement.usageRecord },

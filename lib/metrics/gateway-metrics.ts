@@ -29,6 +29,10 @@ export const gatewayMetrics = {
     "pod_billing_loss_microunits_total",
     "Microunits of cost posted to the loss account because the account could not cover them.",
   ),
+  upstreamExcessMicrounits: new Counter(
+    "pod_upstream_excess_microunits_total",
+    "Microunits a centralized upstream reported beyond what the gateway billed (booked to its upstream-excess account), by provider.",
+  ),
   upstreamErrors: new Counter("pod_upstream_errors_total", "Failed upstream attempts, by provider and kind."),
   upstreamLatency: new Histogram(
     "pod_upstream_time_to_headers_seconds",

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { accounts, type HostPayout, hostPayouts, hosts, models, receivables } from "../db/schema";
+import { readUpstreamExcess, type UpstreamExcess } from "../ledger/upstream-excess";
 import type { Standing } from "../providers/host-standing";
 import { loadReputations } from "../trust/reputation";
 
@@ -134,4 +135,12 @@ export async function listDisabledModels(executor: Executor): Promise<string[]> 
     .orderBy(asc(models.id))
     .limit(200);
   return rows.map((row) => row.id);
+}
+
+/**
+ * What each centralized upstream reported beyond what the gateway billed (the meter's caps),
+ * per provider and in total: the operator's cost beyond its revenue, booked at settlement.
+ */
+export function readConsoleUpstreamExcess(executor: Executor): Promise<UpstreamExcess> {
+  return readUpstreamExcess(executor);
 }

@@ -128,7 +128,12 @@ export class RequestSettlement {
         const agentTokens = this.#agentTokens();
         const metered = await meterUsage({ ...metering, agentTokens });
         this.#reportFindings(metered.findings, agentTokens);
-        const settled = await settleRequest(this.#app, { ...this.#identity, usage: metered.usage, outcome });
+        const settled = await settleRequest(this.#app, {
+          ...this.#identity,
+          usage: metered.usage,
+          excess: metered.excess,
+          outcome,
+        });
         this.#onSettled?.(metered.usage, outcome);
         if (this.#receipt) await this.#sign(this.#receipt, metering, metered, settled.charged, outcome);
         span?.setAttributes(settlementAttributes(metered.usage, settled.charged, this.#reserved.model.id));

@@ -1,10 +1,15 @@
 import type { BalanceWatchServices } from "../balance-watch/balance-watch-services";
 import type { Executor } from "../db/client";
 import type { KeyServices } from "../keys/key-services";
-import { type AccountKind, ensureAccount, systemAccounts } from "../ledger/accounts";
+import { type AccountKind, ensureAccount, systemAccounts, upstreamExcessAccount } from "../ledger/accounts";
 import type { LedgerServices } from "../ledger/ledger-services";
 import type { LeaseSettlement } from "../ledger/settle-batch";
-import { inferenceMetadata, type SettleInferenceResult, settleInference } from "../ledger/settle-inference";
+import {
+  inferenceMetadata,
+  type SettleInferenceResult,
+  settleInference,
+  type UpstreamExcessBooking,
+} from "../ledger/settle-inference";
 import { log } from "../log";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { costOfUsage, type TokenPrice, type Usage } from "../pricing/cost";
@@ -24,6 +29,8 @@ export interface SettleRequestInput {
   model: string;
   usage: Usage;
   outcome: RequestOutcome;
+  /** What a trusted source reported beyond `usage` (the meter's caps): booked as upstream excess on centralized routes. */
+  excess?: Usage;
 }
 
 /**
@@ -90,6 +97,7 @@ async function settlementParts(app: Pick<Services, "database"> & LedgerServices,
       ? undefined
       : await cachedAccountId(database, "provider", input.candidate.providerId);
   const cost = costOfUsage(input.usage, owedPrice(input.candidate.price, input.outcome));
+  const upstreamExcess = await upstreamExcessOf(database, input);
   const usageRecord = {
     model: input.model,
     route: input.candidate.route,
@@ -105,10 +113,27 @@ async function settlementParts(app: Pick<Services, "database"> & LedgerServices,
     lossAccountId,
     ...(providerAccountId === undefined ? {} : { providerAccountId }),
     providerSharePercent,
+    ...(upstreamExcess === undefined ? {} : { upstreamExcess }),
     // Rebuilt the same way when a journaled settlement is read back (journal-payload.ts).
     metadata: inferenceMetadata(input.requestId, usageRecord),
   };
   return { cost, shared, usageRecord };
+}
+
+/**
+ * What a centralized upstream reported beyond the bill, at the route's token rates (the
+ * request's own price is in the bill already): the operator pays its vendor for it. Marketplace
+ * hosts and key relays are paid a share of what was charged, never of a claim, so they have none.
+ */
+async function upstreamExcessOf(
+  executor: Executor,
+  input: SettleRequestInput,
+): Promise<UpstreamExcessBooking | undefined> {
+  if (input.candidate.route !== "centralized" || input.excess === undefined) return undefined;
+  const amount = costOfUsage(input.excess, { ...input.candidate.price, requestPrice: undefined });
+  if (amount === 0n) return undefined;
+  const account = upstreamExcessAccount(input.candidate.providerId);
+  return { accountId: await cachedAccountId(executor, account.kind, account.ref), amount };
 }
 
 /**
@@ -145,6 +170,11 @@ export async function settleRequest(
   if (settled.charged > 0n) app.balanceWatch.afterCharge(input.accountId, settled.availableAfter);
   gatewayMetrics.settlements.inc({ outcome: input.outcome, route: input.candidate.route });
   gatewayMetrics.chargedMicrounits.inc({}, Number(settled.charged));
+  if (shared.upstreamExcess)
+    gatewayMetrics.upstreamExcessMicrounits.inc(
+      { provider: input.candidate.providerId },
+      Number(shared.upstreamExcess.amount),
+    );
   if (settled.shortfall > 0n) {
     gatewayMetrics.lossEvents.inc();
     gatewayMetrics.lossMicrounits.inc({}, Number(settled.shortfall));

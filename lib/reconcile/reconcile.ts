@@ -1,5 +1,6 @@
 import { cardSettings } from "../funding/card-settings";
 import type { LedgerServices } from "../ledger/ledger-services";
+import { readUpstreamExcess } from "../ledger/upstream-excess";
 import { verifyLedger } from "../ledger/verify-ledger";
 import type { Services } from "../services";
 import type { Difference } from "./core/difference";
@@ -14,12 +15,19 @@ import { reconcileStripe } from "./stripe/reconcile-stripe";
  * disputes per session), Solana (deposit, payout and x402 payment receipts, and every USDC
  * departure from the payout wallet) and Base (deposit and x402 payment receipts). Every
  * unexplained difference is reported to the microunit; an empty list means the books agree. A
- * source that cannot be read is named in `unreadable`, and proves nothing.
+ * source that cannot be read is named in `unreadable`, and proves nothing. Beside them, the
+ * upstream excess the ledger booked (explained: the operator's cost beyond what it billed).
  */
 export async function reconcile(app: Services & Pick<LedgerServices, "leases">): Promise<ReconcileReport> {
   await app.leases?.flush(10_000);
   const db = app.database.db;
-  const report: ReconcileReport = { differences: [], checked: ["ledger"], skipped: [], unreadable: [] };
+  const report: ReconcileReport = {
+    differences: [],
+    checked: ["ledger"],
+    skipped: [],
+    unreadable: [],
+    upstreamExcess: await readUpstreamExcess(db),
+  };
   for (const problem of await verifyLedger(db))
     report.differences.push({
       source: "ledger",

@@ -79,6 +79,22 @@ describe("meterUsage", () => {
     const vendor = await meterUsage(input({ trusted: true, claim: claim(10_000, 10_000) }));
     expect(vendor.usage).toMatchObject({ inputTokens: 200, outputTokens: 20 });
     expect(vendor.counted).toBe(false);
+    // What the vendor reported beyond the caps is not billed, but it is not lost either.
+    expect(vendor.excess).toEqual({
+      inputTokens: 9_800,
+      outputTokens: 9_980,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    // An agent's over-claim is a finding, never an excess the gateway pays.
+    expect(agent.excess).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    const overClaim = await meterUsage(input({ claim: claim(20, 9_000) }));
+    expect(overClaim.excess.outputTokens).toBe(0);
   });
 
   it("gives up the dearest input first when capping a cached claim", async () => {

@@ -68,6 +68,12 @@ export interface MeteredUsage {
   /** The gateway counted tokens (a claim was checked or missing). */
   counted: boolean;
   findings: MeterFinding[];
+  /**
+   * A trusted source's claim beyond what is billed (the caps cut it): the vendor bills the
+   * operator for it all the same, so the settlement books it as upstream excess. Empty for
+   * marketplace agents, whose over-claims are findings the gateway never pays.
+   */
+  excess: Usage;
 }
 
 function upper(count: number, slack: number): number {
@@ -97,8 +103,10 @@ export async function meterUsage(input: MeterInput): Promise<MeteredUsage> {
     ...capInput(usage, input.maxInputTokens),
     outputTokens: Math.min(usage.outputTokens, input.maxOutputTokens),
   });
-  if (input.trusted && claim.type === "read" && claim.outputReported)
-    return { usage: cap(claim.usage), counted: false, findings: [] };
+  if (input.trusted && claim.type === "read" && claim.outputReported) {
+    const usage = cap(claim.usage);
+    return { usage, counted: false, findings: [], excess: excessOf(claim, usage) };
+  }
 
   const scale = (tokens: number) =>
     input.family === "estimated" ? Math.ceil(tokens * estimateFactor) : tokens;
@@ -154,7 +162,24 @@ export async function meterUsage(input: MeterInput): Promise<MeteredUsage> {
       kind: "over_limit",
       detail: `relayed about ${countedOutput} output tokens where the forwarded limit was ${input.maxOutputTokens}`,
     });
-  return { usage: cap(usage), counted: true, findings };
+  const billed = cap(usage);
+  return {
+    usage: billed,
+    counted: true,
+    findings,
+    excess: input.trusted && claim.type === "read" ? excessOf(claim, billed) : emptyUsage,
+  };
+}
+
+/** What a claim reported beyond the bill, part by part (output only once the claim has it). */
+function excessOf(claim: UsageClaim & { type: "read" }, billed: Usage): Usage {
+  const beyond = (claimed: number, kept: number) => Math.max(0, claimed - kept);
+  return {
+    inputTokens: beyond(claim.usage.inputTokens, billed.inputTokens),
+    outputTokens: claim.outputReported ? beyond(claim.usage.outputTokens, billed.outputTokens) : 0,
+    cacheReadTokens: beyond(claim.usage.cacheReadTokens, billed.cacheReadTokens),
+    cacheWriteTokens: beyond(claim.usage.cacheWriteTokens, billed.cacheWriteTokens),
+  };
 }
 
 /** The output count in an agent's job_done `tokens`, under any of the names agents use. */

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import { readFakeBody, writeFakeImages } from "./fake-images";
 import { scoringReply } from "./fake-model-text";
 import { schemaInstance } from "./schema-instance";
@@ -7,7 +7,8 @@ import { schemaInstance } from "./schema-instance";
  * A local stand-in for the OpenAI or Anthropic API that speaks its exact wire format.
  * Behaviour is steered from the prompt with directives such as `[fake:error=500]`,
  * `[fake:tokens=12]`, `[fake:slow=20]`, `[fake:cut=3]`, `[fake:tool]`, `[fake:cache]`,
- * `[fake:html=400]` (an HTML error page), `[fake:hang=3000]` (headers that long late).
+ * `[fake:html=400]` (an HTML error page), `[fake:hang=3000]` (headers that long late),
+ * `[fake:overreport=5000]` (usage that many tokens above what it sent, input and output each).
  * The OpenAI fake also answers `/v1/images/generations` and `/v1/images/edits` (fake-images.ts).
  * Like the real APIs it honours structured output: a forced tool (OpenAI `tool_choice`
  * function, Anthropic `tool_choice` tool/any) is called with arguments valid for its schema,
@@ -46,6 +47,8 @@ interface Directives {
   tool: boolean;
   cache: boolean;
   noUsage: boolean;
+  /** Tokens added to the reported input and output: a vendor billing more than it sent. */
+  overreport: number;
   /** The answer's words, by position: the fake's "model". */
   word(index: number): string;
 }
@@ -87,6 +90,7 @@ function readDirectives(prompt: string, maxTokens: number | undefined): Directiv
     tool: value("tool") !== null,
     cache: value("cache") !== null,
     noUsage: value("nousage") !== null,
+    overreport: Number(value("overreport")?.[1] ?? 0),
     word,
   };
 }
@@ -361,14 +365,15 @@ async function openaiWriter(
   const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
   const model = String(body.model);
   const created = Math.floor(Date.now() / 1000);
-  const prompt = promptTokensOf(body);
+  const prompt = promptTokensOf(body) + directives.overreport;
   const cached = directives.cache ? Math.floor(prompt / 2) : 0;
   // Like OpenAI, every one of `n` choices is generated and billed.
   const choices = typeof body.n === "number" && body.n > 1 ? body.n : 1;
+  const completion = directives.tokens * choices + directives.overreport;
   const usage = {
     prompt_tokens: prompt,
-    completion_tokens: directives.tokens * choices,
-    total_tokens: prompt + directives.tokens * choices,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: cached },
   };
   const forced = forcedTool("openai", body);
@@ -463,12 +468,12 @@ async function anthropicWriter(
 ) {
   const id = `msg_${Math.random().toString(36).slice(2)}`;
   const model = String(body.model);
-  const prompt = promptTokensOf(body);
+  const prompt = promptTokensOf(body) + directives.overreport;
   const cacheRead = directives.cache ? Math.floor(prompt / 2) : 0;
   const cacheWrite = directives.cache ? 3 : 0;
   const usage = {
     input_tokens: prompt - cacheRead,
-    output_tokens: directives.tokens,
+    output_tokens: directives.tokens + directives.overreport,
     cache_read_input_tokens: cacheRead,
     cache_creation_input_tokens: cacheWrite,
   };
@@ -557,7 +562,9 @@ async function anthropicWriter(
   response.write(
     event("message_delta", {
       delta: { stop_reason: callsTool ? "tool_use" : "end_turn", stop_sequence: null },
-      usage: directives.noUsage ? { output_tokens: 0 } : { output_tokens: directives.tokens },
+      usage: directives.noUsage
+        ? { output_tokens: 0 }
+        : { output_tokens: directives.tokens + directives.overreport },
     }),
   );
   response.end(event("message_stop", {}));

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../db/client";
 import { systemAccounts } from "../../ledger/accounts";
+import { readUpstreamExcess } from "../../ledger/upstream-excess";
 import { gatewayMetrics } from "../../metrics/gateway-metrics";
 import { renderMetrics } from "../../metrics/registry";
 import type { ApiCall } from "../route-definition";
@@ -18,6 +19,7 @@ export async function getMetrics({ app }: ApiCall<"admin">): Promise<Response> {
     app.database.db,
     sql`SELECT balance FROM accounts WHERE kind = ${systemAccounts.inferenceLoss.kind} AND ref = ${systemAccounts.inferenceLoss.ref}`,
   );
+  const excess = await readUpstreamExcess(app.database.db);
   const marketplace = app.routing.registry.status();
   const body = renderMetrics(Object.values(gatewayMetrics), [
     {
@@ -59,6 +61,11 @@ export async function getMetrics({ app }: ApiCall<"admin">): Promise<Response> {
       name: "pod_billing_loss_account_microunits",
       help: "Total cost written off to the loss account (all processes), as a positive number.",
       value: -Number(loss?.balance ?? 0),
+    },
+    {
+      name: "pod_upstream_excess_account_microunits",
+      help: "Total usage centralized upstreams reported beyond what the gateway billed, booked to their upstream-excess accounts (all processes).",
+      value: Number(excess.totalMicrounits),
     },
   ]);
   return new Response(body, {

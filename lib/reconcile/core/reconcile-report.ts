@@ -1,3 +1,4 @@
+import type { UpstreamExcess } from "../../ledger/upstream-excess";
 import type { Difference } from "./difference";
 
 export interface ReconcileReport {
@@ -7,6 +8,11 @@ export interface ReconcileReport {
   skipped: string[];
   /** Sources configured but not readable now (unreachable, refused): named, with the reason. */
   unreadable: { source: string; reason: string }[];
+  /**
+   * Explained, not a difference: what centralized upstreams reported beyond what the gateway
+   * billed, as booked to their upstream-excess accounts (the operator's cost beyond revenue).
+   */
+  upstreamExcess: UpstreamExcess;
 }
 
 /** `npm run reconcile`'s exit code: 0 agreed, 1 differences, 2 a source could not be read (nothing proven). */
@@ -26,5 +32,12 @@ export function reportJson(report: ReconcileReport) {
     checked: report.checked,
     skipped: report.skipped,
     unreadable: report.unreadable,
+    upstream_excess: {
+      total_microunits: report.upstreamExcess.totalMicrounits.toString(),
+      providers: report.upstreamExcess.providers.map((one) => ({
+        provider: one.provider,
+        microunits: one.microunits.toString(),
+      })),
+    },
   };
 }
