@@ -29,6 +29,7 @@ import { startTracing } from "./lib/telemetry/tracing";
 import { forgetHere, shareCredentialChanges } from "./lib/tokens/authenticate-token";
 import { refreshReputations } from "./lib/trust/reputation";
 import { TrustFindingRecorder } from "./lib/trust/trust-finding-recorder";
+import { loadUsageRecords } from "./lib/usage-records/usage-records";
 import { createX402Wiring } from "./lib/x402/x402-wiring";
 
 /**
@@ -138,6 +139,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     baseDeposits: baseDepositsLoader(env),
     x402: createX402Wiring(env, database.db),
     receipts: await loadReceiptIssuer(env, database.db),
+    usageRecords: loadUsageRecords(env),
     async close() {
       stopMaintenance?.();
       catalogStore.stop();
@@ -146,6 +148,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       await limiters.close();
       await signals?.close();
       await app.receipts?.store.flush();
+      await app.usageRecords?.close();
       await stopTracing?.();
       // Stopping leases closes the journal they share.
       if (leases) await leases.stop();

@@ -417,6 +417,37 @@ const envSchema = z.object({
     .default("false")
     .transform((value) => value === "true"),
   OTEL_SERVICE_NAME: optionalString,
+  /**
+   * Per-request usage records (lib/usage-records), off unless a destination is named: the
+   * operator's webhook (a batch per POST, signed with USAGE_RECORDS_WEBHOOK_SECRET as every
+   * gateway webhook is) and/or an OTLP/HTTP logs endpoint: OTEL_EXPORTER_OTLP_LOGS_ENDPOINT, or
+   * OTEL_LOGS_EXPORTER=otlp with OTEL_EXPORTER_OTLP_ENDPOINT + /v1/logs (traces alone do not
+   * turn records on: they say what each caller spent).
+   */
+  USAGE_RECORDS_WEBHOOK_URL: optionalUrl,
+  USAGE_RECORDS_WEBHOOK_SECRET: optionalString.refine((value) => value === undefined || value.length >= 16, {
+    message: "at least 16 characters",
+  }),
+  OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: optionalUrl,
+  OTEL_LOGS_EXPORTER: z.enum(["otlp", "none"]).default("none"),
+  /** `key=value,key=value` (values URL-encoded), sent with each OTLP logs export: a collector's API key. */
+  OTEL_EXPORTER_OTLP_LOGS_HEADERS: optionalString.transform((value, context) => {
+    if (value === undefined) return undefined;
+    const headers = otlpHeaders(value);
+    if (headers) return headers;
+    context.addIssue({ code: "custom", message: "not key=value pairs separated by commas" });
+    return z.NEVER;
+  }),
+  /** Put the request body and the answer's text in each record (off: counts, money and ids only). */
+  USAGE_RECORDS_CONTENT: z.enum(["on", "off"]).default("off"),
+  /** The most records waiting to be sent; more are dropped (and counted) while a receiver is down. */
+  USAGE_RECORDS_QUEUE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  USAGE_RECORDS_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(100),
+  /** How long a record waits for others to share its POST. */
+  USAGE_RECORDS_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1_000),
+  USAGE_RECORDS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** How long a stopping gateway keeps trying to send what is queued. */
+  USAGE_RECORDS_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 
@@ -441,8 +472,28 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
 }
 
 /** Settings that are each valid alone but not together. */
+/** `key=value,key=value` as the OTEL_EXPORTER_OTLP_*_HEADERS variables write them, or undefined when it is not. */
+function otlpHeaders(text: string): Record<string, string> | undefined {
+  const headers: Record<string, string> = {};
+  for (const pair of text.split(",")) {
+    const at = pair.indexOf("=");
+    const key = pair.slice(0, at).trim();
+    if (at < 1 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) return undefined;
+    try {
+      headers[key.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  return headers;
+}
+
 function crossFieldProblems(env: Env): string[] {
   const problems = addressCollisions(env);
+  if (env.USAGE_RECORDS_WEBHOOK_URL && !env.USAGE_RECORDS_WEBHOOK_SECRET)
+    problems.push(
+      "USAGE_RECORDS_WEBHOOK_URL: needs USAGE_RECORDS_WEBHOOK_SECRET (each POST is signed with it)",
+    );
   const deposit = env.BASE_DEPOSIT_ADDRESS?.toLowerCase();
   if (deposit && !env.X402_BASE_SETTLER_KEY) {
     problems.push(

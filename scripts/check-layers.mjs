@@ -56,7 +56,7 @@ const floors = [
   ["lib/payouts", "lib/operator-log"],
   ["lib/hosts", "lib/funding", "lib/responses", "lib/dashboard", "lib/docs"],
   ["lib/trust", "lib/deposits", "lib/balance-watch"],
-  ["lib/marketplace", "lib/reconcile"],
+  ["lib/marketplace", "lib/reconcile", "lib/usage-records"],
   ["lib/routing"],
   ["lib/proxy"],
   ["lib/canaries"],

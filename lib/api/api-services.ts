@@ -9,6 +9,7 @@ import type { RateLimiter } from "../rate-limit/fixed-window";
 import type { ReceiptServices } from "../receipts/receipt-services";
 import type { RoutingServices } from "../routing/routing-state";
 import type { TrustFindingRecorder } from "../trust/trust-finding-recorder";
+import type { UsageRecordServices } from "../usage-records/usage-record-services";
 import type { X402Wiring } from "../x402/x402-wiring";
 
 /**
@@ -22,7 +23,8 @@ export interface ApiServices
     LedgerServices,
     KeyServices,
     BalanceWatchServices,
-    ReceiptServices {
+    ReceiptServices,
+    UsageRecordServices {
   catalogStore: CatalogStore;
   registerLimiter: RateLimiter;
   /** Paid x402 attempts per client address: each one can cost RPC calls and simulations. */

@@ -42,17 +42,33 @@ export async function postSignedWebhook(
   event: object,
   options: { resolve?: ResolveHost; timeoutMs?: number; userAgent: string },
 ): Promise<string> {
+  return (await deliverSignedWebhook(target, event, options)).summary;
+}
+
+/** How one signed POST went: the receiver's status (none when it never answered) and the words for it. */
+export interface WebhookDelivery {
+  status: number | undefined;
+  summary: string;
+}
+
+/** {@link postSignedWebhook}, telling its caller the status too (a sender that retries needs it); `signal` ends it early. */
+export async function deliverSignedWebhook(
+  target: { url: string; secret: string; allowPrivate: boolean },
+  event: object,
+  options: { resolve?: ResolveHost; timeoutMs?: number; userAgent: string; signal?: AbortSignal },
+): Promise<WebhookDelivery> {
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
   let agent: Agent | undefined;
   try {
     const pinned = await pinPublicTarget(target.url, target.allowPrivate, options.resolve);
     agent = pinnedAgent(pinned);
     const body = JSON.stringify(event);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const response = await fetch(pinned.url, {
       dispatcher: agent,
       method: "POST",
       redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: options.signal ? AbortSignal.any([timeout, options.signal]) : timeout,
       headers: {
         "content-type": "application/json",
         "user-agent": options.userAgent,
@@ -61,11 +77,15 @@ export async function postSignedWebhook(
       body,
     });
     await response.body?.cancel();
-    return response.ok ? `delivered (HTTP ${response.status})` : `refused (HTTP ${response.status})`;
+    const summary = response.ok ? `delivered (HTTP ${response.status})` : `refused (HTTP ${response.status})`;
+    return { status: response.status, summary };
   } catch (error) {
     if (error instanceof Error && error.name === "TimeoutError")
-      return `no answer within ${timeoutMs / 1000} s`;
-    return `not delivered: ${error instanceof Error ? error.message : "unknown error"}`;
+      return { status: undefined, summary: `no answer within ${timeoutMs / 1000} s` };
+    return {
+      status: undefined,
+      summary: `not delivered: ${error instanceof Error ? error.message : "unknown error"}`,
+    };
   } finally {
     agent?.destroy().catch(() => undefined);
   }

@@ -33,6 +33,14 @@ export const gatewayMetrics = {
     "pod_upstream_excess_microunits_total",
     "Microunits a centralized upstream reported beyond what the gateway billed (booked to its upstream-excess account), by provider.",
   ),
+  usageRecordsDropped: new Counter(
+    "pod_usage_records_dropped_total",
+    "Usage records not delivered, by destination and reason (queue_full, refused, stopped).",
+  ),
+  usageRecordSendFailures: new Counter(
+    "pod_usage_record_send_failures_total",
+    "Sends of a usage record batch that failed and will be tried again, by destination.",
+  ),
   upstreamErrors: new Counter("pod_upstream_errors_total", "Failed upstream attempts, by provider and kind."),
   upstreamLatency: new Histogram(
     "pod_upstream_time_to_headers_seconds",

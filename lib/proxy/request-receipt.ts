@@ -47,7 +47,10 @@ export interface ReceiptSettlement {
   outcome: RequestOutcome;
 }
 
-function countedBy(settlement: ReceiptSettlement): UsageReceipt["usage"]["counted_by"] {
+/** How a request's billed counts were arrived at (its receipt and its usage record say so). */
+export function countedBy(
+  settlement: Pick<ReceiptSettlement, "metered" | "family">,
+): UsageReceipt["usage"]["counted_by"] {
   if (!settlement.metered.counted) return "upstream_report";
   return settlement.family === "estimated" ? "gateway_estimate" : "gateway_tokenizer";
 }

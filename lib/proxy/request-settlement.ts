@@ -10,7 +10,14 @@ import type { Candidate } from "../providers/candidate";
 import type { TrustFindingSink } from "../providers/trust-finding-sink";
 import type { ReceiptServices } from "../receipts/receipt-services";
 import type { Services } from "../services";
-import { activeTraceContext, type Context, inSpan, settlementAttributes } from "../telemetry/tracing";
+import {
+  activeTraceContext,
+  type Context,
+  inSpan,
+  type Span,
+  settlementAttributes,
+  traceparentOf,
+} from "../telemetry/tracing";
 import {
   estimateRunningUsage,
   type MeteredUsage,
@@ -21,8 +28,10 @@ import {
 } from "../usage/meter-usage";
 import type { RelayedContent } from "../usage/relayed-content";
 import type { StreamUsageTap } from "../usage/stream-usage-tap";
+import type { UsageRecordServices } from "../usage-records/usage-record-services";
 import { runningCountJournal } from "./journal-running-count";
 import {
+  countedBy,
   type ReceiptDraft,
   receiptDraft,
   receiptedStream,
@@ -44,7 +53,8 @@ export interface SettlementServices
     LedgerServices,
     KeyServices,
     BalanceWatchServices,
-    ReceiptServices {
+    ReceiptServices,
+    UsageRecordServices {
   /** Where what the meter finds about a host goes; settlement never waits on it. */
   trustFindings: TrustFindingSink;
 }
@@ -136,6 +146,7 @@ export class RequestSettlement {
         });
         this.#onSettled?.(metered.usage, outcome);
         if (this.#receipt) await this.#sign(this.#receipt, metering, metered, settled.charged, outcome);
+        if (this.#app.usageRecords) this.#record(span, metering, metered, settled.charged, outcome);
         span?.setAttributes(settlementAttributes(metered.usage, settled.charged, this.#reserved.model.id));
         this.#reserved.onServed?.(this.#candidate, {
           requestId: this.#identity.requestId,
@@ -172,7 +183,6 @@ export class RequestSettlement {
     charged: bigint,
     outcome: RequestOutcome,
   ): Promise<void> {
-    const candidate = this.#candidate;
     draft.host = this.#agentAttestation();
     return signRequestReceipt(this.#app, draft, {
       ...this.#identity,
@@ -182,8 +192,39 @@ export class RequestSettlement {
       metered,
       bounds: { input: metering.maxInputTokens, output: metering.maxOutputTokens },
       charged,
-      hostShare: candidate.route === "centralized" ? 0n : (charged * providerSharePercent) / 100n,
+      hostShare: this.#hostShare(charged),
       outcome,
+    });
+  }
+
+  #hostShare(charged: bigint): bigint {
+    return this.#candidate.route === "centralized" ? 0n : (charged * providerSharePercent) / 100n;
+  }
+
+  /** Queues the request's usage record (never waits on its receiver). */
+  #record(
+    span: Span | undefined,
+    metering: MeterInput,
+    metered: MeteredUsage,
+    charged: bigint,
+    outcome: RequestOutcome,
+  ): void {
+    this.#app.usageRecords?.record({
+      requestId: this.#identity.requestId,
+      accountId: this.#identity.accountId,
+      payer: this.#reserved.payer,
+      model: this.#reserved.inference.model,
+      servedModel: this.#identity.model,
+      route: this.#candidate.route,
+      providerId: this.#candidate.providerId,
+      usage: metered.usage,
+      countedBy: countedBy({ metered, family: metering.family }),
+      charged,
+      hostShare: this.#hostShare(charged),
+      outcome,
+      receipt: this.#receipt?.jws,
+      traceparent: traceparentOf(span),
+      content: () => ({ request: this.#reserved.inference.rawBody, response: metering.content().text() }),
     });
   }
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A local OTLP/HTTP receiver (JSON encoding, what @opentelemetry/exporter-trace-otlp-http sends):
- * it decodes each export into flat spans a test can group by trace.
+ * it decodes each export into flat spans a test can group by trace, and each logs export (the
+ * gateway's usage records) into flat log records.
  */
 
 export interface ReceivedSpan {
@@ -17,10 +18,22 @@ export interface ReceivedSpan {
   attributes: Record<string, string | number | boolean>;
 }
 
+/** One OTLP log record as received (a usage record's body is its JSON). */
+export interface ReceivedLog {
+  traceId: string | undefined;
+  spanId: string | undefined;
+  service: string | undefined;
+  body: string;
+  attributes: Record<string, string | number | boolean>;
+  headers: Record<string, string | string[] | undefined>;
+}
+
 export interface OtlpReceiver {
   /** The base URL, for OTEL_EXPORTER_OTLP_ENDPOINT. */
   url: string;
   spans: ReceivedSpan[];
+  /** Log records posted to /v1/logs. */
+  logs: ReceivedLog[];
   /** Resolves once `predicate` holds of the spans received (polled), or rejects after `timeoutMs`. */
   until(predicate: (spans: ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<ReceivedSpan[]>;
   close(): Promise<void>;
@@ -36,6 +49,20 @@ interface OtlpAttribute {
   key: string;
   value: OtlpValue;
 }
+interface OtlpLogsExport {
+  resourceLogs?: Array<{
+    resource?: { attributes?: OtlpAttribute[] };
+    scopeLogs?: Array<{
+      logRecords?: Array<{
+        traceId?: string;
+        spanId?: string;
+        body?: OtlpValue;
+        attributes?: OtlpAttribute[];
+      }>;
+    }>;
+  }>;
+}
+
 interface OtlpExport {
   resourceSpans?: Array<{
     resource?: { attributes?: OtlpAttribute[] };
@@ -65,10 +92,29 @@ function attributesOf(list: OtlpAttribute[] | undefined): Record<string, string 
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const logs: ReceivedLog[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
+      if (request.url === "/v1/logs" && request.headers["content-type"]?.includes("json")) {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as OtlpLogsExport;
+        for (const resourceLogs of body.resourceLogs ?? []) {
+          const service = attributesOf(resourceLogs.resource?.attributes)["service.name"];
+          for (const scope of resourceLogs.scopeLogs ?? [])
+            for (const record of scope.logRecords ?? [])
+              logs.push({
+                traceId: record.traceId || undefined,
+                spanId: record.spanId || undefined,
+                service: typeof service === "string" ? service : undefined,
+                body: String(record.body ? scalarOf(record.body) : ""),
+                attributes: attributesOf(record.attributes),
+                headers: request.headers,
+              });
+        }
+        response.writeHead(200, { "content-type": "application/json" }).end("{}");
+        return;
+      }
       if (request.url !== "/v1/traces" || !request.headers["content-type"]?.includes("json")) {
         response.writeHead(415).end();
         return;
@@ -96,6 +142,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     url,
     spans,
+    logs,
     async until(predicate, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(spans)) {

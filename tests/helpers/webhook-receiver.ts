@@ -10,26 +10,56 @@ export interface ReceivedHook {
 
 export interface WebhookReceiver {
   url: string;
+  /** Requests answered 204 (a held one is not here until released). */
   received: ReceivedHook[];
+  /** Requests that arrived, held ones included. */
+  arrivals: number;
+  /** A receiver started with `hold`: answers what it holds, and from now on answers at once. */
+  release(): void;
   close(): Promise<void>;
 }
 
-/** A local endpoint that records every request it gets and answers 204. */
-export async function startWebhookReceiver(path: string): Promise<WebhookReceiver> {
+/**
+ * A local endpoint that records every request it gets and answers 204; with `hold`, a slow
+ * receiver: it reads each request and keeps it unanswered until `release()`.
+ */
+export async function startWebhookReceiver(
+  path: string,
+  options: { hold?: boolean; port?: number } = {},
+): Promise<WebhookReceiver> {
   const received: ReceivedHook[] = [];
+  let holding = options.hold ?? false;
+  const held: Array<() => void> = [];
+  let arrivals = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
-      response.writeHead(204).end();
+      arrivals += 1;
+      const answer = () => {
+        received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+        response.writeHead(204).end();
+      };
+      if (holding) held.push(answer);
+      else answer();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
     received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    get arrivals() {
+      return arrivals;
+    },
+    release() {
+      holding = false;
+      for (const answer of held.splice(0)) answer();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

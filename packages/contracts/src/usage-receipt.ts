@@ -11,7 +11,7 @@ import { tokenCountSchema } from "./bounded-values";
 /** The JWS `typ` of a receipt: a verifier refuses any other signed object under a receipt key. */
 export const receiptJwsType = "pod-receipt+jws";
 
-const microunitsSchema = z.string().regex(/^(0|[1-9]\d{0,24})$/, "microunits as a decimal string");
+export const microunitsSchema = z.string().regex(/^(0|[1-9]\d{0,24})$/, "microunits as a decimal string");
 const sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/, "a lowercase hex SHA-256");
 /** A raw 32-byte Ed25519 public key, standard base64 (how agents enrol theirs). */
 const ed25519PubkeySchema = z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "a base64 Ed25519 public key");
@@ -27,7 +27,7 @@ export const countingMethods = [
   "gateway_estimate",
 ] as const;
 
-const payerSchema = z.discriminatedUnion("kind", [
+export const payerSchema = z.discriminatedUnion("kind", [
   /** A prepaid token's account (the id is the gateway's account number, not the token). */
   z.object({ kind: z.literal("account"), account_id: z.string().regex(/^\d{1,20}$/) }),
   /** An x402 payer: the wallet that paid, on its CAIP-2 network. */
