@@ -39,7 +39,7 @@ function attributesOf(record: UsageRecord): OtlpAttribute[] {
 }
 
 /** The OTLP `ExportLogsServiceRequest` of a batch: the whole record is each log's body, as JSON. */
-export function otlpLogsRequest(records: UsageRecord[], serviceName: string): object {
+function otlpLogsRequest(records: UsageRecord[], serviceName: string): object {
   return {
     resourceLogs: [
       {

@@ -3,7 +3,7 @@ import { deliverSignedWebhook } from "../balance-watch/send-balance-alert";
 import type { SendBatch, SendResult } from "./export-queue";
 
 /** A status worth sending the same batch again for: the receiver may take it later. */
-export function retryable(status: number | undefined): boolean {
+function retryable(status: number | undefined): boolean {
   return status === undefined || status === 408 || status === 429 || status >= 500;
 }
 

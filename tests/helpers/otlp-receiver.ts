@@ -19,7 +19,7 @@ export interface ReceivedSpan {
 }
 
 /** One OTLP log record as received (a usage record's body is its JSON). */
-export interface ReceivedLog {
+interface ReceivedLog {
   traceId: string | undefined;
   spanId: string | undefined;
   service: string | undefined;

@@ -276,7 +276,12 @@ describe("usage records", () => {
     writeFileSync(file, code?.code ?? "");
     const port = await freePort();
     const child = spawn(process.execPath, [file], {
-      env: { PATH: process.env.PATH, PORT: String(port), USAGE_RECORDS_WEBHOOK_SECRET: secret },
+      env: {
+        PATH: process.env.PATH ?? "",
+        NODE_ENV: "test",
+        PORT: String(port),
+        USAGE_RECORDS_WEBHOOK_SECRET: secret,
+      },
       stdio: ["ignore", "pipe", "inherit"],
     });
     receivers.push({
