@@ -24,6 +24,7 @@ import { configuredUpstreams } from "./lib/providers/centralized-upstreams";
 import { createLimiterFactory } from "./lib/rate-limit/shared-limiter";
 import { loadReceiptIssuer } from "./lib/receipts/receipt-issuer";
 import { connectReplicaSignals, type ReplicaSignals } from "./lib/replica-signals/replica-signals";
+import { createResponseCache } from "./lib/response-cache/response-cache";
 import { createRoutingState } from "./lib/routing/routing-state";
 import { startTracing } from "./lib/telemetry/tracing";
 import { forgetHere, shareCredentialChanges } from "./lib/tokens/authenticate-token";
@@ -140,6 +141,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     x402: createX402Wiring(env, database.db),
     receipts: await loadReceiptIssuer(env, database.db),
     usageRecords: loadUsageRecords(env),
+    responseCache: createResponseCache(env),
     async close() {
       stopMaintenance?.();
       catalogStore.stop();
@@ -147,6 +149,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       await app.routing.registry.close();
       await limiters.close();
       await signals?.close();
+      await app.responseCache?.close();
       await app.receipts?.store.flush();
       await app.usageRecords?.close();
       await stopTracing?.();

@@ -242,6 +242,30 @@ const envSchema = z.object({
     .default(4 * 1024 * 1024),
   HOLD_TTL_SECONDS: z.coerce.number().int().positive().default(900),
   /**
+   * The response cache (lib/response-cache): `on` lets a request (X-Pod-Cache: on, or the body's
+   * `cache`) or a key (`response_cache`) ask for it; `off` ignores both. Entries live in Redis when
+   * REDIS_URL is set (every replica reads them), else in this process's memory.
+   */
+  RESPONSE_CACHE: z.enum(["on", "off"]).default("on"),
+  /**
+   * on: one account's cached answer may answer the same request from another account (an
+   * operator's choice for public, non-personal workloads); off: every entry belongs to one account.
+   */
+  RESPONSE_CACHE_SHARED: z.enum(["on", "off"]).default("off"),
+  /** How long an entry answers (a request may ask for less with X-Pod-Cache-TTL). */
+  RESPONSE_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(604_800).default(3_600),
+  /** Most entries kept (the oldest go first): with the entry cap, the cache's memory bound. */
+  RESPONSE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /** The largest answer kept (bytes of its JSON); a larger one is served and not kept. */
+  RESPONSE_CACHE_MAX_ENTRY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(256 * 1024),
+  /** A hit costs this share of what the answer cost when it was generated, in percent (rounded up to the microunit). */
+  RESPONSE_CACHE_HIT_PERCENT: z.coerce.number().int().min(0).max(100).default(10),
+  /**
    * A request without its own output limit holds at most 1/HOLD_BALANCE_SHARE of the free
    * balance (or its worst case, if smaller) and its forwarded limit is bounded to match.
    */

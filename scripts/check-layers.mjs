@@ -51,6 +51,7 @@ const floors = [
     "lib/pages",
     "lib/keys",
     "lib/receipts",
+    "lib/response-cache",
   ],
   ["lib/http", "lib/tokens", "lib/catalog", "lib/relays", "lib/activity"],
   ["lib/payouts", "lib/operator-log"],

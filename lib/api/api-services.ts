@@ -7,6 +7,7 @@ import type { PayoutRail } from "../payouts/core/run-payouts";
 import type { TrustFindingSink } from "../providers/trust-finding-sink";
 import type { RateLimiter } from "../rate-limit/fixed-window";
 import type { ReceiptServices } from "../receipts/receipt-services";
+import type { ResponseCacheServices } from "../response-cache/response-cache";
 import type { RoutingServices } from "../routing/routing-state";
 import type { TrustFindingRecorder } from "../trust/trust-finding-recorder";
 import type { UsageRecordServices } from "../usage-records/usage-record-services";
@@ -24,7 +25,8 @@ export interface ApiServices
     KeyServices,
     BalanceWatchServices,
     ReceiptServices,
-    UsageRecordServices {
+    UsageRecordServices,
+    ResponseCacheServices {
   catalogStore: CatalogStore;
   registerLimiter: RateLimiter;
   /** Paid x402 attempts per client address: each one can cost RPC calls and simulations. */

@@ -13,4 +13,6 @@ export interface KeyPrincipal {
   limit: KeyLimit | undefined;
   /** Always includes `inference`; `read` and `manage` only when chosen at creation. */
   scopes: readonly KeyScope[];
+  /** Every repeatable request made with the key asks the response cache. */
+  responseCache: boolean;
 }

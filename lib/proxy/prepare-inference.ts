@@ -34,6 +34,10 @@ export interface PreparedInference {
   inputTokens: number;
   /** The per-choice output limit: the caller's, else the model's, never past the model's. */
   maxOutputTokens: number;
+  /** The caller's body as the response cache keys it: history expanded, its `cache` field out. */
+  callerBody: Record<string, unknown>;
+  /** The body's `cache` field as sent (undefined when absent): the response cache reads it, no upstream does. */
+  cacheField: unknown;
   /**
    * The sources in try order, or why there are none. Kept as a value rather than thrown:
    * on the x402 paid path the payment is settled (and credited) first, then the reason is told.
@@ -56,7 +60,10 @@ export async function prepareInference(
   const headerRouting = parseRoutingHeaders(request.headers);
   const received = await readBodyText(request, app.env.MAX_BODY_BYTES);
   const parsed = parseJsonText(received);
-  const expanded = expand && isRecord(parsed) ? await expand(parsed) : parsed;
+  const read = expand && isRecord(parsed) ? await expand(parsed) : parsed;
+  // The response cache's field is the gateway's too: taken out here, never forwarded.
+  const { cache: cacheField, ...uncached } = isRecord(read) && "cache" in read ? read : {};
+  const expanded = isRecord(read) && "cache" in read ? uncached : read;
   // OpenRouter's routing fields are the gateway's: read here, never forwarded.
   const bodyRouting = isRecord(expanded) ? readBodyRouting(expanded) : undefined;
   const forwarded = bodyRouting?.body ?? expanded;
@@ -84,6 +91,8 @@ export async function prepareInference(
     inference,
     rawBody,
     model,
+    callerBody: isRecord(expanded) ? expanded : inference.body,
+    cacheField,
     modelOf: (candidate) => served.get(candidate) ?? model,
     // A fallback may have a smaller window or output limit: the hold and the request fit every model.
     inputTokens: Math.min(...models.map((each) => estimateInputTokens(inference, each.contextWindow))),

@@ -76,7 +76,7 @@ export class RequestSettlement {
   readonly #receipt: ReceiptDraft | undefined;
   /** A stream settles after its handler returned: its span joins the request's trace explicitly. */
   readonly #trace: Context | undefined;
-  readonly #onSettled: ((usage: Usage, outcome: RequestOutcome) => void) | undefined;
+  readonly #onSettled: ((usage: Usage, outcome: RequestOutcome, charged: bigint) => void) | undefined;
   readonly #identity: Omit<SettleRequestInput, "usage" | "outcome">;
 
   constructor(
@@ -90,8 +90,8 @@ export class RequestSettlement {
       agentTokens(): Record<string, number> | undefined;
       /** The agent's signed statement of the job (a marketplace job), once it arrived. */
       agentAttestation(): HostAttestation | undefined;
-      /** Told the metered usage and the outcome once settled (the source's measured performance). */
-      onSettled?(usage: Usage, outcome: RequestOutcome): void;
+      /** Told the metered usage, the outcome and the charge once settled (measured performance, the response cache). */
+      onSettled?(usage: Usage, outcome: RequestOutcome, charged: bigint): void;
     },
   ) {
     this.#app = app;
@@ -144,7 +144,7 @@ export class RequestSettlement {
           excess: metered.excess,
           outcome,
         });
-        this.#onSettled?.(metered.usage, outcome);
+        this.#onSettled?.(metered.usage, outcome, settled.charged);
         if (this.#receipt) await this.#sign(this.#receipt, metering, metered, settled.charged, outcome);
         if (this.#app.usageRecords) this.#record(span, metering, metered, settled.charged, outcome);
         span?.setAttributes(settlementAttributes(metered.usage, settled.charged, this.#reserved.model.id));

@@ -1,6 +1,7 @@
 import type { CatalogModel } from "../catalog/models";
 import type { InferenceRequest } from "../dialects/inference-request";
 import type { Candidate } from "../providers/candidate";
+import type { AnswerToKeep } from "../response-cache/response-cache";
 import type { Reservation } from "./reserve";
 import type { RequestOutcome } from "./settle-request";
 
@@ -14,6 +15,13 @@ export interface ServedJob {
   answer(): string;
   /** Output tokens billed. */
   outputTokens: number;
+}
+
+/** Where a miss that asked for the response cache hands its answer once it is billed. */
+export interface AnswerKeeper {
+  /** The largest reply kept: a stream past it is not gathered further. */
+  maxBytes: number;
+  keep(answer: AnswerToKeep): void;
 }
 
 /** A request whose worst case is held, with the sources to try: what serving takes. */
@@ -32,4 +40,6 @@ export interface ReservedRequest {
   payer?: { wallet: string; network: string };
   /** Told which source served, once the request is settled (canaries and answer checks follow marketplace jobs). */
   onServed?(candidate: Candidate, job: ServedJob): void;
+  /** Set when the request asked for the response cache and missed: a completed answer is kept. */
+  keeper?: AnswerKeeper;
 }

@@ -1,6 +1,7 @@
 import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
 import { createExchange } from "../dialects/exchange/create-exchange";
 import type { Exchange } from "../dialects/exchange/exchange";
+import { translateStreamedResponse } from "../dialects/translate";
 import { callerFormats, forwardedCallerHeaders } from "../dialects/wire-format";
 import type { ApiRequest } from "../http/api-request";
 import { BufferedResponse } from "../http/buffered-response";
@@ -128,13 +129,15 @@ export async function serveReserved(
   const { inference } = reserved;
   const exchange = exchangeFor(candidate);
   let firstChunkMs: number | undefined;
+  const keeper = reserved.keeper ? answerKeeper(reserved, candidate) : undefined;
   const settlement = new RequestSettlement(app, reserved, {
     candidate,
     forwardedBody: success.body,
     agentTokens: () => agentTokens,
     agentAttestation: () => agentAttestation,
     // What the source did, measured here on real traffic (a client's own stall or exit says nothing of it).
-    onSettled: (usage, outcome) => {
+    onSettled: (usage, outcome, charged) => {
+      if (outcome === "completed") keeper?.settled(charged);
       if (outcome === "client_aborted" || outcome === "client_stalled") return;
       measured.record(keyOf(candidate), {
         ...(firstChunkMs === undefined ? {} : { ttftMs: firstChunkMs }),
@@ -158,6 +161,7 @@ export async function serveReserved(
       onFirstChunk: () => {
         firstChunkMs = performance.now() - dispatchedAt;
       },
+      ...(keeper ? { onUpstreamChunk: keeper.gather } : {}),
       upstreamDialect: candidate.dialect,
       callerDialect: inference.dialect,
       suppressInjectedUsage: exchange.dropsInjectedUsage,
@@ -187,6 +191,7 @@ export async function serveReserved(
   });
   // An upstream that streams to a call that asked for one piece: read as the stream it is.
   if (!inference.stream && isEventStream(contentType, text)) {
+    keeper?.streamed(text);
     const tap = tapWholeStream(candidate.dialect, text);
     const metering = settlement.meterInput(tap.claim, () => tap.content);
     let body: string;
@@ -215,6 +220,7 @@ export async function serveReserved(
     parsed = undefined;
   }
   const reply = exchange.callerReply(text, parsed, contentType);
+  if (response.status === 200 && parsed !== undefined) keeper?.whole(text);
   const claim = claimFromBody(candidate.dialect, parsed);
   settlement.answered(reply.body);
   const settled = await settlement.settle(
@@ -233,4 +239,51 @@ export async function serveReserved(
       "x-pod-cost-microunits": settled.charged.toString(),
     },
   });
+}
+
+/**
+ * What a miss that asked for the response cache hands it: the reply in the source's format (a
+ * stream gathered chunk by chunk, at most the entry size, and read into the reply it adds up
+ * to), kept once the request settled as completed, with what it was charged.
+ */
+function answerKeeper(reserved: ReservedRequest, candidate: Candidate) {
+  const keeper = reserved.keeper;
+  if (!keeper) return undefined;
+  const model = (reserved.modelOf?.(candidate) ?? reserved.model).id;
+  let body: string | undefined;
+  const chunks: Uint8Array[] = [];
+  let gathered = 0;
+  const fromStream = (text: string): string | undefined => {
+    try {
+      return JSON.stringify(translateStreamedResponse(candidate.dialect, candidate.dialect, text, model));
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    whole: (text: string) => {
+      body = text;
+    },
+    streamed: (text: string) => {
+      body = fromStream(text);
+    },
+    gather: (chunk: Uint8Array) => {
+      gathered += chunk.byteLength;
+      // Past the entry size the stream is not kept: what was gathered goes at once.
+      if (gathered > keeper.maxBytes) chunks.length = 0;
+      else chunks.push(chunk);
+    },
+    settled: (charged: bigint) => {
+      if (gathered > keeper.maxBytes) return;
+      if (chunks.length > 0) body = fromStream(Buffer.concat(chunks).toString("utf8"));
+      if (body === undefined) return;
+      keeper.keep({
+        dialect: candidate.dialect,
+        body,
+        cost: charged.toString(),
+        provider: candidate.providerId,
+        model,
+      });
+    },
+  };
 }

@@ -31,6 +31,8 @@ export interface SettleRequestInput {
   outcome: RequestOutcome;
   /** What a trusted source reported beyond `usage` (the meter's caps): booked as upstream excess on centralized routes. */
   excess?: Usage;
+  /** Answered from the response cache: the usage record's route says so, and the charge is the gateway's alone. */
+  servedFrom?: "cache";
 }
 
 /**
@@ -93,14 +95,14 @@ async function settlementParts(app: Pick<Services, "database"> & LedgerServices,
     systemAccounts.inferenceLoss.ref,
   );
   const providerAccountId =
-    input.candidate.route === "centralized"
+    input.candidate.route === "centralized" || input.servedFrom
       ? undefined
       : await cachedAccountId(database, "provider", input.candidate.providerId);
   const cost = costOfUsage(input.usage, owedPrice(input.candidate.price, input.outcome));
   const upstreamExcess = await upstreamExcessOf(database, input);
   const usageRecord = {
     model: input.model,
-    route: input.candidate.route,
+    route: input.servedFrom ?? input.candidate.route,
     providerId: input.candidate.providerId,
     usage: input.usage,
     outcome: input.outcome,

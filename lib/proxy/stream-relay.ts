@@ -35,6 +35,8 @@ export interface RelayStreamOptions {
   onProgress?(tap: StreamUsageTap): void;
   /** Runs when the upstream's first chunk arrives (the source's measured time to first token). */
   onFirstChunk?(): void;
+  /** Sees each upstream chunk as it came (the response cache keeps the answer they add up to). */
+  onUpstreamChunk?(chunk: Uint8Array): void;
 }
 
 const encoder = new TextEncoder();
@@ -71,6 +73,7 @@ async function* tapped(
   upstream: AsyncIterable<Uint8Array>,
   tap: StreamUsageTap,
   suppressInjectedUsage: boolean,
+  onChunk: ((chunk: Uint8Array) => void) | undefined,
 ): AsyncGenerator<Uint8Array> {
   const out: Uint8Array[] = [];
   const decoder = createSseDecoder({
@@ -84,6 +87,7 @@ async function* tapped(
     },
   });
   for await (const chunk of upstream) {
+    onChunk?.(chunk);
     decoder.push(chunk);
     // Without suppression the original bytes go out as they came.
     if (!suppressInjectedUsage) yield chunk;
@@ -109,7 +113,7 @@ function translated(
 export function relayStream(options: RelayStreamOptions): ChunkSource {
   const tap = new StreamUsageTap(options.upstreamDialect);
   const upstream = options.upstream instanceof ReadableStream ? chunksOf(options.upstream) : options.upstream;
-  const taps = tapped(upstream, tap, options.suppressInjectedUsage);
+  const taps = tapped(upstream, tap, options.suppressInjectedUsage, options.onUpstreamChunk);
   const source = (options.translate ? translated(taps, options.translate) : taps)[Symbol.asyncIterator]();
   // A translated stream ends in the caller's own vocabulary, and only if it has not ended yet.
   const inBandError = (kind: ErrorType, message: string): Uint8Array[] =>

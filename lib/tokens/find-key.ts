@@ -14,6 +14,7 @@ export async function findKeyByHash(executor: Executor, keyHash: string): Promis
       limitMicrounits: apiKeys.limitMicrounits,
       limitPeriod: apiKeys.limitPeriod,
       scopes: apiKeys.scopes,
+      responseCache: apiKeys.responseCache,
       tokenId: apiTokens.id,
       accountId: apiTokens.accountId,
       depositCode: apiTokens.depositCode,
@@ -37,6 +38,7 @@ export async function findKeyByHash(executor: Executor, keyHash: string): Promis
           ? undefined
           : { microunits: row.limitMicrounits, period: row.limitPeriod as LimitPeriod },
       scopes: normalizeScopes(row.scopes),
+      responseCache: row.responseCache,
     },
   };
 }

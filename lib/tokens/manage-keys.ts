@@ -42,7 +42,12 @@ const hintOf = (secret: string) => secret.slice(-6);
 export async function createKey(
   database: Database,
   owner: TokenRecord,
-  input: { label: string; limit?: KeyLimitView | null | undefined; scopes?: KeyScope[] | undefined },
+  input: {
+    label: string;
+    limit?: KeyLimitView | null | undefined;
+    scopes?: KeyScope[] | undefined;
+    response_cache?: boolean | undefined;
+  },
 ): Promise<IssuedKey> {
   const scopes = normalizeScopes(input.scopes);
   requireGrantable(owner, scopes);
@@ -67,6 +72,7 @@ export async function createKey(
         limitMicrounits: input.limit ? BigInt(input.limit.amount_microunits) : null,
         limitPeriod: input.limit ? input.limit.period : null,
         scopes,
+        responseCache: input.response_cache ?? false,
       })
       .returning();
     return inserted;
@@ -122,7 +128,11 @@ export async function updateKey(
   database: Database,
   owner: TokenRecord,
   keyId: string,
-  input: { label?: string | undefined; limit?: KeyLimitView | null | undefined },
+  input: {
+    label?: string | undefined;
+    limit?: KeyLimitView | null | undefined;
+    response_cache?: boolean | undefined;
+  },
 ): Promise<KeyRow> {
   const row = await ownedKey(database, owner, keyId);
   if (owner.key?.id === row.id && input.limit !== undefined)
@@ -134,6 +144,7 @@ export async function updateKey(
     .update(apiKeys)
     .set({
       ...(input.label === undefined ? {} : { label: input.label }),
+      ...(input.response_cache === undefined ? {} : { responseCache: input.response_cache }),
       ...(input.limit === undefined
         ? {}
         : {
@@ -196,6 +207,7 @@ export async function keyViews(
         hint: row.hint,
         limit,
         scopes: normalizeScopes(row.scopes),
+        response_cache: row.responseCache,
         spent_microunits: Number(spent > (stored.get(row.id) ?? 0n) ? spent : (stored.get(row.id) ?? 0n)),
         resets_at: period === null ? null : periodEnd(period, now).toISOString(),
         status: row.revokedAt === null ? "active" : "revoked",

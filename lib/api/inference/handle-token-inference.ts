@@ -2,9 +2,17 @@ import { followServedJob } from "../../canaries/check-answer";
 import type { CallerDialect } from "../../dialects/dialect";
 import { callerFormats } from "../../dialects/wire-format";
 import { badRequest } from "../../errors/gateway-error";
-import { holdPrice, prepareInference, routedCandidates } from "../../proxy/prepare-inference";
+import {
+  holdPrice,
+  type PreparedInference,
+  prepareInference,
+  routedCandidates,
+} from "../../proxy/prepare-inference";
 import { releaseReservation, reserveForRequest } from "../../proxy/reserve";
+import type { AnswerKeeper } from "../../proxy/reserved-request";
+import { serveCachedAnswer } from "../../proxy/serve-cached";
 import { serveReserved } from "../../proxy/serve-reserved";
+import type { CacheDecision, ResponseCache } from "../../response-cache/response-cache";
 import { keepResponse } from "../../responses/keep-response";
 import { responseOwner, withPreviousResponse } from "../../responses/stored-responses";
 import type { ApiCall } from "../route-definition";
@@ -36,6 +44,23 @@ export async function handleTokenInference(
   // Anthropic's Messages API requires an output limit; so does its drop-in.
   if (format.requiresOutputLimit && prepared.inference.maxTokens === undefined)
     throw badRequest("max_tokens: Field required", { param: "max_tokens" });
+  // One check when the request did not ask for the cache (nor its key): the common path.
+  const cache = app.responseCache?.decide({
+    accountId: record.accountId,
+    dialect,
+    body: prepared.callerBody,
+    bodyField: prepared.cacheField,
+    headers: request.headers,
+    choices: prepared.inference.choices,
+    keyCaches: record.key?.responseCache === true,
+  });
+  if (cache?.state === "lookup") {
+    const hit = await answerFromCache(call, prepared.inference, cache);
+    if (hit)
+      return format.storesResponses
+        ? keepResponse(app, responseOwner(record), prepared.inference.body, hit)
+        : hit;
+  }
   const candidates = routedCandidates(prepared);
   const reservation = await reserveForRequest(app, {
     accountId: record.accountId,
@@ -60,13 +85,45 @@ export async function handleTokenInference(
       reservation,
       maxInputTokens: prepared.inputTokens,
       onServed: followServedJob(app, prepared.model, candidates),
+      ...(cache?.state === "lookup" && app.responseCache
+        ? { keeper: keeperOf(app.responseCache, cache) }
+        : {}),
     });
   } catch (error) {
     await releaseReservation(app, record.accountId, reservation.hold);
     throw error;
   }
+  if (cache) response.headers.set("x-pod-cache", cache.state === "lookup" ? "miss" : "bypass");
   // Served and billed: keeping the answer can no longer fail the request.
   return format.storesResponses
     ? keepResponse(app, responseOwner(record), prepared.inference.body, response)
     : response;
+}
+
+type Lookup = Extract<CacheDecision, { state: "lookup" }>;
+
+/** The kept answer for this request, billed and rendered, or undefined on a miss. */
+async function answerFromCache(
+  call: ApiCall<"token">,
+  inference: PreparedInference["inference"],
+  cache: Lookup,
+): Promise<Response | undefined> {
+  const { app, principal: record } = call;
+  const answer = await app.responseCache?.lookup(cache.key);
+  if (!answer || !app.responseCache) return undefined;
+  return serveCachedAnswer(app, {
+    requestId: call.requestId,
+    accountId: record.accountId,
+    inference,
+    answer,
+    charge: app.responseCache.hitCharge(answer),
+    key: record.key,
+  });
+}
+
+function keeperOf(responseCache: ResponseCache, cache: Lookup): AnswerKeeper {
+  return {
+    maxBytes: responseCache.settings.maxEntryBytes,
+    keep: (answer) => responseCache.keep(cache.key, cache.ttlMs, answer),
+  };
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { accountId, createdAt, randomId } from "./columns";
 import { tokenRef } from "./owners";
 
@@ -25,6 +25,8 @@ export const apiKeys = pgTable(
     limitPeriod: text("limit_period"),
     /** What the key may do beyond inference (`read`, `manage`), chosen at creation. */
     scopes: text("scopes").array().notNull().default(sql`'{inference}'::text[]`),
+    /** Every repeatable request the key makes asks the response cache (X-Pod-Cache: off still refuses). */
+    responseCache: boolean("response_cache").notNull().default(false),
     createdAt: createdAt(),
     rotatedAt: timestamp("rotated_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),

@@ -8,9 +8,10 @@ import { createOpenaiStreamEncoder } from "./openai/encode-stream";
 import { rewritePassthroughMessage } from "./passthrough-stream";
 import { createResponsesStreamEncoder } from "./responses/encode-stream";
 import type { StreamDecoder, StreamEncoder } from "./stream-codec";
+import { responseAsEvents } from "./stream-codec";
 import { unwrapStructuredStream } from "./structured-output";
 import { encodeStreamError } from "./translate-error";
-import { responsesContextOf, structuredCarrierOf } from "./translate-response";
+import { parseUpstreamResponse, responsesContextOf, structuredCarrierOf } from "./translate-response";
 
 export interface StreamTranslatorOptions {
   /** Model id reported to the caller. */
@@ -125,4 +126,21 @@ export function createStreamTranslator(
       return encoder.encodeFailure(type, message);
     },
   };
+}
+
+/**
+ * A whole response of dialect `from` as the stream a caller of dialect `to` reads: every frame,
+ * from the opening event to the closing one (a cached answer replayed to a caller that asked to
+ * stream). The prompt's count in Anthropic's message_start is the response's own.
+ * @throws GatewayError upstream_error when the body is not a valid response.
+ */
+export function wholeResponseAsStream(
+  from: Dialect,
+  to: CallerDialect,
+  body: Record<string, unknown>,
+  options: Omit<StreamTranslatorOptions, "inputTokens">,
+): Uint8Array[] {
+  const response = parseUpstreamResponse(from, body, structuredCarrierOf(from, to, options.callerRequest));
+  const encoder = encoderFor(to, { ...options, inputTokens: response.usage.inputTokens });
+  return responseAsEvents(response).flatMap((event) => encoder.encode(event));
 }

@@ -7,6 +7,7 @@
 export {
   createStreamTranslator,
   type StreamTranslator,
+  wholeResponseAsStream,
 } from "./create-stream-translator";
 export { encodeStreamError, translateErrorBody } from "./translate-error";
 export { translateRequest } from "./translate-request";

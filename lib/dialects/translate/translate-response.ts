@@ -25,7 +25,7 @@ export function structuredCarrierOf(
 }
 
 /** An upstream's non-streamed body as IR, with structured output unwrapped into the answer text. */
-function parseUpstreamResponse(
+export function parseUpstreamResponse(
   from: Dialect,
   body: Record<string, unknown>,
   carrier: string | undefined,

@@ -36,14 +36,23 @@ export const createKeyRequestSchema = z.object({
   limit: keyLimitSchema.nullable().optional(),
   /** Chosen once, at creation; absent: inference only. */
   scopes: z.array(keyScopeSchema).max(3).optional(),
+  /** Every repeatable request the key makes asks the response cache; absent: false. */
+  response_cache: z.boolean().optional(),
 });
 
-/** PATCH /proxy/<token>/keys/<id>: a new label, a new limit, or `limit: null` to lift it. */
+/** PATCH /proxy/<token>/keys/<id>: a new label, a new limit (`limit: null` lifts it), the response cache on or off. */
 export const updateKeyRequestSchema = z
-  .object({ label: keyLabelSchema.optional(), limit: keyLimitSchema.nullable().optional() })
-  .refine((body) => body.label !== undefined || body.limit !== undefined, {
-    message: "send a label or a limit to change",
-  });
+  .object({
+    label: keyLabelSchema.optional(),
+    limit: keyLimitSchema.nullable().optional(),
+    response_cache: z.boolean().optional(),
+  })
+  .refine(
+    (body) => body.label !== undefined || body.limit !== undefined || body.response_cache !== undefined,
+    {
+      message: "send a label, a limit or response_cache to change",
+    },
+  );
 
 export const apiKeyViewSchema = z.object({
   id: z.string(),
@@ -53,6 +62,8 @@ export const apiKeyViewSchema = z.object({
   limit: keyLimitSchema.nullable(),
   /** Always includes `inference`. */
   scopes: z.array(keyScopeSchema),
+  /** Every repeatable request the key makes asks the response cache. */
+  response_cache: z.boolean(),
   /** Spent in the limit's current period (this UTC day or month; this month without a limit). */
   spent_microunits: z.number().int(),
   /** When the current period ends and the limit is whole again; null without a limit. */

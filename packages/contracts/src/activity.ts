@@ -25,13 +25,17 @@ export function activityKindName(kind: string): string {
   return activityKindNames[kind] ?? kind.replaceAll("_", " ").replace(/^./, (first) => first.toUpperCase());
 }
 
-/** Where a request was served: the marketplace, a key relay or a centralized provider. */
-export const routeSchema = z.enum(["marketplace", "key-relay", "centralized"]);
+/**
+ * Where a request was served: the marketplace, a key relay, a centralized provider, or the
+ * response cache (an answer kept from an earlier identical request, billed at the cache's price).
+ */
+export const routeSchema = z.enum(["marketplace", "key-relay", "centralized", "cache"]);
 
 export const routeNames: Readonly<Record<z.infer<typeof routeSchema>, string>> = {
   marketplace: "Marketplace",
   "key-relay": "Key relay",
   centralized: "Centralized",
+  cache: "Cache",
 };
 
 /** The filters the list and its export take (query parameters). */

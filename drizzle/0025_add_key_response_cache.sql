@@ -1,0 +1,1 @@
+ALTER TABLE "api_keys" ADD COLUMN "response_cache" boolean DEFAULT false NOT NULL;
