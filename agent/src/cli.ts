@@ -10,6 +10,7 @@ import { fetchHostProfile, usdc } from "./host-api";
 import { type AgentIdentity, loadOrCreateIdentity, readIdentity, writeIdentity } from "./identity";
 import { AgentMetrics, serveMetrics } from "./metrics";
 import { discoverModels, prepareModels } from "./models";
+import { startJobTracing } from "./tracing";
 
 const usage = `pod-agent ${agentVersion}: sell inference from a local model server through a Pod Gateway
 
@@ -325,6 +326,8 @@ async function run(config: AgentConfig, print: Print): Promise<number> {
     metricsServer = await serveMetrics(metrics, config.metrics_addr);
     log(`metrics on http://${config.metrics_addr}/metrics`);
   }
+  const tracing = await startJobTracing(process.env);
+  if (tracing) log(`traces to ${tracing.url}`);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);
@@ -344,6 +347,7 @@ async function run(config: AgentConfig, print: Print): Promise<number> {
       models,
       maxConcurrentTotal: config.limits.max_concurrent,
       metrics,
+      tracing,
       log,
       onAuthenticated: (providerId) => {
         if (identity.providerId !== providerId) {
@@ -361,6 +365,8 @@ async function run(config: AgentConfig, print: Print): Promise<number> {
   );
   clearInterval(statusTimer);
   metricsServer?.close();
+  // The spans of the last jobs go before the process does.
+  await tracing?.shutdown().catch(() => undefined);
   // A stop asked for (a signal) is said as such; any other end names why ("stopped: another agent connected …").
   log(reason === "stopped" ? "stopped" : `stopped: ${reason}`);
   return reason === "stopped" ? 0 : 1;

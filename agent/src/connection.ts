@@ -4,6 +4,7 @@ import { type AgentIdentity, signNonce, signText } from "./identity";
 import { type JobReport, RunningJob } from "./jobs";
 import type { AgentMetrics } from "./metrics";
 import type { ServedModel } from "./models";
+import type { JobTracing } from "./tracing";
 
 export const agentVersion = "0.1.0";
 
@@ -14,6 +15,8 @@ export interface ConnectionOptions {
   models: ServedModel[];
   maxConcurrentTotal: number;
   metrics: AgentMetrics;
+  /** Each job's span, when traces are on (OTEL_* variables). */
+  tracing?: JobTracing | undefined;
   log(line: string): void;
   /** Called once the gateway has bound this key to a provider id. */
   onAuthenticated(providerId: string): void;
@@ -173,9 +176,14 @@ function connectOnce(
           jobs.set(job.job_id, running);
           metrics.jobsInFlight += 1;
           const started = Date.now();
+          const span = options.tracing?.start(job, {
+            kind: model.backend.config.kind,
+            modelId: model.modelId,
+          });
           running
             .run(job, model, send)
             .then((report) => {
+              span?.end(report);
               if (report.outcome === "done") metrics.jobsTotal += 1;
               else if (report.outcome === "failed") metrics.jobsFailed += 1;
               metrics.backendOk = report.outcome !== "failed";
@@ -187,6 +195,7 @@ function connectOnce(
               options.log(jobLine(job.job_id, job.model_id, report));
             })
             .catch((error: unknown) => {
+              span?.crash(error);
               metrics.jobsFailed += 1;
               options.log(
                 `job ${job.job_id} crashed: ${error instanceof Error ? error.message : String(error)}`,

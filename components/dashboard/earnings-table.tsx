@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { ErrorAlert } from "./error-alert";
 import { formatUsd, formatUtc } from "./format";
 import { loadAllTransactions, loadTransactions, transactionsCsv } from "./provider-api";
+import { ReceiptLink } from "./receipt-link";
 import { ScrollRegion } from "./scroll-region";
 import { TableHead } from "./table-head";
 
@@ -118,6 +119,12 @@ export function EarningsTable({
                   <td>{row.model ?? ""}</td>
                   <td>
                     {row.request_id ? <code title={row.request_id}>{row.request_id.slice(0, 12)}…</code> : ""}
+                    {row.receipt && row.request_id ? (
+                      <>
+                        {" "}
+                        <ReceiptLink jws={row.receipt} requestId={row.request_id} />
+                      </>
+                    ) : null}
                   </td>
                   <td className={`dash-table__num${row.amount_microunits > 0 ? " dash-credit" : ""}`}>
                     {formatUsd(row.amount_microunits, { precise: true })}

@@ -11,6 +11,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState } from "react";
 import { ErrorAlert } from "./error-alert";
 import { formatUsd } from "./format";
+import { ReceiptLink } from "./receipt-link";
 import { ScrollRegion } from "./scroll-region";
 import { TableHead } from "./table-head";
 
@@ -185,6 +186,12 @@ export function RequestsTable({ token, models }: { token: string; models: string
                       <span className="dash-muted dash-block" data-testid="served-by">
                         {servedBy(row)}
                         {row.api_key ? ` · key “${row.api_key}”` : ""}
+                        {row.receipt && row.request_id ? (
+                          <>
+                            {" · "}
+                            <ReceiptLink jws={row.receipt} requestId={row.request_id} />
+                          </>
+                        ) : null}
                       </span>
                     </>
                   ) : (

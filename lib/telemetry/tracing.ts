@@ -70,12 +70,13 @@ export function startTracing(env: TracingSettings): (() => Promise<void>) | unde
  * Runs `work` inside a span named `name` (a child of the active span, or of `parent`), ending it
  * when `work` settles and marking it failed when it throws. Tracing off: `work(undefined)`.
  */
-export async function inSpan<T>(
+export function inSpan<T>(
   name: string,
   attributes: Attributes,
   work: (span: Span | undefined) => Promise<T>,
   options: { kind?: SpanKind; parent?: Context } = {},
 ): Promise<T> {
+  // Not an async function: off, the caller gets `work`'s own promise, with no wrapper around it.
   if (!provider) return work(undefined);
   const parent = options.parent ?? context.active();
   return tracer().startActiveSpan(

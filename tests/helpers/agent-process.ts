@@ -43,9 +43,9 @@ export interface RunningAgent {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `pod-agent run` as a child process. */
-export function startAgent(configPath: string): RunningAgent {
-  return watchedProcess([agentBin, "run", "--config", configPath]);
+/** `pod-agent run` as a child process (with `env` added to the test's own). */
+export function startAgent(configPath: string, env: Record<string, string> = {}): RunningAgent {
+  return watchedProcess([agentBin, "run", "--config", configPath], env);
 }
 
 /** The hostile agent of tests/helpers/hostile-agent-process.ts as a child process, doing `attack` to every job. */

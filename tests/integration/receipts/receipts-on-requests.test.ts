@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { receiptFile } from "../../../components/dashboard/receipt-file";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
 import { streamReceipt, verifiedReceipt } from "../../helpers/receipts";
 
@@ -84,6 +85,12 @@ describe("usage receipts on requests", () => {
       transactions: Array<{ request_id: string; receipt: string | null }>;
     };
     expect(activity.transactions.find((row) => row.request_id === receipt.request_id)?.receipt).toBe(jws);
+    // The dashboard row's "Receipt" link saves exactly that receipt, as a file the checker reads.
+    const file = receiptFile(jws, receipt.request_id);
+    expect(file.download).toBe(`${receipt.request_id}.jws`);
+    const saved = await (await fetch(file.href)).text();
+    expect(saved).toBe(jws);
+    expect((await verifiedReceipt(gateway.baseUrl, saved)).request_id).toBe(receipt.request_id);
   });
 
   it("another token cannot fetch a receipt by its request id", async () => {

@@ -12,9 +12,10 @@ import { type GatewayProcess, startGatewayProcess } from "../../helpers/x402-gat
 
 /**
  * One marketplace request across two replicas, followed as an operator would: replica A takes
- * the request, the agent is held by replica B. Both export to one local OTLP receiver; the
- * request is one trace (A's server span, its replica hop, B's agent job, A's settlement), and
- * its receipt carries the agent's co-signature, checked offline.
+ * the request, the agent is held by replica B. Both replicas and the agent process export to
+ * one local OTLP receiver; the request is one trace (A's server span, its replica hop, B's agent
+ * job, the agent's own span of the job at its backend, A's settlement), and its receipt carries
+ * the agent's co-signature, checked offline.
  */
 const postgresUrl = process.env.TEST_DATABASE_URL;
 const redisSkip = privateRedisSkipReason();
@@ -82,8 +83,12 @@ describe.skipIf(skipReason !== undefined)("a traced marketplace request across t
       config.pricing = { models: { "gpt-4o-mini": { input_per_1m: 100_000, output_per_1m: 400_000 } } };
       config.metrics_addr = "";
     });
-    agent = startAgent(configPath);
+    agent = startAgent(configPath, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: "pod-agent-test",
+    });
     await agent.waitFor("serving gpt-4o-mini");
+    expect(agent.output()).toContain(`traces to ${receiver.url}/v1/traces`);
   }, 400_000);
 
   afterAll(async () => {
@@ -133,20 +138,43 @@ describe.skipIf(skipReason !== undefined)("a traced marketplace request across t
       return root ? spans.filter((span) => span.traceId === root.traceId) : [];
     };
     const wanted = ["replica hop", "agent job", "settlement", "chat gpt-4o-mini", "routing", "hold"];
+    const atAgent = (spans: ReceivedSpan[]) => spans.find((span) => span.service === "pod-agent-test");
     const spans = inTrace(
       await receiver.until(
-        (all) => wanted.every((name) => inTrace(all).some((span) => span.name === name)),
+        (all) =>
+          wanted.every((name) => inTrace(all).some((span) => span.name === name)) &&
+          atAgent(inTrace(all)) !== undefined,
         30_000,
       ),
     );
-    const named = (name: string) => spans.find((span) => span.name === name);
+    const named = (name: string, service?: string) =>
+      spans.find((span) => span.name === name && (service === undefined || span.service === service));
     expect(named("replica hop")?.service).toBe("gateway-a");
     expect(named("agent job")?.service).toBe("gateway-b");
     expect(named("agent job")?.parentSpanId).toBe(named("replica hop")?.spanId);
-    expect(named("chat gpt-4o-mini")?.attributes).toMatchObject({
+    expect(named("chat gpt-4o-mini", "gateway-a")?.attributes).toMatchObject({
       "gen_ai.operation.name": "chat",
       "gen_ai.request.model": "gpt-4o-mini",
     });
+    // The agent's own span: a GenAI client span of the job at its backend, a child of B's
+    // `agent job` span through the job frame's traceparent, with the backend's output count.
+    const agentSpan = atAgent(spans);
+    expect(agentSpan?.name).toBe("chat gpt-4o-mini");
+    expect(agentSpan?.kind).toBe(3);
+    expect(agentSpan?.parentSpanId).toBe(named("agent job")?.spanId);
+    expect(agentSpan?.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "llamacpp",
+      "gen_ai.request.model": "gpt-4o-mini",
+      "pod.job.outcome": "done",
+      "http.response.status_code": 200,
+      "gen_ai.usage.output_tokens": receipt.host?.output_tokens,
+    });
+    expect(receipt.host?.output_tokens).toBeGreaterThan(0);
+    // Every span of the request hangs off another span of it (or is the root).
+    const ids = new Set(spans.map((span) => span.spanId));
+    const roots = spans.filter((span) => !ids.has(span.parentSpanId ?? ""));
+    expect(roots.map((span) => span.kind)).toEqual([2]);
     expect(Number(named("settlement")?.attributes["gen_ai.usage.output_tokens"])).toBe(
       receipt.usage.output_tokens,
     );
