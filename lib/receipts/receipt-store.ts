@@ -1,8 +1,9 @@
-import type { Executor } from "../db/client";
-import { usageReceipts } from "../db/schema";
+import { sql } from "drizzle-orm";
+import { type Executor, queryPrepared } from "../db/client";
+import type { usageReceipts } from "../db/schema";
 import { log } from "../log";
 
-type ReceiptRow = typeof usageReceipts.$inferInsert;
+type ReceiptRow = Omit<typeof usageReceipts.$inferInsert, "createdAt">;
 
 /** The most rows one insert carries; more wait for the next. */
 const maxBatch = 500;
@@ -48,7 +49,7 @@ export class ReceiptStore {
     for (let start = 0; start < rows.length; start += maxBatch) {
       const batch = rows.slice(start, start + maxBatch);
       try {
-        await this.#database.insert(usageReceipts).values(batch).onConflictDoNothing();
+        await insertReceipts(this.#database, batch);
       } catch (error) {
         log.warn("receipts could not be stored (their callers have them)", {
           count: batch.length,
@@ -57,4 +58,29 @@ export class ReceiptStore {
       }
     }
   }
+}
+
+/**
+ * One prepared statement whatever the batch's size, its rows in one JSON parameter: a multi-row
+ * VALUES list is a new statement for every row count, parsed and planned each time and sent in
+ * two round trips (Parse/Describe, then Bind/Execute); this is planned once per connection and
+ * sent in one.
+ */
+function insertReceipts(database: Executor, batch: readonly ReceiptRow[]): Promise<unknown> {
+  const rows = batch.map((row) => ({
+    request_id: row.requestId,
+    account_id: row.accountId.toString(),
+    route: row.route,
+    provider_id: row.providerId,
+    jws: row.jws,
+  }));
+  return queryPrepared(
+    database,
+    "receipts_insert",
+    sql`INSERT INTO usage_receipts (request_id, account_id, route, provider_id, jws)
+        SELECT r.request_id, r.account_id, r.route, r.provider_id, r.jws
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS r(request_id text, account_id bigint, route text, provider_id text, jws text)
+        ON CONFLICT (request_id) DO NOTHING`,
+  );
 }
