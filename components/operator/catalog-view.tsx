@@ -5,8 +5,10 @@ import type { CatalogPrice } from "@/lib/catalog/models";
 import { listCatalogChanges } from "@/lib/catalog/operator-edits";
 import { listDisabledModels } from "@/lib/operator-console/console-reads";
 import { describeChange } from "@/lib/operator-console/describe-change";
+import { modelEndpoints } from "@/lib/routing/model-endpoints";
 import { ActionButton } from "./action-button";
 import { EnableModelForm, ModelForm, PriceForm } from "./catalog-forms";
+import { ModelSources } from "./model-sources";
 import type { OperatorConsoleSession } from "./operator-console-session";
 
 const shown = 25;
@@ -21,9 +23,10 @@ export async function CatalogView({ session, query }: { session: OperatorConsole
       model.id.toLowerCase().includes(needle) ||
       model.aliases.some((alias) => alias.toLowerCase().includes(needle)),
   );
-  const [changes, disabled] = await Promise.all([
+  const [changes, disabled, sources] = await Promise.all([
     listCatalogChanges(db, { limit: 50 }),
     listDisabledModels(db),
+    Promise.all(matches.slice(0, shown).map((model) => modelEndpoints(session.app, model))),
   ]);
   return (
     <>
@@ -45,7 +48,7 @@ export async function CatalogView({ session, query }: { session: OperatorConsole
           <ActionButton path="catalog/refresh" label="Refresh prices now" done="Refreshed." />
         </p>
         <ul className="dash-catalog" data-testid="catalog-models">
-          {matches.slice(0, shown).map((model) => (
+          {matches.slice(0, shown).map((model, index) => (
             <li key={model.id} data-model={model.id}>
               <details>
                 <summary>
@@ -59,6 +62,7 @@ export async function CatalogView({ session, query }: { session: OperatorConsole
                       .join(" · ") || "no centralized price"}
                   </span>
                 </summary>
+                <ModelSources model={model.id} endpoints={sources[index] ?? []} />
                 <div className="dash-catalog__edit">
                   {byProvider(model.prices).map((price) => (
                     <PriceForm

@@ -7,11 +7,11 @@ import { centralizedCap } from "../../pricing/price-cap";
 import { loadRoutableListings } from "../../relays/routable-listings";
 import { loadCandidatePools } from "../../routing/candidate-pools";
 import { liveOffersFor } from "../../routing/marketplace-candidates";
+import { modelEndpoints } from "../../routing/model-endpoints";
 import { rankCandidates } from "../../routing/rank-candidates";
 import { performanceKey } from "../../routing/source-performance";
 import type { ApiServices } from "../api-services";
 import type { ApiCall } from "../route-definition";
-import { measuredView } from "./measured-view";
 
 const microunits = (value: bigint | undefined) => (value === undefined ? null : Number(value));
 
@@ -49,10 +49,17 @@ async function tokenRow(app: ApiServices, model: CatalogModel, withMarket: boole
   const pools = await loadCandidatePools(app, model, { market: withMarket });
   const figuresOf = (providerId: string) =>
     app.routing.performance.figures(performanceKey(providerId, model.id));
+  // The endpoints listing's own values (GET /v1/models/{id}/endpoints), so both say the same.
+  const endpoints = await modelEndpoints(app, model, pools);
+  const endpointOf = new Map(endpoints.map((endpoint) => [`${endpoint.route}|${endpoint.tag}`, endpoint]));
   // What the gateway measured, null for a source it has not served this model through yet.
-  const performance = (providerId: string) => {
-    const figures = figuresOf(providerId);
-    return figures.requests === 0 ? null : measuredView(figures);
+  const measured = (route: string, providerId: string) => {
+    const endpoint = endpointOf.get(`${route}|${providerId}`);
+    return {
+      route,
+      uptime_last_30m: endpoint?.uptime_last_30m ?? null,
+      performance: endpoint && endpoint.performance.requests > 0 ? endpoint.performance : null,
+    };
   };
   const cap = centralizedCap(app.catalog.pricesFor(model));
   const cheapest = rankCandidates([...pools.market, ...pools.centralized])[0]?.price ?? cap;
@@ -75,16 +82,26 @@ async function tokenRow(app: ApiServices, model: CatalogModel, withMarket: boole
             provider: providerId,
             input_per_1m: Number(price.inputPer1m),
             output_per_1m: Number(price.outputPer1m),
-            performance: performance(providerId),
+            ...measured("centralized", providerId),
           }
         : {
             provider: providerId,
             input_per_1m: null,
             output_per_1m: null,
             request_price_microunits: Number(price.requestPrice),
-            performance: performance(providerId),
+            ...measured("centralized", providerId),
           },
     ),
+    // Each host and key relay, as the endpoints listing shows it.
+    marketplace_providers: endpoints
+      .filter((endpoint) => endpoint.route !== "centralized")
+      .map((endpoint) => ({
+        provider: endpoint.tag,
+        input_per_1m: endpoint.input_per_1m,
+        output_per_1m: endpoint.output_per_1m,
+        announced_tokens_per_second: endpoint.announced_tokens_per_second,
+        ...measured(endpoint.route, endpoint.tag),
+      })),
     marketplace_provider_count: new Set(pools.market.map((candidate) => candidate.providerId)).size,
     marketplace_total_tps: [...tokensPerSecond.values()].reduce((sum, value) => sum + value, 0),
     // The same supply at the speed the gateway measured, where it has (announced elsewhere).

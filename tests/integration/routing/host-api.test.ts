@@ -218,10 +218,14 @@ describe("public catalogue", () => {
     };
     const row = empty.models.find((row) => row.model_id === "gpt-4o-mini");
     // Measured figures are there once a source served the model (earlier tests here did).
-    const providers = row?.centralized_providers as Array<{ performance: unknown }>;
-    for (const provider of providers)
+    const providers = row?.centralized_providers as Array<{ performance: unknown; uptime_last_30m: unknown }>;
+    for (const provider of providers) {
       expect(provider.performance === null || typeof provider.performance === "object").toBe(true);
-    const withoutFigures = providers.map(({ performance: _performance, ...rest }) => rest);
+      expect(provider.uptime_last_30m === null || typeof provider.uptime_last_30m === "number").toBe(true);
+    }
+    const withoutFigures = providers.map(
+      ({ performance: _performance, uptime_last_30m: _uptime, ...rest }) => rest,
+    );
     expect({ ...row, centralized_providers: withoutFigures }).toEqual({
       model_id: "gpt-4o-mini",
       pricing_mode: "per_token",
@@ -230,9 +234,10 @@ describe("public catalogue", () => {
       centralized_input_per_1m: 150_000,
       centralized_output_per_1m: 600_000,
       centralized_providers: [
-        { provider: "openai", input_per_1m: 150_000, output_per_1m: 600_000 },
-        { provider: "openrouter", input_per_1m: 150_000, output_per_1m: 600_000 },
+        { provider: "openai", input_per_1m: 150_000, output_per_1m: 600_000, route: "centralized" },
+        { provider: "openrouter", input_per_1m: 150_000, output_per_1m: 600_000, route: "centralized" },
       ],
+      marketplace_providers: [],
       marketplace_provider_count: 0,
       marketplace_total_tps: 0,
       marketplace_measured_tps: 0,
@@ -277,6 +282,29 @@ describe("public catalogue", () => {
       marketplace_provider_count: 2,
       marketplace_total_tps: 42.5,
     });
+    // Each host and relay as the endpoints listing shows it: the same route, price and figures.
+    const supplied = body.models.find((entry) => entry.model_id === "gpt-4o-mini");
+    const listed = supplied?.marketplace_providers as Array<Record<string, unknown>>;
+    const endpoints = (await (await fetch(`${gateway.baseUrl}/v1/models/gpt-4o-mini/endpoints`)).json()) as {
+      data: { endpoints: Array<Record<string, unknown>> };
+    };
+    const hostsAndRelays = endpoints.data.endpoints.filter((endpoint) => endpoint.route !== "centralized");
+    expect(
+      listed.map((entry) => [entry.provider, entry.route, entry.input_per_1m, entry.output_per_1m]),
+    ).toEqual(
+      hostsAndRelays.map((endpoint) => [
+        endpoint.tag,
+        endpoint.route,
+        endpoint.input_per_1m,
+        endpoint.output_per_1m,
+      ]),
+    );
+    expect(listed.find((entry) => entry.route === "marketplace")).toMatchObject({
+      input_per_1m: 120_000,
+      announced_tokens_per_second: 42.5,
+      uptime_last_30m: null,
+    });
+    expect(new Set(listed.map((entry) => entry.route))).toEqual(new Set(["marketplace", "key-relay"]));
   });
 
   it("GET /v1/providers lists active providers with their models and prices, never pending ones", async () => {

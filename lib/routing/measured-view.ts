@@ -1,5 +1,5 @@
 import type { MeasuredFigures } from "@pod-gateway/contracts/model-endpoints";
-import type { SourceFigures } from "../../routing/source-performance";
+import type { SourceFigures } from "./source-performance";
 
 const rounded = (value: number | undefined, digits: number) =>
   value === undefined ? null : Number(value.toFixed(digits));
