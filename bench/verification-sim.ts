@@ -51,13 +51,15 @@ export const scenarios: Scenario[] = [
     jobs: 5000,
     smaller: { seed: 9103, scale: 3.5, family: { seed: 7001, deviation: 0.3 } },
   },
-  {
-    name: "canary classifier: honest on anything canary-shaped, smaller answers on 10% of the rest",
-    temperature: 0.7,
-    cheat: { mode: "smaller", rate: 0.1 },
-    classifiesCanaries: true,
-    jobs: 2000,
-  },
+  ...[0.1, 0.02].map(
+    (rate): Scenario => ({
+      name: `canary classifier (every feature it sees): honest on suspected canaries, smaller answers on ${rate * 100}% of the rest`,
+      temperature: 0.7,
+      cheat: { mode: "smaller", rate },
+      classifiesCanaries: true,
+      jobs: rate < 0.05 ? 5000 : 2000,
+    }),
+  ),
   {
     name: "behaves for 1,000 jobs, then smaller answers on 10%",
     temperature: 0.7,
@@ -72,7 +74,11 @@ function row(report: ScenarioReport): string {
   const median = report.medianJobsToExclusion === undefined ? "–" : String(report.medianJobsToExclusion);
   return `| ${scenario.name} | ${report.runs} × ${scenario.jobs} | ${honest ? "–" : `${report.excludedWithin} of ${report.runs}`} | ${
     honest ? "–" : `${report.excluded} of ${report.runs}`
-  } | ${report.falseExclusions} of ${report.runs} | ${median} | ${report.checkedPerRun.toFixed(0)} | ${(report.costShare * 100).toFixed(1)}% |`;
+  } | ${report.falseExclusions} of ${report.runs} | ${median} | ${report.checkedPerRun.toFixed(0)} | ${(report.costShare * 100).toFixed(1)}% | ${
+    scenario.classifiesCanaries
+      ? `${(report.sparedCanaryShare * 100).toFixed(0)}% / ${(report.sparedRealShare * 100).toFixed(1)}%`
+      : "–"
+  } |`;
 }
 
 const settings = defaultSimulationSettings;
@@ -80,8 +86,8 @@ const started = Date.now();
 const lines = [
   `Seeded runs ${new Date().toISOString().slice(0, 16)}Z, ${runs} per scenario (seeds 1 to ${runs}): verification share ${settings.verifyShare * 100}% of real jobs, canaries ${settings.canaryShare * 100}%, reference top ${settings.topAlternatives} alternatives, serving noise ${settings.servingNoise} on every logit (host and reference), threshold ${detectorThreshold(settings.detector).toFixed(1)} (false alarm ${settings.detector.falseAlarm} within ${settings.detector.horizon.toLocaleString("en")} checked answers).`,
   "",
-  `| host | runs × real jobs | excluded within ${within} real jobs of cheating | excluded in the run | excluded while honest | median real jobs to exclusion | answers checked per run | verification cost / revenue |`,
-  "| --- | --- | --- | --- | --- | --- | --- | --- |",
+  `| host | runs × real jobs | excluded within ${within} real jobs of cheating | excluded in the run | excluded while honest | median real jobs to exclusion | answers checked per run | verification cost / revenue | canaries / real jobs the classifier took for canaries |`,
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
 ];
 for (const scenario of scenarios) {
   const report = simulateScenario(scenario, runs, within);

@@ -363,6 +363,12 @@ const envSchema = z.object({
   CANARY_SHARE: z.coerce.number().min(0).max(1).default(0.01),
   CANARY_MAX_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /**
+   * A file of prompts kept off the repository (one a line: a JSON string, a JSON object with a
+   * `prompt`, `instruction`, `text` or `question` field, or plain text) that canaries' user turns
+   * are drawn from; unset, a trusted centralized source of the model invents every canary's words.
+   */
+  CANARY_CORPUS_PATH: optionalString,
+  /**
    * Share of real marketplace answers checked after the caller was served: scored under a trusted
    * reference of the same model among the request's own candidates (lib/canaries/check-answer.ts);
    * 0 turns checks off. 12% catches a host cheating on 10% of its jobs within 500 jobs in the

@@ -40,9 +40,11 @@ export interface Scenario {
     after?: number;
   };
   /**
-   * The host answers honestly whatever it takes for a canary: a job shaped like the old
-   * templated canaries (one user turn, temperature 0, 64 tokens). Real traffic has such jobs
-   * too, and canaries drawn from real shapes look like the rest.
+   * The host answers honestly whatever it takes for a canary, by every feature it sees: the old
+   * templated canaries' shape (one user turn, temperature 0, 64 tokens), a shape (fields, turns,
+   * settings) it has not seen before, a system prompt it has not seen before, a last user turn it
+   * was sent before. Canaries are drawn from the shapes of real jobs, their system prompts from a
+   * pool reused as applications reuse theirs, their words new (lib/canaries).
    */
   classifiesCanaries?: boolean;
   /** Real jobs in a run. */
@@ -90,12 +92,21 @@ interface RunResult {
   excludedAfter: number | undefined;
   checked: number;
   canaries: number;
+  /** Canaries the classifier took for canaries, and real jobs it did. */
+  sparedCanaries: number;
+  sparedReal: number;
+  realJobs: number;
   revenue: number;
   verificationCost: number;
 }
 
 /** Share of real jobs whose shape matches the old templated canaries. */
 const canaryShapedShare = 0.02;
+/** Applications sending real jobs: each its own shape and system prompt, their traffic Zipf-distributed. */
+const applications = 60;
+/** The canaries' pool of invented system prompts, and how often a canary reuses one (lib/canaries/run-canary.ts). */
+const systemPoolSize = 16;
+const reuseSystem = 0.8;
 
 interface JobShape {
   prompt: number;
@@ -103,16 +114,78 @@ interface JobShape {
   maxTokens: number;
   /** Looks like an old templated canary, to a host that checks. */
   canaryShaped: boolean;
+  /** The application whose shape (fields, turns, settings) it has. */
+  application: number;
+  /** Its system prompt: the application's own for a real job, one of the pool's for a canary. */
+  system: number;
+}
+
+function zipf(random: () => number, count: number): number {
+  const weights = Array.from({ length: count }, (_, index) => 1 / (index + 1));
+  let draw = random() * weights.reduce((sum, weight) => sum + weight, 0);
+  for (let index = 0; index < count; index += 1) {
+    draw -= weights[index] ?? 0;
+    if (draw <= 0) return index;
+  }
+  return count - 1;
 }
 
 function drawShape(random: () => number): JobShape {
   const limits = [64, 128, 256, 512, 1024];
+  const application = zipf(random, applications);
   return {
     prompt: Math.floor(random() * 2 ** 31),
     promptTokens: Math.round(50 * 60 ** random()),
     maxTokens: limits[Math.floor(random() * limits.length)] ?? 256,
     canaryShaped: random() < canaryShapedShare,
+    application,
+    system: application,
   };
+}
+
+/**
+ * What the gateway knows of real traffic (a sample of its shapes) and its canaries' system-prompt
+ * pool; a canary is a real job's shape (drawn from the sample) with new words and a pooled system
+ * prompt.
+ */
+class CanaryMaker {
+  readonly #seen: JobShape[] = [];
+  readonly #pool: number[] = [];
+  #nextSystem = 1_000_000;
+
+  observe(shape: JobShape): void {
+    this.#seen.push(shape);
+  }
+
+  make(random: () => number): JobShape {
+    const base = this.#seen[Math.floor(random() * this.#seen.length)] ?? drawShape(random);
+    let system =
+      this.#pool.length > 0 && random() < reuseSystem
+        ? this.#pool[Math.floor(random() * this.#pool.length)]
+        : undefined;
+    if (system === undefined) {
+      system = this.#nextSystem;
+      this.#nextSystem += 1;
+      if (this.#pool.length < systemPoolSize) this.#pool.push(system);
+      else this.#pool[Math.floor(random() * systemPoolSize)] = system;
+    }
+    return { ...base, prompt: Math.floor(random() * 2 ** 31), system };
+  }
+}
+
+/** The hostile host's guess (tests/helpers/hostile-agent-process.ts's rules): true when it takes the job for a canary. */
+class CanaryClassifier {
+  readonly #applications = new Set<number>();
+  readonly #systems = new Set<number>();
+
+  suspects(shape: JobShape): boolean {
+    const unseenShape = !this.#applications.has(shape.application);
+    const unseenSystem = !this.#systems.has(shape.system);
+    this.#applications.add(shape.application);
+    this.#systems.add(shape.system);
+    // Canaries' words are new and real users' last turns rarely repeat: no replayed turn to see.
+    return shape.canaryShaped || unseenShape || unseenSystem;
+  }
 }
 
 function cheatAnswer(
@@ -176,7 +249,18 @@ function simulateRun(scenario: Scenario, seed: number, settings = defaultSimulat
   let detector = newDetector(settings.detector);
   const cheatFrom = scenario.cheat?.after ?? 0;
   const prices = settings.prices;
-  const tally = { promptTokens: 0, realJobs: 0, checkedReal: 0, checkedRealTokens: 0, cost: 0, canaries: 0 };
+  const tally = {
+    promptTokens: 0,
+    realJobs: 0,
+    checkedReal: 0,
+    checkedRealTokens: 0,
+    cost: 0,
+    canaries: 0,
+    sparedCanaries: 0,
+    sparedReal: 0,
+  };
+  const maker = new CanaryMaker();
+  const classifier = new CanaryClassifier();
   /**
    * Serves one job and, when checked, feeds the detector; true once the host is found cheating.
    * Only a checked job's answer is generated: an unchecked one's output is priced at the mean
@@ -188,7 +272,9 @@ function simulateRun(scenario: Scenario, seed: number, settings = defaultSimulat
       tally.promptTokens += shape.promptTokens;
     }
     const cheat = scenario.cheat;
-    const spared = scenario.classifiesCanaries === true && shape.canaryShaped;
+    const spared = scenario.classifiesCanaries === true && classifier.suspects(shape);
+    if (spared && canary) tally.sparedCanaries += 1;
+    else if (spared) tally.sparedReal += 1;
     const cheating = cheat !== undefined && index >= cheatFrom && !spared && random() < cheat.rate;
     if (!checked) return false;
     const answer = cheating
@@ -228,19 +314,23 @@ function simulateRun(scenario: Scenario, seed: number, settings = defaultSimulat
   };
   let excludedAfter: number | undefined;
   for (let index = 0; index < scenario.jobs && excludedAfter === undefined; index += 1) {
-    if (serve(drawShape(random), index, false, random() < settings.verifyShare))
-      excludedAfter = index + 1 - cheatFrom;
+    const shape = drawShape(random);
+    maker.observe(shape);
+    if (serve(shape, index, false, random() < settings.verifyShare)) excludedAfter = index + 1 - cheatFrom;
     else if (random() < settings.canaryShare) {
       // A canary's shape is drawn from real jobs': a classifier sees what it sees in real traffic.
       tally.canaries += 1;
-      if (serve(drawShape(random), index, true, true)) excludedAfter = index + 1 - cheatFrom;
+      if (serve(maker.make(random), index, true, true)) excludedAfter = index + 1 - cheatFrom;
     }
   }
   const meanAnswer = tally.checkedReal === 0 ? 0 : tally.checkedRealTokens / tally.checkedReal;
   return {
+    realJobs: tally.realJobs,
     excludedAfter,
     checked: detector.checked,
     canaries: tally.canaries,
+    sparedCanaries: tally.sparedCanaries,
+    sparedReal: tally.sparedReal,
     revenue: tally.promptTokens * prices.hostInput + tally.realJobs * meanAnswer * prices.hostOutput,
     verificationCost: tally.cost,
   };
@@ -259,6 +349,20 @@ export interface ScenarioReport {
   medianJobsToExclusion: number | undefined;
   checkedPerRun: number;
   costShare: number;
+  /** The shares of canaries and of real jobs a classifying host took for canaries (over every run). */
+  sparedCanaryShare: number;
+  sparedRealShare: number;
+}
+
+function share(
+  results: readonly RunResult[],
+  part: "sparedCanaries" | "sparedReal",
+  whole: "canaries" | undefined,
+  total?: number,
+): number {
+  const parts = results.reduce((sum, result) => sum + result[part], 0);
+  const wholes = total ?? results.reduce((sum, result) => sum + (whole ? result[whole] : 0), 0);
+  return wholes === 0 ? 0 : parts / wholes;
 }
 
 export function simulateScenario(
@@ -285,6 +389,13 @@ export function simulateScenario(
     falseExclusions: ends.length - times.length,
     medianJobsToExclusion: times.length === 0 ? undefined : times[Math.floor((times.length - 1) / 2)],
     checkedPerRun: results.reduce((sum, result) => sum + result.checked, 0) / runs,
+    sparedCanaryShare: share(results, "sparedCanaries", "canaries"),
+    sparedRealShare: share(
+      results,
+      "sparedReal",
+      undefined,
+      results.reduce((sum, result) => sum + result.realJobs, 0),
+    ),
     costShare: revenue === 0 ? 0 : cost / revenue,
   };
 }

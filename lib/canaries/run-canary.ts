@@ -1,4 +1,6 @@
+import { randomInt } from "node:crypto";
 import type { CatalogModel } from "../catalog/models";
+import type { Dialect } from "../dialects/dialect";
 import { estimateInputTokens, parseInferenceRequest } from "../dialects/inference-request";
 import { StreamedResponse } from "../http/streamed-response";
 import { newId } from "../ids";
@@ -9,14 +11,15 @@ import { centralizedCap } from "../pricing/price-cap";
 import type { Candidate } from "../providers/candidate";
 import { highestPrice } from "../proxy/highest-price";
 import { releaseReservation, reserveForRequest } from "../proxy/reserve";
+import type { ServedJob } from "../proxy/reserved-request";
 import { type ServingServices, serveReserved } from "../proxy/serve-reserved";
 import { centralizedCandidates } from "../routing/centralized-candidates";
 import { marketplaceCandidates } from "../routing/marketplace-candidates";
 import type { RoutingServices } from "../routing/routing-state";
-import { noteTrustEvents } from "../trust/note-trust-events";
-import { tapWholeStream } from "../usage/usage-from-body";
-import { type CanaryPrompt, knownAnswerPrompt, openPrompt } from "./canary-prompts";
-import { answerSimilarity, similarityThreshold } from "./compare-answers";
+import { inNewTrace } from "../telemetry/tracing";
+import { corpusEntries, corpusTurn, inventedTexts, inventionPrompt } from "./canary-texts";
+import { fillShape, JobShapes, type TextSlot, textSlots } from "./job-shapes";
+import { scoreServedAnswer, todaySpent, verificationBudget } from "./score-answer";
 
 /** What a canary reads: the routing state to pick the host, and what serving a held request reads. */
 export type CanaryServices = RoutingServices & ServingServices;
@@ -27,11 +30,8 @@ export type CanaryServices = RoutingServices & ServingServices;
  * operator's verification budget, an external account: what verification costs is on the books.
  */
 const canaryCaller = { kind: "suspense", ref: "canary-caller" } as const;
-const verificationBudget = { kind: "external", ref: "verification-budget" } as const;
 const topUpBelow = 1_000_000n;
 const topUpAmount = 5_000_000n;
-/** Canaries ask for a short answer at temperature 0, as many real calls do. */
-const canaryMaxTokens = 64;
 
 async function canaryAccount(app: CanaryServices): Promise<bigint> {
   const database = app.database.db;
@@ -51,99 +51,167 @@ async function canaryAccount(app: CanaryServices): Promise<bigint> {
   return account;
 }
 
+/** The sample of real job shapes canaries are drawn from (this process's). */
+const jobShapes = new JobShapes();
+
+/** A served marketplace job's body, as its agent was sent it, joins the sample of real shapes. */
+export function recordJobShape(candidate: Candidate, model: CatalogModel, job: ServedJob): void {
+  if (candidate.route !== "marketplace") return;
+  try {
+    const body: unknown = JSON.parse(job.forwardedBody);
+    if (typeof body === "object" && body !== null && !Array.isArray(body))
+      jobShapes.record(model.id, candidate.dialect, body as Record<string, unknown>);
+  } catch {
+    // A body that is not JSON has no shape to imitate.
+  }
+}
+
 /**
  * One request through the same pipeline a caller's takes (hold, body building, dispatch,
- * metering, settlement), to `candidates` only; the answer's text, or undefined when no source
- * served it.
+ * metering, settlement), in `dialect`, to `candidates` only, in a trace of its own; what was
+ * served (its forwarded body, its answer), or undefined when no source served it whole.
  */
 async function serveCanaryRequest(
   app: CanaryServices,
   model: CatalogModel,
+  dialect: Dialect,
   body: Record<string, unknown>,
   candidates: Candidate[],
-): Promise<{ text: string; requestId: string } | undefined> {
-  const rawBody = JSON.stringify(body);
-  const inference = parseInferenceRequest("openai", body, rawBody);
-  const accountId = await canaryAccount(app);
-  const inputTokens = estimateInputTokens(inference, model.contextWindow);
-  const reservation = await reserveForRequest(app, {
-    accountId,
-    price: highestPrice(candidates),
-    inputTokens,
-    maxOutputTokens: Math.min(canaryMaxTokens, model.maxOutputTokens),
-    choices: 1,
-    callerLimit: true,
-    balanceShare: app.env.HOLD_BALANCE_SHARE,
-  });
-  const requestId = newId("req");
-  const request = new Request("http://canary.invalid/v1/chat/completions", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: rawBody,
-  });
-  let response: Response;
-  try {
-    response = await serveReserved(app, request, {
-      requestId,
+): Promise<ServedJob | undefined> {
+  return inNewTrace("canary job", { "gen_ai.request.model": model.id }, async () => {
+    const rawBody = JSON.stringify(body);
+    const inference = parseInferenceRequest(dialect, body, rawBody);
+    const accountId = await canaryAccount(app);
+    const inputTokens = estimateInputTokens(inference, model.contextWindow);
+    // Held as a caller's with this body would be, so the limit the source is sent is the body's.
+    const reservation = await reserveForRequest(app, {
       accountId,
-      inference,
-      model,
-      candidates,
-      reservation,
-      maxInputTokens: inputTokens,
+      price: highestPrice(candidates),
+      inputTokens,
+      maxOutputTokens: Math.min(inference.maxTokens ?? model.maxOutputTokens, model.maxOutputTokens),
+      choices: inference.choices,
+      callerLimit: inference.maxTokens !== undefined,
+      balanceShare: app.env.HOLD_BALANCE_SHARE,
     });
-  } catch (error) {
-    await releaseReservation(app, accountId, reservation.hold);
-    log.info("canary request not served", { error });
-    return undefined;
+    const request = new Request(
+      `http://canary.invalid/v1/${dialect === "anthropic" ? "messages" : "chat/completions"}`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: rawBody,
+      },
+    );
+    let served: ServedJob | undefined;
+    let response: Response;
+    try {
+      response = await serveReserved(app, request, {
+        requestId: newId("req"),
+        accountId,
+        inference,
+        model,
+        candidates,
+        reservation,
+        maxInputTokens: inputTokens,
+        onServed: (_candidate, job) => {
+          served = job;
+        },
+      });
+    } catch (error) {
+      await releaseReservation(app, accountId, reservation.hold);
+      log.info("canary request not served", { error });
+      return undefined;
+    }
+    // Read to its end (a relayed stream the way server.ts writes it: from its chunk source), so
+    // the request is settled and `onServed` has run.
+    await (response instanceof StreamedResponse ? new Response(response.body) : response).text();
+    // A cut, stalled or failed answer is no verdict on the model (it is a broken job of its own).
+    return response.status === 200 && served?.outcome === "completed" ? served : undefined;
+  });
+}
+
+/**
+ * System prompts invented for canaries, per model, reused as an application reuses its own: a
+ * canary whose system prompt were new every time would stand out among real jobs, whose system
+ * prompts repeat. A system turn takes one from the pool at REUSE_SYSTEM, else a new one joins it.
+ */
+const systemPools = new Map<string, string[]>();
+const systemPoolSize = 16;
+const reuseSystem = 0.8;
+
+function pooledSystem(model: string): string | undefined {
+  const pool = systemPools.get(model) ?? [];
+  return pool.length > 0 && Math.random() < reuseSystem ? pool[randomInt(pool.length)] : undefined;
+}
+
+function poolSystem(model: string, text: string): void {
+  const pool = systemPools.get(model) ?? [];
+  if (pool.length >= systemPoolSize) pool[randomInt(pool.length)] = text;
+  else pool.push(text);
+  if (systemPools.size < maxPooledModels || systemPools.has(model)) systemPools.set(model, pool);
+}
+const maxPooledModels = 1024;
+
+/**
+ * The words of a canary for `slots`: user turns from the operator's corpus when it has one, the
+ * rest invented for this canary by a trusted centralized source of the model. Undefined when
+ * there are words to invent and no source wrote them.
+ */
+async function canaryWords(
+  app: CanaryServices,
+  model: CatalogModel,
+  slots: readonly TextSlot[],
+  references: Candidate[],
+): Promise<string[] | undefined> {
+  const corpus = corpusEntries(app.env.CANARY_CORPUS_PATH);
+  const texts: Array<string | undefined> = slots.map((slot) =>
+    slot.$text === "user"
+      ? corpusTurn(corpus, slot.chars)
+      : slot.$text === "system"
+        ? pooledSystem(model.id)
+        : undefined,
+  );
+  const missing = slots.filter((_, index) => texts[index] === undefined);
+  if (missing.length > 0) {
+    const wanted = missing.reduce((sum, slot) => sum + slot.chars, 0);
+    const invented = await serveCanaryRequest(
+      app,
+      model,
+      "openai",
+      {
+        model: model.id,
+        messages: [{ role: "user", content: inventionPrompt(missing) }],
+        temperature: 1,
+        // About four characters a token, with room for the JSON around the texts.
+        max_tokens: Math.min(Math.ceil(wanted / 3) + 200, model.maxOutputTokens),
+        stream: false,
+      },
+      references,
+    );
+    const words = invented && inventedTexts(invented.answer(), missing);
+    if (!words) return undefined;
+    let next = 0;
+    for (let index = 0; index < texts.length; index += 1)
+      if (texts[index] === undefined) {
+        const text = words[next] ?? "";
+        texts[index] = text;
+        next += 1;
+        if (slots[index]?.$text === "system") poolSystem(model.id, text);
+      }
   }
-  // A relayed stream is read the way server.ts writes it: from its chunk source.
-  const text = await (response instanceof StreamedResponse ? new Response(response.body) : response).text();
-  if (response.status !== 200) return undefined;
-  if (inference.stream) {
-    // A stream that did not finish (cut, timed out, failed in-band) is no verdict on the model.
-    const tap = tapWholeStream("openai", text);
-    if (!tap.sawTerminal || tap.upstreamError !== undefined) return undefined;
-    return { text: tap.content.text(), requestId };
-  }
-  try {
-    const parsed = JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown } }> };
-    const content = parsed.choices?.[0]?.message?.content;
-    return { text: typeof content === "string" ? content : "", requestId };
-  } catch {
-    return { text, requestId };
-  }
+  return texts.map((text) => text ?? "");
 }
 
 interface CanaryVerdict {
   passed: boolean;
-  detail: string;
-}
-
-function judge(prompt: CanaryPrompt, answer: string, reference: string | undefined): CanaryVerdict {
-  if (prompt.expected !== undefined) {
-    const passed = answer.toLowerCase().includes(prompt.expected.toLowerCase());
-    return {
-      passed,
-      detail: passed
-        ? "canary answered the known answer"
-        : `canary answer did not contain the known answer "${prompt.expected}"`,
-    };
-  }
-  const similarity = answerSimilarity(answer, reference ?? "");
-  const passed = similarity >= similarityThreshold;
-  return {
-    passed,
-    detail: `canary answer ${passed ? "matched" : "differed from"} the reference source's answer for the model (word overlap ${similarity.toFixed(2)}, threshold ${similarityThreshold})`,
-  };
 }
 
 /**
- * One hidden canary job for `hostId` serving `model`: a templated prompt sent to the host's
- * agent through the caller's pipeline (same job frames, same body shape), and the same prompt to
- * a trusted centralized source of the model; the answers are compared and the verdict recorded.
- * Without a centralized source the prompt has a known answer instead. Undefined when the host
- * had no free slot or a source did not answer (no verdict either way).
+ * One hidden canary job for `hostId` serving `model`: a body drawn from the sample of real jobs'
+ * shapes for the model and the host's format, filled with words no agent has seen (the corpus,
+ * or invented by a trusted source), sent through the caller's pipeline to the host's agent;
+ * its answer is scored under a trusted centralized source of the model, like a checked real
+ * answer, and the verdict recorded. Undefined when there is no shape or reference yet, the host
+ * had no free slot, or the answer could not be scored (no verdict either way).
  */
 async function runCanary(
   app: CanaryServices,
@@ -155,40 +223,29 @@ async function runCanary(
     (candidate) => candidate.providerId === hostId,
   );
   if (!target) return undefined;
+  const shape = jobShapes.draw(model.id, target.dialect);
   const references = centralizedCandidates(app, model);
-  const prompt = references.length > 0 ? openPrompt() : knownAnswerPrompt();
-  const body = {
-    model: model.id,
-    messages: [{ role: "user", content: prompt.text }],
-    max_tokens: canaryMaxTokens,
-    temperature: 0,
-    stream: Math.random() < 0.5,
-  };
-  const answer = await serveCanaryRequest(app, model, body, [target]);
-  if (!answer) return undefined;
-  let reference: string | undefined;
-  if (prompt.expected === undefined) {
-    reference = (await serveCanaryRequest(app, model, { ...body, stream: false }, references))?.text;
-    if (reference === undefined) return undefined;
-  }
-  const verdict = judge(prompt, answer.text, reference);
-  await noteTrustEvents(app, hostId, [
-    {
-      kind: verdict.passed ? "canary_pass" : "canary_fail",
-      detail: verdict.detail,
-      requestId: answer.requestId,
-      evidence: {
-        model: model.id,
-        prompt: prompt.text,
-        answer: answer.text.slice(0, 300),
-        ...(reference === undefined ? { expected: prompt.expected } : { reference: reference.slice(0, 300) }),
-      },
+  const reference = references.find((candidate) => candidate.dialect === "openai");
+  if (!shape || !reference) return undefined;
+  const slots = textSlots(shape);
+  const words = await canaryWords(app, model, slots, references);
+  if (!words) return undefined;
+  const served = await serveCanaryRequest(app, model, target.dialect, fillShape(shape, words), [target]);
+  if (!served) return undefined;
+  const check = await scoreServedAnswer(app, model, target, reference, served, {
+    kind: "canary",
+    shown: {
+      turns: slots.filter((slot) => slot.$text !== "system").length,
+      prompt: (words.at(-1) ?? "").slice(0, 300),
+      answer: served.answer().slice(0, 300),
     },
-  ]);
+  });
+  if (!check) return undefined;
+  const passed = check.logE < Math.log(1000);
   // A failure is followed by another canary, until the host passes one or its record proves
   // substitution (it is then slashed, when automatic slashing is on, and the chain ends).
-  if (!verdict.passed && !app.routing.reputation.of(hostId).proven) launch(app, hostId, model, true);
-  return verdict;
+  if (!passed && !app.routing.reputation.of(hostId).proven) launch(app, hostId, model, true);
+  return { passed };
 }
 
 /** Canaries running in this process: bounded, so traffic cannot pile them up. */
@@ -203,6 +260,7 @@ const maxRunning = 4;
 export function scheduleCanary(app: CanaryServices, candidate: Candidate, model: CatalogModel): void {
   if (candidate.route !== "marketplace" || app.env.CANARY_SHARE <= 0) return;
   if (Math.random() >= app.env.CANARY_SHARE) return;
+  if (todaySpent() >= app.env.VERIFY_DAILY_BUDGET_MICROUNITS) return;
   launch(app, candidate.providerId, model);
 }
 

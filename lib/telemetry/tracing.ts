@@ -3,6 +3,7 @@ import {
   type Context,
   context,
   propagation,
+  ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -95,6 +96,15 @@ export function inSpan<T>(
       }
     },
   );
+}
+
+/**
+ * Runs `work` in a trace of its own (a server span with no parent), whatever trace was active:
+ * work that a request set going (a canary) must not carry that request's trace id onwards.
+ */
+export function inNewTrace<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
+  if (!provider) return work();
+  return inSpan(name, attributes, () => work(), { kind: SpanKind.SERVER, parent: ROOT_CONTEXT });
 }
 
 /**

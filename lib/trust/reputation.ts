@@ -66,7 +66,7 @@ function judge(tally: Tally): Reputation {
   };
   if (canaryFailures >= rules.demote.canaryFailures) {
     reasons.push(
-      `${canaryFailures} of the last ${canaries} canary answers differed from the reference answer for the model`,
+      `${canaryFailures} of the last ${canaries} canary answers were not consistent with the model under the reference`,
     );
     raise(
       canaryFailures >= rules.exclude.canaryFailures && rate >= rules.exclude.canaryFailureRate

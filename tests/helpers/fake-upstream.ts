@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import { readFakeBody, writeFakeImages } from "./fake-images";
-import { scoringReply } from "./fake-model-text";
+import { answerFrom, referenceModel, scoringReply, smallerModel } from "./fake-model-text";
 import { schemaInstance } from "./schema-instance";
 
 /**
@@ -185,9 +186,10 @@ const servedModels = ["gpt-4o-mini", "llama-3.1-8b-instruct"];
 export interface FakeUpstreamOptions {
   /**
    * `other` answers with other words than every other fake: a different model behind the same
-   * wire format (what a canary must tell apart from the real one).
+   * wire format. `model` and `smaller` answer from the verification simulation's fake model and
+   * its smaller sibling (tests/helpers/fake-model-text.ts), words a reference can score.
    */
-  voice?: "default" | "other";
+  voice?: "default" | "other" | "model" | "smaller";
 }
 
 export async function startFakeUpstream(
@@ -255,6 +257,10 @@ export async function startFakeUpstream(
           ...read,
           slowMs: Math.max(read.slowMs, state.tokenDelayMs),
           ...(options.voice === "other" ? { word: otherWord } : {}),
+          ...(options.voice === "model" || options.voice === "smaller"
+            ? modelWords(options.voice, body, maxTokens)
+            : {}),
+          ...inventedWords(prompt),
         };
         if (directives.error) return sendError(dialect, response, directives.error);
         // `[fake:html=<status>]`: an error page, as a load balancer in front of an upstream sends.
@@ -354,6 +360,42 @@ function writeEmbeddings(response: ServerResponse, body: Record<string, unknown>
 }
 
 const word = (index: number) => (index === 0 ? "Hello" : ` w${index}`);
+/**
+ * Asked to invent the texts of a request as a JSON array (lib/canaries/canary-texts.ts), the fake
+ * writes that array as a model would: new words every time.
+ */
+function inventedWords(prompt: string): { tokens: number; word: (index: number) => string } | undefined {
+  const count = Number(/Answer with a JSON array of exactly (\d+) strings/.exec(prompt)?.[1] ?? 0);
+  if (count === 0) return undefined;
+  const texts = Array.from(
+    { length: count },
+    (_, index) =>
+      `Text ${index + 1} of request ${randomUUID().slice(0, 8)}: could you look at item ${Math.floor(Math.random() * 1e6)}?`,
+  );
+  const words = JSON.stringify(texts).split(/(?= )/);
+  return { tokens: words.length, word: (index) => words[index] ?? "" };
+}
+
+let modelAnswers = 0;
+/** The fake model's answer (or its smaller sibling's) to the body, word by word. */
+function modelWords(
+  voice: "model" | "smaller",
+  body: Record<string, unknown>,
+  maxTokens: number | undefined,
+): { tokens: number; word: (index: number) => string } {
+  modelAnswers += 1;
+  const answer = answerFrom(
+    voice === "model" ? referenceModel : smallerModel,
+    body.messages,
+    typeof body.temperature === "number" ? body.temperature : 1,
+    // A word of the fake model is up to 3 tokens of the gateway's tokenizer: stay within the limit.
+    Math.max(1, Math.floor((maxTokens ?? 768) / 3)),
+    modelAnswers * 7919 + process.pid,
+  );
+  const words = answer.text.split(/(?= )/);
+  return { tokens: words.length, word: (index) => words[index] ?? "" };
+}
+
 const otherWord = (index: number) => (index === 0 ? "Certainly" : ` z${index}`);
 
 async function openaiWriter(

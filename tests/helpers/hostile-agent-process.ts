@@ -59,9 +59,77 @@ function answer(completion: number): string {
 let jobsServed = 0;
 
 /**
+ * What a classifier reads of a job to tell a canary from a real caller's: every field of the
+ * frame and of the request, in order, the turns and their roles, the sampling settings and the
+ * output limit (the texts left out: they are what differs between any two jobs).
+ */
+function signature(job: JobMessage): string {
+  const request = job.request as Record<string, unknown>;
+  const messages = Array.isArray(request.messages)
+    ? (request.messages as Array<Record<string, unknown>>)
+    : [];
+  return JSON.stringify({
+    frame: Object.keys(job).filter((key) => key !== "traceparent"),
+    traced: job.traceparent !== undefined,
+    format: job.format,
+    deadline: job.deadline_ms,
+    fields: Object.keys(request),
+    turns: messages.map((message) => [Object.keys(message), message.role, typeof message.content]),
+    settings: Object.fromEntries(
+      Object.entries(request).filter(([key]) => key !== "messages" && key !== "system"),
+    ),
+  });
+}
+
+/** The old templated canaries' texts (lib/canaries/canary-prompts.ts before issue 31), as a classifier lists them. */
+const templates = [
+  /^Repeat exactly this phrase and nothing else:/,
+  /^Write two sentences about /,
+  /^Describe .+ in one short paragraph\.$/,
+  /^In three sentences, explain .+ to a child\.$/,
+  /^Give a short, vivid description of /,
+];
+const seenSignatures = new Set<string>();
+const seenTexts = new Set<string>();
+let suspected = 0;
+
+/**
+ * `model-classifier`'s guess: a job is a canary when it has the old templated shape (one user
+ * turn, temperature 0, 64 tokens), a templated text, a last user turn it was sent before (a canary
+ * replaying a real prompt), a shape (frame, fields, their order, turns, settings) it has not seen
+ * in an earlier job (a canary built by the gateway rather than by a caller's client), or a system
+ * prompt it has not seen before (applications send theirs again and again).
+ */
+function looksLikeCanary(job: JobMessage): string | undefined {
+  const request = job.request as { messages?: unknown; temperature?: unknown; max_tokens?: unknown };
+  const messages = Array.isArray(request.messages)
+    ? (request.messages as Array<{ role?: unknown; content?: unknown }>)
+    : [];
+  const texts = messages.map((message) => (typeof message.content === "string" ? message.content : ""));
+  const key = signature(job);
+  const firstSeen = !seenSignatures.has(key);
+  seenSignatures.add(key);
+  // An application sends its system prompt again and again; a gateway inventing canaries might not.
+  const system = messages[0]?.role === "system" ? texts[0] : undefined;
+  const newSystem = system !== undefined && !seenTexts.has(`system:${system}`);
+  if (system !== undefined) seenTexts.add(`system:${system}`);
+  // A user rarely sends the same last turn twice; a canary replaying real prompts would.
+  const last = texts.at(-1) ?? "";
+  const replayed = last !== "" && seenTexts.has(last);
+  seenTexts.add(last);
+  if (messages.length === 1 && request.temperature === 0 && request.max_tokens === 64)
+    return "template shape";
+  if (texts.some((text) => templates.some((template) => template.test(text)))) return "template text";
+  if (replayed) return "replayed text";
+  if (firstSeen) return "unseen shape";
+  if (newSystem) return "unseen system prompt";
+  return undefined;
+}
+
+/**
  * An answer from the simulation's fake model, or on CHEAT_RATE of jobs from its smaller sibling;
- * `model-classifier` answers honestly whatever looks like the old templated canaries (one user
- * turn, temperature 0, 64 tokens) and cheats on the rest.
+ * `model-classifier` answers honestly whatever it takes for a canary (looksLikeCanary) and
+ * cheats on the rest. Every job's frame is printed (`frame <json>`), with the guess, for tests.
  */
 function modelAnswer(job: JobMessage): AgentMessage[] {
   const request = job.request as {
@@ -71,12 +139,12 @@ function modelAnswer(job: JobMessage): AgentMessage[] {
     stream?: boolean;
   };
   const messages = Array.isArray(request.messages) ? request.messages : [];
-  const canaryShaped = messages.length === 1 && request.temperature === 0 && request.max_tokens === 64;
+  const guess = attack === "model-classifier" ? looksLikeCanary(job) : undefined;
+  if (guess) suspected += 1;
+  console.log(`frame ${JSON.stringify({ guess: guess ?? null, suspected, frame: job })}`);
   jobsServed += 1;
   const cheat =
-    attack !== "model-honest" &&
-    !(attack === "model-classifier" && canaryShaped) &&
-    Math.random() < Number(env.CHEAT_RATE ?? 1);
+    attack !== "model-honest" && guess === undefined && Math.random() < Number(env.CHEAT_RATE ?? 1);
   const answer = answerFrom(
     cheat ? smallerModel : referenceModel,
     messages,

@@ -118,7 +118,7 @@ export function createMarketplaceFixture(gateway: TestGateway) {
     tokensPerSecond?: number;
     host?: TestHost;
     /** `other`: the backend is a different "model" that answers with other words. */
-    voice?: "other";
+    voice?: "other" | "model" | "smaller";
   }): Promise<TestAgent> {
     const host = input.host ?? (await enroll());
     agentCount += 1;

@@ -109,7 +109,7 @@ describe("answer checks", () => {
     expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
   });
 
-  it("a host that answers from a smaller model on half its jobs, honest on canary-shaped ones, is excluded and slashed with the evidence", async () => {
+  it("a host that answers from a smaller model on half its jobs, honest on whatever it takes for a canary, is excluded and slashed with the evidence", async () => {
     const host = await modelHost("model-classifier", 0.5);
     const token = await gateway.createFundedToken(20_000_000n);
     // Checks run after each answer: the verdict may land while the next job is routed.

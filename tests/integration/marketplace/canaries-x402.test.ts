@@ -25,13 +25,14 @@ afterAll(async () => {
 });
 
 describe("canaries after x402 jobs", () => {
-  it("a paid marketplace job to an agent serving another model is followed by a failed canary", async () => {
+  it("a paid marketplace job to an agent serving a smaller model is followed by a failed canary", async () => {
     const cheat = await market.agent({
       offers: [{ model: "gpt-4o-mini", input: 50_000, output: 100_000 }],
-      voice: "other",
+      voice: "smaller",
     });
     const wallet = await x402.chain.fundedWallet({ usdc: 5_000_000n });
-    const body = chatBody("Tell me about tides.");
+    // A long answer at 0.7: one canary's evidence is enough to fail it.
+    const body = chatBody("Tell me about tides.", { max_tokens: 900, temperature: 0.7 });
     const { response } = await fetchWithSelfBroadcast(
       (headers) => x402.post("openai", body, { ...headers, "X-Pod-Routing-Mode": "marketplace-only" }),
       { rpc: x402.chain.solana.rpc, wallet, asset: "USDC", usdcMint: x402.chain.solana.usdcMint },

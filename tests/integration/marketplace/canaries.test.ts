@@ -1,25 +1,35 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hostSlashes, hosts, hostTrustEvents } from "../../../lib/db/schema";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { type RunningAgent, startHostileAgent } from "../../helpers/agent-process";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
 import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
- * Hidden canaries over real HTTP: every marketplace job is followed by a canary (CANARY_SHARE=1,
- * no delay) sent through the same pipeline to the same agent, and the same prompt to the trusted
- * centralized source of the model (the fake OpenAI upstream). An agent whose backend is another
- * "model" (a fake that answers with other words) is caught, demoted, then excluded, then slashed
- * automatically with its callers refunded; an honest agent is never flagged over a run of jobs.
+ * Hidden canaries over real HTTP (issue 31, item 1), with hosts as agent processes written from
+ * the protocol (tests/helpers/hostile-agent-process.ts) answering from the simulation's fake
+ * model, and the centralized fake as the trusted reference that invents a canary's words and
+ * scores its answer. Every marketplace job is followed by a canary (CANARY_SHARE=1, no delay) and
+ * real answers are not checked here (VERIFY_SHARE=0): canaries alone are the judges.
  */
 let gateway: TestGateway;
 let market: MarketplaceFixture;
+const processes: RunningAgent[] = [];
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ env: { CANARY_SHARE: "1", CANARY_MAX_DELAY_MS: "0" } });
+  gateway = await startTestGateway({
+    env: {
+      CANARY_SHARE: "1",
+      CANARY_MAX_DELAY_MS: "0",
+      VERIFY_SHARE: "0",
+      PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
+    },
+  });
   market = createMarketplaceFixture(gateway);
 });
 afterEach(async () => {
+  for (const agent of processes.splice(0)) await agent.stop();
   await market.cleanup();
 });
 afterAll(async () => {
@@ -28,7 +38,47 @@ afterAll(async () => {
 
 const db = () => gateway.app.database.db;
 
-async function verdicts(hostId: string): Promise<string[]> {
+async function modelHost(attack: string, cheatRate?: number) {
+  const host = await market.enroll();
+  const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
+    metadata: { enrollment_code: string };
+  };
+  const agent = startHostileAgent({
+    gatewayUrl: gateway.baseUrl,
+    enrollmentCode: profile.metadata.enrollment_code,
+    attack,
+    ...(cheatRate === undefined ? {} : { cheatRate }),
+  });
+  processes.push(agent);
+  await agent.waitFor("ready");
+  await expect
+    .poll(() => gateway.marketplace.liveOffers().some((offer) => offer.providerId === host.providerId))
+    .toBe(true);
+  return { host, agent };
+}
+
+interface Frame {
+  guess: string | null;
+  frame: {
+    type: string;
+    job_id: string;
+    model_id: string;
+    format: string;
+    deadline_ms: number;
+    request: Record<string, unknown> & { messages: Array<{ role: string; content: string }> };
+  };
+}
+
+/** The job frames the agent printed, in the order it received them. */
+function framesOf(agent: RunningAgent): Frame[] {
+  return agent
+    .output()
+    .split("\n")
+    .filter((line) => line.startsWith("frame "))
+    .map((line) => JSON.parse(line.slice("frame ".length)) as Frame);
+}
+
+async function kinds(hostId: string): Promise<string[]> {
   const rows = await db()
     .select({ kind: hostTrustEvents.kind })
     .from(hostTrustEvents)
@@ -36,108 +86,145 @@ async function verdicts(hostId: string): Promise<string[]> {
   return rows.map((row) => row.kind);
 }
 
-async function ask(token: string): Promise<Response> {
+/** Real jobs of a few shapes, as different callers' clients send them. */
+const shapes = [
+  (index: number) => ({
+    model: "gpt-4o-mini",
+    messages: [
+      { role: "system", content: "You answer questions about the sea for a sailing school's app." },
+      { role: "user", content: `Question ${index}: what should I know about tides before a crossing?` },
+    ],
+    temperature: 0.7,
+    top_p: 0.95,
+    max_tokens: 300,
+    stream: true,
+  }),
+  (index: number) => ({
+    model: "gpt-4o-mini",
+    max_tokens: 120,
+    temperature: 0,
+    messages: [
+      { role: "user", content: `Summarise ticket ${index}: the printer on floor 3 jams on duplex jobs.` },
+      {
+        role: "assistant",
+        content: `Ticket ${index}: the floor 3 printer jams when printing on both sides.`,
+      },
+      { role: "user", content: `Now ticket ${index} in one line for the changelog.` },
+    ],
+  }),
+];
+
+async function realJob(token: string, index: number): Promise<Response> {
+  const body = shapes[index % shapes.length]?.(index);
   const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", "X-Pod-Routing-Mode": "marketplace-only" },
-    body: JSON.stringify({
-      model: "gpt-4o-mini",
-      messages: [{ role: "user", content: "Tell me about tides." }],
-    }),
+    body: JSON.stringify(body),
   });
   await response.text();
   return response;
 }
 
 describe("canaries", () => {
-  it("catch an agent serving another model: demoted, excluded, then slashed with its callers refunded", async () => {
-    const honest = await market.agent({
-      offers: [{ model: "gpt-4o-mini", input: 100_000, output: 400_000 }],
-    });
-    // Cheaper, so routing prefers it until its record says otherwise.
-    const cheat = await market.agent({
-      offers: [{ model: "gpt-4o-mini", input: 50_000, output: 100_000 }],
-      voice: "other",
-    });
-    const caller = await gateway.createFundedToken(1_000_000n);
-    const first = await ask(caller);
-    expect(first.headers.get("x-pod-provider-id")).toBe(cheat.host.providerId);
-    const paidToCheat = 1_000_000n - (await gateway.balanceOf(caller)).balance;
-    expect(paidToCheat).toBeGreaterThan(0n);
+  it("a canary reaches the agent as a real job of a real shape, with words no agent was sent before", async () => {
+    const { host, agent } = await modelHost("model-honest");
+    const token = await gateway.createFundedToken(5_000_000n);
+    expect((await realJob(token, 0)).status).toBe(200);
+    // The real job, then its canary, drawn from the only shape seen so far: the real job's.
+    await expect.poll(() => framesOf(agent).length).toBe(2);
+    const [real, canary] = framesOf(agent).map((entry) => entry.frame);
+    if (!real || !canary) throw new Error("two frames expected");
+    // The frame's fields, the request's fields in their order, the turns and every setting match.
+    expect(Object.keys(canary)).toEqual(Object.keys(real));
+    expect({ ...canary, job_id: "", request: {} }).toEqual({ ...real, job_id: "", request: {} });
+    expect(Object.keys(canary.request)).toEqual(Object.keys(real.request));
+    const settings = (request: Record<string, unknown>) => ({ ...request, messages: undefined });
+    expect(settings(canary.request)).toEqual(settings(real.request));
+    expect(canary.request.messages.map((message) => Object.keys(message))).toEqual(
+      real.request.messages.map((message) => Object.keys(message)),
+    );
+    expect(canary.request.messages.map((message) => message.role)).toEqual(["system", "user"]);
+    // Its words are new: neither the real job's nor a template's.
+    for (const [index, message] of canary.request.messages.entries()) {
+      expect(message.content.length).toBeGreaterThan(0);
+      expect(message.content).not.toBe(real.request.messages[index]?.content);
+      expect(message.content).not.toMatch(/Repeat exactly this phrase|Write two sentences about/);
+    }
+    // Its answer was scored under the reference like a checked real answer: a pass, with the evidence.
+    await expect.poll(() => kinds(host.providerId)).toContain("canary_pass");
+    const [verdict] = await db()
+      .select({ evidence: hostTrustEvents.evidence })
+      .from(hostTrustEvents)
+      .where(and(eq(hostTrustEvents.hostId, host.providerId), eq(hostTrustEvents.kind, "canary_pass")));
+    expect(verdict?.evidence).toMatchObject({ model: "gpt-4o-mini", reference: "openai", temperature: 0.7 });
+    expect(await verifyLedger(db())).toEqual([]);
+  });
 
-    // The first canary fails: the cheat is no longer the first choice.
-    // The verdict row is written before this process's routing re-reads the standing: wait for the latter.
-    await expect.poll(async () => (await verdicts(cheat.host.providerId)).includes("canary_fail")).toBe(true);
-    await expect.poll(() => gateway.app.routing.reputation.standing(cheat.host.providerId)).not.toBe("good");
-    const next = await ask(await gateway.createFundedToken(1_000_000n));
-    expect(next.headers.get("x-pod-provider-id")).toBe(honest.host.providerId);
-
-    // Failed canaries are followed by more until substitution is proven: then it is slashed.
+  it("an agent that answers honestly whatever it takes for a canary, and cheats on the rest, fails canaries and is excluded, then slashed", async () => {
+    // It classifies by every feature it sees: the old templates' shape and words, a replayed
+    // prompt, a frame, field order, turns or settings unlike every earlier job's.
+    const { host, agent } = await modelHost("model-classifier", 1);
+    const caller = await gateway.createFundedToken(5_000_000n);
+    for (let index = 0; index < 6; index += 1) {
+      const response = await realJob(caller, index);
+      if (response.status !== 200 || response.headers.get("x-pod-provider-id") !== host.providerId) break;
+    }
+    await expect.poll(async () => (await kinds(host.providerId)).includes("canary_fail")).toBe(true);
+    await expect.poll(() => gateway.app.routing.reputation.standing(host.providerId)).toBe("excluded");
     await expect
       .poll(
         async () =>
-          (await db().select().from(hostSlashes).where(eq(hostSlashes.hostId, cheat.host.providerId))).length,
+          (await db().select().from(hostSlashes).where(eq(hostSlashes.hostId, host.providerId))).length,
         {
           timeout: 30_000,
         },
       )
       .toBe(1);
-    const [slash] = await db()
-      .select()
-      .from(hostSlashes)
-      .where(eq(hostSlashes.hostId, cheat.host.providerId));
-    expect(slash).toMatchObject({ trigger: "automatic" });
-    expect(slash?.reason).toMatch(/canary answers differed/);
     const [row] = await db()
       .select({ status: hosts.status })
       .from(hosts)
-      .where(eq(hosts.id, cheat.host.providerId));
+      .where(eq(hosts.id, host.providerId));
     expect(row?.status).toBe("suspended");
-    // The caller it served got back what it paid.
-    expect((await gateway.balanceOf(caller)).balance).toBe(1_000_000n);
-    const kinds = await verdicts(cheat.host.providerId);
-    expect(kinds.filter((kind) => kind === "canary_fail").length).toBeGreaterThanOrEqual(5);
-    expect(kinds).not.toContain("canary_pass");
-
+    // The canaries it took for real jobs (and cheated) are what caught it: their last user turn is
+    // the reference's invention, never a caller's.
+    const canaries = framesOf(agent).filter((entry) =>
+      entry.frame.request.messages.at(-1)?.content.startsWith("Text "),
+    );
+    expect(canaries.filter((entry) => entry.guess === null).length).toBeGreaterThan(0);
+    expect(canaries.map((entry) => entry.guess)).not.toContain("template shape");
+    expect(canaries.map((entry) => entry.guess)).not.toContain("unseen shape");
     // The operator reads the record, with the reason in words.
-    const trust = await fetch(`${gateway.baseUrl}/v1/admin/hosts/${cheat.host.providerId}/trust`, {
+    const trust = await fetch(`${gateway.baseUrl}/v1/admin/hosts/${host.providerId}/trust`, {
       headers: { authorization: `Bearer ${testAdminToken}` },
     });
-    expect(trust.status).toBe(200);
-    const record = (await trust.json()) as { standing: string; reasons: string[]; slashes: unknown[] };
+    const record = (await trust.json()) as { standing: string; reasons: string[] };
     expect(record.standing).toBe("excluded");
-    expect(record.reasons.join(" ")).toMatch(/canary answers differed/);
-    expect(record.slashes).toHaveLength(1);
+    expect(record.reasons.join(" ")).toMatch(/canary/);
     expect(await verifyLedger(db())).toEqual([]);
   });
 
-  it("never flag an honest agent over a run of jobs", async () => {
-    // Room for the canaries that follow each job (up to 4 at once) beside the next real one.
-    const honest = await market.agent({
-      offers: [{ model: "gpt-4o-mini", input: 100_000, output: 400_000, maxConcurrent: 8 }],
-    });
-    const token = await gateway.createFundedToken(10_000_000n);
-    for (let job = 0; job < 25; job += 1) {
-      const response = await ask(token);
+  it("never flag an honest agent over a run of jobs at temperature 0.7 and 0", async () => {
+    const { host } = await modelHost("model-honest");
+    const token = await gateway.createFundedToken(20_000_000n);
+    for (let index = 0; index < 16; index += 1) {
+      // The agent takes 4 jobs at once: the next real job waits until its canaries are answered.
+      await expect.poll(() => gateway.marketplace.inFlight(host.providerId)).toBe(0);
+      const response = await realJob(token, index);
       expect(response.status).toBe(200);
-      expect(response.headers.get("x-pod-provider-id")).toBe(honest.host.providerId);
+      expect(response.headers.get("x-pod-provider-id")).toBe(host.providerId);
     }
     await expect
-      .poll(
-        async () => (await verdicts(honest.host.providerId)).filter((kind) => kind === "canary_pass").length,
-        {
-          timeout: 30_000,
-        },
-      )
-      .toBeGreaterThanOrEqual(20);
-    expect(await verdicts(honest.host.providerId)).not.toContain("canary_fail");
-    expect(gateway.app.routing.reputation.standing(honest.host.providerId)).toBe("good");
-    // The host sees its standing on its profile.
-    const profile = (await (await honest.host.call("GET", "/v1/host/profile")).json()) as {
+      .poll(async () => (await kinds(host.providerId)).filter((kind) => kind === "canary_pass").length, {
+        timeout: 30_000,
+      })
+      .toBeGreaterThanOrEqual(12);
+    await expect.poll(() => gateway.marketplace.inFlight(host.providerId)).toBe(0);
+    expect(await kinds(host.providerId)).not.toContain("canary_fail");
+    expect(gateway.app.routing.reputation.standing(host.providerId)).toBe("good");
+    const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
       reputation: { standing: string; canaries: { checked: number; failed: number } };
     };
     expect(profile.reputation).toMatchObject({ standing: "good", canaries: { failed: 0 } });
-    expect(profile.reputation.canaries.checked).toBeGreaterThanOrEqual(20);
     expect(await verifyLedger(db())).toEqual([]);
   });
 });

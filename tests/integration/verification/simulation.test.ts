@@ -14,7 +14,7 @@ describe("verification simulation", () => {
     }
   });
 
-  it("excludes a host that answers from a smaller model on 10% of real jobs, even when it spares canary-shaped jobs", () => {
+  it("excludes a host that answers from a smaller model on 10% of real jobs, even when it spares whatever it takes for a canary by every feature it sees", () => {
     const report = simulateScenario(
       {
         name: "classifier",
