@@ -222,16 +222,20 @@ async function runCanary(
   const target = (await marketplaceCandidates(app, model, cap, { includeExcluded: true })).find(
     (candidate) => candidate.providerId === hostId,
   );
-  if (!target) return undefined;
+  const skipped = (reason: string) => {
+    log.debug("no canary verdict", { provider: hostId, model: model.id, reason });
+    return undefined;
+  };
+  if (!target) return skipped("the host serves the model no more");
   const shape = jobShapes.draw(model.id, target.dialect);
   const references = centralizedCandidates(app, model);
   const reference = references.find((candidate) => candidate.dialect === "openai");
-  if (!shape || !reference) return undefined;
+  if (!shape || !reference) return skipped(shape ? "no reference for the model" : "no real job's shape yet");
   const slots = textSlots(shape);
   const words = await canaryWords(app, model, slots, references);
-  if (!words) return undefined;
+  if (!words) return skipped("no source wrote the canary's words");
   const served = await serveCanaryRequest(app, model, target.dialect, fillShape(shape, words), [target]);
-  if (!served) return undefined;
+  if (!served) return skipped("the host did not serve the canary whole");
   const check = await scoreServedAnswer(app, model, target, reference, served, {
     kind: "canary",
     shown: {
@@ -240,7 +244,7 @@ async function runCanary(
       answer: served.answer().slice(0, 300),
     },
   });
-  if (!check) return undefined;
+  if (!check) return skipped("the answer could not be scored");
   const passed = check.logE < Math.log(1000);
   // A failure is followed by another canary, until the host passes one or its record proves
   // substitution (it is then slashed, when automatic slashing is on, and the chain ends).
@@ -269,7 +273,10 @@ export function scheduleCanary(app: CanaryServices, candidate: Candidate, model:
  * failed canary is never dropped for the bound: the chain is one canary at a time per host.
  */
 function launch(app: CanaryServices, hostId: string, model: CatalogModel, followUp = false): void {
-  if (running >= maxRunning && !followUp) return;
+  if (running >= maxRunning && !followUp) {
+    log.debug("canary dropped: too many running", { provider: hostId, running });
+    return;
+  }
   running += 1;
   const timer = setTimeout(
     () => {

@@ -140,7 +140,7 @@ async function scoreUnderReference(
   reference: Candidate,
   forwarded: Record<string, unknown>,
   answer: string,
-  stopped: boolean,
+  maxTokens: number,
 ): Promise<ReturnType<typeof parseScoring>> {
   const body = scoringRequest({ ...forwarded, model: reference.upstreamModelId }, answer);
   const response = await reference.dispatch(JSON.stringify(body), {
@@ -161,7 +161,7 @@ async function scoreUnderReference(
   } catch {
     return undefined;
   }
-  const scored = parseScoring(parsed, answer, stopped);
+  const scored = parseScoring(parsed, answer, maxTokens);
   if (!scored)
     log.info("reference answered no teacher-forced log-probabilities", { provider: reference.providerId });
   return scored;
@@ -183,7 +183,7 @@ export async function scoreServedAnswer(
   const maxTokens = Number(
     forwarded.max_tokens ?? forwarded.max_completion_tokens ?? Number.POSITIVE_INFINITY,
   );
-  const scored = await scoreUnderReference(reference, forwarded, answer, job.outputTokens < maxTokens);
+  const scored = await scoreUnderReference(reference, forwarded, answer, maxTokens);
   if (!scored) return undefined;
   await bookScoring(
     app,

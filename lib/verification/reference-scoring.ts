@@ -74,10 +74,11 @@ function alternatives(top: Record<string, number> | null | undefined): { top: nu
 
 /**
  * The host's answer, position by position, from the reference's reply; undefined when the reply is
- * not the shape asked for or does not end with the answer. `stopped`: the host ended its answer
- * (rather than reaching its token limit), so the stop after it is scored as a position too.
+ * not the shape asked for or does not end with the answer. The host ended its answer itself when it
+ * is shorter than `maxTokens` in the model's own tokens (the reference's echo counts them, where
+ * the gateway's meter uses another tokenizer): then the stop after it is scored as a position too.
  */
-export function parseScoring(body: unknown, answer: string, stopped: boolean): ScoredAnswer | undefined {
+export function parseScoring(body: unknown, answer: string, maxTokens: number): ScoredAnswer | undefined {
   const parsed = scoringResponse.safeParse(body);
   if (!parsed.success) return undefined;
   const {
@@ -106,7 +107,7 @@ export function parseScoring(body: unknown, answer: string, stopped: boolean): S
     if (value === null || value === undefined) return undefined;
     positions.push({ logprob: value, ...alternatives(tops[index]) });
   }
-  if (stopped) {
+  if (echoed - start < maxTokens) {
     const after = alternatives(tops[echoed]);
     // The end token's chance is known when it is among the alternatives; otherwise it is below
     // the least of them, and that bound (a larger chance than the truth) is what is scored.

@@ -96,12 +96,13 @@ const shapes = [
     ],
     temperature: 0.7,
     top_p: 0.95,
-    max_tokens: 300,
+    // Room for the fake model's whole answer: the agent cuts at a third of the limit in words.
+    max_tokens: 900,
     stream: true,
   }),
   (index: number) => ({
     model: "gpt-4o-mini",
-    max_tokens: 120,
+    max_tokens: 600,
     temperature: 0,
     messages: [
       { role: "user", content: `Summarise ticket ${index}: the printer on floor 3 jams on duplex jobs.` },
@@ -131,7 +132,7 @@ describe("canaries", () => {
     const token = await gateway.createFundedToken(5_000_000n);
     expect((await realJob(token, 0)).status).toBe(200);
     // The real job, then its canary, drawn from the only shape seen so far: the real job's.
-    await expect.poll(() => framesOf(agent).length).toBe(2);
+    await expect.poll(() => framesOf(agent).length, { timeout: 20_000 }).toBe(2);
     const [real, canary] = framesOf(agent).map((entry) => entry.frame);
     if (!real || !canary) throw new Error("two frames expected");
     // The frame's fields, the request's fields in their order, the turns and every setting match.
@@ -204,14 +205,16 @@ describe("canaries", () => {
   });
 
   it("never flag an honest agent over a run of jobs at temperature 0.7 and 0", async () => {
-    const { host } = await modelHost("model-honest");
+    const { host, agent } = await modelHost("model-honest");
     const token = await gateway.createFundedToken(20_000_000n);
     for (let index = 0; index < 16; index += 1) {
-      // The agent takes 4 jobs at once: the next real job waits until its canaries are answered.
-      await expect.poll(() => gateway.marketplace.inFlight(host.providerId)).toBe(0);
       const response = await realJob(token, index);
       expect(response.status).toBe(200);
       expect(response.headers.get("x-pod-provider-id")).toBe(host.providerId);
+      // Its canary reached the agent and was answered before the next job: canaries at once are
+      // bounded (4 a process), and one over the bound would be dropped rather than judged.
+      await expect.poll(() => framesOf(agent).length, { timeout: 20_000 }).toBe(2 * (index + 1));
+      await expect.poll(() => gateway.marketplace.inFlight(host.providerId)).toBe(0);
     }
     await expect
       .poll(async () => (await kinds(host.providerId)).filter((kind) => kind === "canary_pass").length, {
