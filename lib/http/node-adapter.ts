@@ -4,6 +4,7 @@ import type { ApiRequest } from "./api-request";
 import { BufferedRequest, readDeclaredBody } from "./buffered-request";
 import { BufferedResponse } from "./buffered-response";
 import { clientIpHeader } from "./client-ip";
+import { NodeRequestHeaders } from "./node-request-headers";
 import { type ChunkSource, StreamedResponse } from "./streamed-response";
 
 /** Resolves when the socket can take more, or is gone. */
@@ -56,14 +57,13 @@ export async function toApiRequest(
   response.once("close", () => {
     if (!response.writableFinished) controller.abort(new Error("client disconnected"));
   });
-  const headers = new Headers();
-  for (let index = 0; index < incoming.rawHeaders.length; index += 2) {
-    const name = incoming.rawHeaders[index] ?? "";
-    if (name.toLowerCase() === clientIpHeader) continue;
-    headers.append(name, incoming.rawHeaders[index + 1] ?? "");
-  }
-  const forwarded = options.trustProxy ? headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
-  headers.set(clientIpHeader, forwarded || (incoming.socket.remoteAddress ?? "unknown"));
+  // A client's own copy of the client-ip header is dropped: only this adapter sets it.
+  const forwarded = options.trustProxy
+    ? (incoming.headersDistinct["x-forwarded-for"]?.[0]?.split(",")[0]?.trim() ?? undefined)
+    : undefined;
+  const headers = new NodeRequestHeaders(incoming.headersDistinct, {
+    [clientIpHeader]: forwarded || (incoming.socket.remoteAddress ?? "unknown"),
+  });
   const method = incoming.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
   const url = new URL(incoming.url ?? "/", origin);
