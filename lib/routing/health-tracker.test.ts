@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../tests/helpers/seeded-random";
 import { HealthTracker } from "./health-tracker";
 
 type Step = ["ok", number] | ["fail"] | ["wait", number];
@@ -42,5 +43,20 @@ describe("HealthTracker (defaults: ≥4 attempts and ≥50% failures, or mean ti
     for (let index = 0; index < 4; index += 1) health.recordFailure("bad", 1);
     expect(health.isDemoted("bad")).toBe(true);
     expect(health.isDemoted("good")).toBe(false);
+  });
+
+  it("isDemoted (one pass, nothing allocated) agrees with health() over seeded histories at every step", () => {
+    for (let seed = 1; seed <= 50; seed += 1) {
+      const random = seededRandom(seed);
+      let now = 1_000_000;
+      const health = new HealthTracker({}, () => now);
+      for (let step = 0; step < 200; step += 1) {
+        const roll = random();
+        if (roll < 0.45) health.recordSuccess("p", Math.floor(random() * 20_000));
+        else if (roll < 0.85) health.recordFailure("p", 5);
+        else now += Math.floor(random() * 4 * 60_000);
+        expect(health.isDemoted("p"), `seed ${seed}, step ${step}`).toBe(health.health("p").demoted);
+      }
+    }
   });
 });

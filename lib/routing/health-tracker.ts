@@ -94,8 +94,30 @@ export class HealthTracker {
     return { attempts: recent.length, failureRate, meanTimeToHeadersMs, demoted: failing || slow };
   }
 
+  /**
+   * `health(providerId).demoted`, asked for every candidate of every request: counted in one pass
+   * over the stored attempts, with nothing allocated.
+   */
   isDemoted(providerId: string): boolean {
-    return this.health(providerId).demoted;
+    const attempts = this.#attempts.get(providerId);
+    if (!attempts) return false;
+    const horizon = this.#now() - this.thresholds.maxAgeMs;
+    let recent = 0;
+    let failures = 0;
+    let successes = 0;
+    let timeToHeadersMs = 0;
+    for (const attempt of attempts) {
+      if (attempt.at < horizon) continue;
+      recent += 1;
+      if (attempt.ok) {
+        successes += 1;
+        timeToHeadersMs += attempt.timeToHeadersMs;
+      } else failures += 1;
+    }
+    const { minAttempts, maxFailureRate, minLatencySamples, maxMeanTimeToHeadersMs } = this.thresholds;
+    const failing = recent >= minAttempts && failures / recent >= maxFailureRate;
+    const slow = successes >= minLatencySamples && timeToHeadersMs / successes >= maxMeanTimeToHeadersMs;
+    return failing || slow;
   }
 
   #recent(providerId: string): Attempt[] {
