@@ -37,6 +37,12 @@ export interface FakeUpstream {
   setModelList(body: unknown): void;
   /** From now on every generated token waits this long at least (this fake's own speed). */
   setTokenDelay(ms: number): void;
+  /**
+   * From now on streamed tokens come at this rate, each at its time from the answer's start
+   * (token i at (i + 1) / rate seconds): a late timer delays one token, not every later one, so
+   * the rate holds on a loaded machine. 0 turns it off.
+   */
+  setTokenRate(tokensPerSecond: number): void;
   close(): Promise<void>;
 }
 
@@ -44,6 +50,8 @@ interface Directives {
   error?: number;
   tokens: number;
   slowMs: number;
+  /** Token i is written at (i + 1) × paceMs after the first token's loop starts (setTokenRate). */
+  paceMs?: number;
   cutAfter?: number;
   tool: boolean;
   cache: boolean;
@@ -66,6 +74,16 @@ function textOf(content: unknown): string {
       .join(" ");
   }
   return "";
+}
+
+/** Waits until token `index` is due: its time from the start, whatever the timers before it did. */
+function pacer(paceMs: number | undefined): (index: number) => Promise<void> {
+  const start = performance.now();
+  return async (index) => {
+    if (paceMs === undefined) return;
+    const wait = start + (index + 1) * paceMs - performance.now();
+    if (wait > 0) await sleep(wait);
+  };
 }
 
 function promptText(body: Record<string, unknown>): string {
@@ -198,7 +216,14 @@ export async function startFakeUpstream(
   options: FakeUpstreamOptions = {},
 ): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
-  const state = { abortedRequests: 0, active: 0, peak: 0, modelList: undefined as unknown, tokenDelayMs: 0 };
+  const state = {
+    abortedRequests: 0,
+    active: 0,
+    peak: 0,
+    modelList: undefined as unknown,
+    tokenDelayMs: 0,
+    paceMs: 0,
+  };
   const server: Server = createServer((request, response) => {
     // What llama.cpp server, vLLM and LM Studio answer, so provider agents can discover models.
     if (request.method === "GET" && request.url === "/v1/models") {
@@ -256,6 +281,7 @@ export async function startFakeUpstream(
         const directives = {
           ...read,
           slowMs: Math.max(read.slowMs, state.tokenDelayMs),
+          ...(state.paceMs > 0 ? { paceMs: state.paceMs } : {}),
           ...(options.voice === "other" ? { word: otherWord } : {}),
           ...(options.voice === "model" || options.voice === "smaller"
             ? modelWords(options.voice, body, maxTokens)
@@ -305,6 +331,9 @@ export async function startFakeUpstream(
     },
     setTokenDelay(ms) {
       state.tokenDelayMs = ms;
+    },
+    setTokenRate(tokensPerSecond) {
+      state.paceMs = tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -481,6 +510,7 @@ async function openaiWriter(
   } else if (structured !== undefined) {
     for (const piece of halves(structured)) response.write(chunk({ content: piece }, null));
   } else {
+    const paced = pacer(directives.paceMs);
     for (let index = 0; index < directives.tokens; index += 1) {
       if (directives.cutAfter !== undefined && index >= directives.cutAfter) {
         // Let what was written reach the client first: this is a cut after the first byte.
@@ -489,6 +519,7 @@ async function openaiWriter(
         return;
       }
       if (directives.slowMs > 0) await sleep(directives.slowMs);
+      if (directives.paceMs !== undefined) await paced(index);
       if (response.destroyed) return;
       response.write(chunk({ content: directives.word(index) }, null));
     }
@@ -583,6 +614,7 @@ async function anthropicWriter(
     }
   } else {
     response.write(event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }));
+    const paced = pacer(directives.paceMs);
     for (let index = 0; index < directives.tokens; index += 1) {
       if (directives.cutAfter !== undefined && index >= directives.cutAfter) {
         // Let what was written reach the client first: this is a cut after the first byte.
@@ -591,6 +623,7 @@ async function anthropicWriter(
         return;
       }
       if (directives.slowMs > 0) await sleep(directives.slowMs);
+      if (directives.paceMs !== undefined) await paced(index);
       if (response.destroyed) return;
       response.write(
         event("content_block_delta", {
