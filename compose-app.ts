@@ -74,7 +74,7 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     }
     return opened;
   });
-  const stopTracing = startTracing(env);
+  const stopTracing = await startTracing(env);
   const upstreams = configuredUpstreams(env);
   // Seeding is once-only work: replicas starting together take turns, and the later ones find it done.
   await database.exclusively("start-up", () => seedCatalog(database.db, [...upstreams.keys()]));
