@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { buildState } from "../../lib/pages/build-stamp";
 import { freePort } from "../helpers/free-port";
+import { lockHeldByAnotherProcess } from "../helpers/next-build-lock";
 
 /**
  * Builds the app when the build is missing or stale, and runs
@@ -15,14 +16,29 @@ function buildIsFresh(): boolean {
   return buildState(repoRoot) === "fresh";
 }
 
+/** How long a test waits for a page build another process is running (`npm start`'s background build). */
+const otherBuildWaitMs = Number(process.env.TEST_PAGE_BUILD_WAIT_MS ?? 45 * 60_000);
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
- * `npm run build` (contentlayer2, then next build) unless the current build is fresh. In a
- * shared working tree someone else may be building: Next refuses a second build, so wait
- * for theirs and look again.
+ * `npm run build` (contentlayer2, then next build) unless the current build is fresh. Someone
+ * else may be building in this tree: the README's `npm start` builds the pages in the background,
+ * and a newcomer may run `npm test` beside it. Next refuses a second build, so wait for theirs
+ * (up to TEST_PAGE_BUILD_WAIT_MS, 45 minutes by default: a page build took 21 on this machine
+ * under load) and look again; before, the tests gave up after 2.5 minutes and failed.
  */
 export function ensureBuild(): void {
-  for (let attempt = 1; attempt <= 6; attempt += 1) {
+  const lockPath = path.join(repoRoot, ".next", "lock");
+  const deadline = Date.now() + otherBuildWaitMs;
+  for (;;) {
     if (buildIsFresh()) return;
+    if (Date.now() < deadline && lockHeldByAnotherProcess(lockPath)) {
+      pause(5_000);
+      continue;
+    }
     const result = spawnSync("npm", ["run", "build"], {
       cwd: repoRoot,
       encoding: "utf8",
@@ -30,10 +46,10 @@ export function ensureBuild(): void {
     });
     const output = `${result.stdout}${result.stderr}`;
     if (result.status === 0) return;
-    if (!output.includes("Another next build process is already running") || attempt === 6) {
+    if (!output.includes("Another next build process is already running") || Date.now() >= deadline) {
       throw new Error(`npm run build failed (exit ${result.status}):\n${output.slice(-4000)}`);
     }
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30_000);
+    pause(10_000);
   }
 }
 
