@@ -30,6 +30,7 @@ import { startTracing } from "./lib/telemetry/tracing";
 import { forgetHere, shareCredentialChanges } from "./lib/tokens/authenticate-token";
 import { refreshReputations } from "./lib/trust/reputation";
 import { TrustFindingRecorder } from "./lib/trust/trust-finding-recorder";
+import { preloadTokenizer } from "./lib/usage/tokenizer";
 import { loadUsageRecords } from "./lib/usage-records/usage-records";
 import { createX402Wiring } from "./lib/x402/x402-wiring";
 
@@ -91,6 +92,8 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
   if (released > 0) log.warn("released holds left by an earlier process", { released });
   // Leases journal their settlements here; streams on hold rows (x402) their running counts.
   const journal = settlementJournal(env, database, location);
+  // Streams journal running counts metered with the tokenizer: loaded before serving, not under load.
+  if (location) await preloadTokenizer();
   const leases =
     env.BALANCE_LEASE === "on"
       ? new BalanceLeases({

@@ -28,6 +28,7 @@ export async function DashboardHome({ session }: { session: DashboardSession }) 
   const canFund = setup.card.enabled || setup.solana.enabled || setup.base.enabled;
   // Held is what this process's requests in flight reserve, not its lease.
   const summary = { ...stored, ...correctForLease(session.app, session.record.accountId, stored) };
+  const owes = summary.owed > 0n;
   return (
     <>
       <header className="dash-header">
@@ -39,7 +40,13 @@ export async function DashboardHome({ session }: { session: DashboardSession }) 
       </header>
       <DashboardNav current="/dashboard" />
       <StatCards summary={summary} />
-      {summary.available === 0n ? (
+      {summary.available === 0n && owes ? (
+        <p className="dash-alert dash-alert--warn" role="status" data-testid="owed-banner">
+          A card refund or dispute took back more than your balance could give at the time: you owe{" "}
+          {formatUsd(summary.owed)}. Requests answer 402 until it is paid; what requests in flight give back
+          and your next funding pay it first.
+        </p>
+      ) : summary.available === 0n ? (
         canFund ? (
           <p className="dash-alert dash-alert--info">
             Your balance is empty: requests answer 402 until you <Link href="/dashboard/fund">add funds</Link>

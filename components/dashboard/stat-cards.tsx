@@ -11,6 +11,16 @@ export function StatCards({ summary }: { summary: SpendSummary }) {
       hint: "What new requests can spend",
     },
     { id: "held", label: "Held", value: formatUsd(summary.held), hint: "Reserved by requests in flight" },
+    ...(summary.owed > 0n
+      ? [
+          {
+            id: "owed",
+            label: "Owed",
+            value: formatUsd(summary.owed),
+            hint: "After a card refund or dispute: paid first from what comes free and your next funding",
+          },
+        ]
+      : []),
     { id: "today", label: "Spent today", value: formatUsd(summary.spentToday), hint: "Since 00:00 UTC" },
     {
       id: "month",

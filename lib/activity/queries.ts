@@ -1,30 +1,19 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { queryRows } from "../db/client";
-import { getInFlightBalance } from "../ledger/accounts";
+import { getInFlightBalance, type OwnerBalance } from "../ledger/accounts";
 
 /**
  * What a token's dashboard shows about its money: balance, spend over time and per model,
  * and the credits and debits behind them. Every amount is bigint microunits; days are UTC.
  */
 
-export interface BalanceSummary {
-  balance: bigint;
-  held: bigint;
-  available: bigint;
-  /** Owed back after refunds or disputes the balance could not cover. */
-  receivable: bigint;
-}
-
-/** Held is what requests in flight reserve, without balance leases (see `getInFlightBalance`). */
-export async function getBalanceSummary(executor: Executor, accountId: bigint): Promise<BalanceSummary> {
-  const balance = await getInFlightBalance(executor, accountId);
-  const rows = await queryRows<{ total: string | null }>(
-    executor,
-    sql`SELECT COALESCE(SUM(outstanding_microunits), 0)::text AS total FROM receivables
-        WHERE account_id = ${accountId} AND status = 'open'`,
-  );
-  return { ...balance, receivable: BigInt(rows[0]?.total ?? "0") };
+/**
+ * Held is what requests in flight reserve, without balance leases; `owed` is what refunds or
+ * disputes reversed beyond the balance, and `available` is net of it (see `getInFlightBalance`).
+ */
+export function getBalanceSummary(executor: Executor, accountId: bigint): Promise<OwnerBalance> {
+  return getInFlightBalance(executor, accountId);
 }
 
 export interface SpendTotals {

@@ -17,7 +17,10 @@ export async function findDashboardToken(
 export interface SpendSummary {
   balance: bigint;
   held: bigint;
+  /** Net of `owed`: what new requests can spend. */
   available: bigint;
+  /** Owed back after card refunds or disputes the balance could not cover when they came. */
+  owed: bigint;
   spentToday: bigint;
   spentThisMonth: bigint;
   requestsThisMonth: number;

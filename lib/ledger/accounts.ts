@@ -69,22 +69,46 @@ export async function getAccountBalance(executor: Executor, accountId: bigint): 
   return { balance: row.balance, held: row.held, available: row.balance - row.held };
 }
 
+/** A balance as its owner sees it: `available` is net of what the account owes. */
+export interface OwnerBalance extends AccountBalance {
+  /**
+   * Open receivables: what card refunds and disputes reversed beyond what the balance could
+   * give back then. It is collected before anything else, so none of it is spendable.
+   */
+  owed: bigint;
+}
+
+/** What new requests could spend: the free balance less what is owed, never below zero. */
+export function netAvailable(balance: bigint, held: bigint, owed: bigint): bigint {
+  const available = balance - held - owed;
+  return available > 0n ? available : 0n;
+}
+
 /**
  * The balance as its owner should see it: `held` is what requests in flight reserve, without
  * the balance leases (a process's slice of the balance, mostly unused, given back when idle),
- * which read as money taken. The process's own in-flight part of its lease is added by
- * `BalanceLeases.view`.
+ * which read as money taken; `owed` is its open receivables, and `available` is net of both,
+ * at every moment (a refund while streams hold part of the balance leaves the rest owed, and
+ * what the streams give back is not spendable). The process's own in-flight part of its
+ * lease is added by `BalanceLeases.view`.
  */
-export async function getInFlightBalance(executor: Executor, accountId: bigint): Promise<AccountBalance> {
-  const rows = await queryRows<{ balance: string | bigint; held: string | bigint }>(
+export async function getInFlightBalance(executor: Executor, accountId: bigint): Promise<OwnerBalance> {
+  const rows = await queryRows<{
+    balance: string | bigint;
+    held: string | bigint;
+    owed: string | bigint;
+  }>(
     executor,
     sql`SELECT a.balance, a.held - COALESCE((SELECT SUM(h.amount) FROM holds AS h
-                                             WHERE h.account_id = a.id AND left(h.id, 6) = 'lease_'), 0) AS held
+                                             WHERE h.account_id = a.id AND left(h.id, 6) = 'lease_'), 0) AS held,
+               COALESCE((SELECT SUM(r.outstanding_microunits) FROM receivables AS r
+                         WHERE r.account_id = a.id AND r.status = 'open'), 0) AS owed
         FROM accounts AS a WHERE a.id = ${accountId}`,
   );
   const row = rows[0];
-  if (!row) return { balance: 0n, held: 0n, available: 0n };
+  if (!row) return { balance: 0n, held: 0n, available: 0n, owed: 0n };
   const balance = BigInt(row.balance);
   const held = BigInt(row.held);
-  return { balance, held, available: balance - held };
+  const owed = BigInt(row.owed);
+  return { balance, held, owed, available: netAvailable(balance, held, owed) };
 }

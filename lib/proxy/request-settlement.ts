@@ -18,11 +18,12 @@ import {
   settlementAttributes,
   traceparentOf,
 } from "../telemetry/tracing";
+import { countPromptTokens } from "../usage/count-prompt";
 import {
-  estimateRunningUsage,
   type MeteredUsage,
   type MeterFinding,
   type MeterInput,
+  meterRunningUsage,
   meterUsage,
   tokenizerFamilyOf,
 } from "../usage/meter-usage";
@@ -78,6 +79,8 @@ export class RequestSettlement {
   readonly #trace: Context | undefined;
   readonly #onSettled: ((usage: Usage, outcome: RequestOutcome, charged: bigint) => void) | undefined;
   readonly #identity: Omit<SettleRequestInput, "usage" | "outcome">;
+  /** The prompt's count, once: a stream is metered again for every running count. */
+  #promptTokens: Promise<number> | undefined;
 
   constructor(
     app: SettlementServices,
@@ -119,6 +122,10 @@ export class RequestSettlement {
       family: tokenizerFamilyOf(reserved.modelOf?.(this.#candidate) ?? reserved.model),
       trusted: this.#candidate.route !== "marketplace",
       forwardedBody: this.#forwardedBody,
+      promptTokens: () => {
+        this.#promptTokens ??= countPromptTokens(this.#forwardedBody);
+        return this.#promptTokens;
+      },
       maxInputTokens: reserved.maxInputTokens,
       maxOutputTokens: reserved.reservation.maxOutputTokens * reserved.inference.choices,
       claim,
@@ -230,7 +237,8 @@ export class RequestSettlement {
 
   /**
    * A relayed stream's hooks: its running count journaled as it goes (a crash mid-stream bills
-   * the last count, not nothing), and its settlement at its end.
+   * the last count, not nothing), metered as its settlement would meter it (the same counts
+   * whichever replica bills it), and its settlement at its end.
    */
   streamHooks(): Pick<RelayStreamOptions, "onEnd" | "onProgress"> {
     const runningCount = runningCountJournal(this.#app, this.#identity);
@@ -238,10 +246,11 @@ export class RequestSettlement {
       ...(runningCount
         ? {
             onProgress: (tap: StreamUsageTap) =>
-              runningCount.progress(estimateRunningUsage(this.meterInput(tap.claim, () => tap.content))),
+              runningCount.progress(() => meterRunningUsage(this.meterInput(tap.claim, () => tap.content))),
           }
         : {}),
       onEnd: async (tap, outcome) => {
+        runningCount?.ended();
         await this.settle(
           this.meterInput(tap.claim, () => tap.content),
           outcome,

@@ -1,19 +1,20 @@
-import { type AccountBalance, getInFlightBalance } from "../ledger/accounts";
+import { getInFlightBalance, netAvailable, type OwnerBalance } from "../ledger/accounts";
 import type { LedgerServices } from "../ledger/ledger-services";
 import type { Services } from "../services";
 
 /**
  * A balance read without leases (`getInFlightBalance`) as its owner should see it: this
- * process's unwritten charges taken off, its requests in flight counted as held.
+ * process's unwritten charges taken off, its requests in flight counted as held, and what the
+ * account owes taken off what it can spend.
  */
 export function correctForLease(
   app: Pick<LedgerServices, "leases">,
   accountId: bigint,
-  stored: AccountBalance,
-): AccountBalance {
+  stored: OwnerBalance,
+): OwnerBalance {
   if (!app.leases) return stored;
   const seen = app.leases.view(accountId, stored);
-  return { ...seen, available: seen.balance - seen.held };
+  return { ...seen, owed: stored.owed, available: netAvailable(seen.balance, seen.held, stored.owed) };
 }
 
 /**
@@ -25,7 +26,7 @@ export function correctForLease(
 export async function readTokenBalance(
   app: Pick<Services, "database"> & Pick<LedgerServices, "leases">,
   accountId: bigint,
-): Promise<AccountBalance> {
+): Promise<OwnerBalance> {
   await app.leases?.flush();
   return correctForLease(app, accountId, await getInFlightBalance(app.database.db, accountId));
 }

@@ -2,7 +2,7 @@ import type { UsageClaim } from "../dialects/usage/usage-claim";
 import { emptyUsage, type Usage } from "../pricing/cost";
 import { countPromptTokens } from "./count-prompt";
 import type { RelayedContent } from "./relayed-content";
-import { countTokens } from "./tokenizer";
+import { countTokens, loadedTokenizer } from "./tokenizer";
 
 /**
  * The gateway is the meter. A reply's claimed usage is checked against what the gateway
@@ -44,6 +44,8 @@ export interface MeterInput {
   trusted: boolean;
   /** The body the gateway sent upstream. */
   forwardedBody: string;
+  /** Its prompt tokens, counted once for a stream metered many times (its running counts); else counted here. */
+  promptTokens?: () => Promise<number>;
   /** The prompt tokens the hold priced: the most input ever billed. */
   maxInputTokens: number;
   /** The output limit forwarded, times `n`: the most output ever billed. */
@@ -114,7 +116,7 @@ export async function meterUsage(input: MeterInput): Promise<MeteredUsage> {
   const countedOutput = scale((await countTokens(content.text())) + toolCallTokens * content.toolCalls);
   let promptCount: number | undefined;
   const countedInput = async () => {
-    promptCount ??= scale(await countPromptTokens(input.forwardedBody));
+    promptCount ??= scale(await (input.promptTokens?.() ?? countPromptTokens(input.forwardedBody)));
     return promptCount;
   };
   const findings: MeterFinding[] = [];
@@ -201,22 +203,28 @@ export function outputBound(limit: number): number {
 }
 
 /**
- * A stream's usage so far without the tokenizer, for the running count journaled while it
- * relays (used only if the process dies mid-stream): the claim so far within the caps, else
- * about four bytes a token of what was forwarded and relayed, within the same caps.
+ * A stream's usage so far, for the running count journaled while it relays (billed only if the
+ * process dies mid-stream): the meter's own figures, so a replayed stream bills what live
+ * metering would. Only while the tokenizer is still loading (its first use in this process) is
+ * it an estimate: the claim so far within the caps, else about four bytes a token.
  */
-export function estimateRunningUsage(input: MeterInput): Usage {
+export async function meterRunningUsage(input: MeterInput): Promise<Pick<MeteredUsage, "usage" | "excess">> {
   const { claim } = input;
+  const claimed = input.trusted && claim.type === "read" && claim.outputReported;
+  if (claimed || loadedTokenizer()) return meterUsage(input);
   const usage =
-    claim.type === "read" && claim.outputReported
-      ? claim.usage
+    claim.type === "read"
+      ? { ...claim.usage, outputTokens: Math.ceil(input.content().bytes / 4) }
       : {
           ...emptyUsage,
           inputTokens: Math.ceil(Buffer.byteLength(input.forwardedBody) / 4),
           outputTokens: Math.ceil(input.content().bytes / 4),
         };
   return {
-    ...capInput(usage, input.maxInputTokens),
-    outputTokens: Math.min(usage.outputTokens, input.maxOutputTokens),
+    usage: {
+      ...capInput(usage, input.maxInputTokens),
+      outputTokens: Math.min(usage.outputTokens, input.maxOutputTokens),
+    },
+    excess: emptyUsage,
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The gateway's tokenizer: OpenAI's o200k_base BPE (gpt-tokenizer, pure JavaScript, about
  * 24 MB/s here). Loading its tables costs ~150 ms and ~60 MB, so it is loaded on first need
- * (a marketplace job, or a reply without usage) rather than at start; a centralized-only
- * gateway whose upstreams report usage never loads it.
+ * (a marketplace job, or a reply without usage) rather than at start, unless the process
+ * journals streams' running counts (`preloadTokenizer`); a centralized-only gateway on an
+ * in-memory database whose upstreams report usage never loads it.
  */
 type O200k = typeof import("gpt-tokenizer/encoding/o200k_base");
 
@@ -15,6 +16,15 @@ function loadTokenizer(): Promise<O200k> {
     return module;
   });
   return loading;
+}
+
+/**
+ * Loads the tokenizer now: a process whose streams journal running counts meters them with it
+ * (one count per job), so it loads before serving instead of stalling the event loop (its
+ * tables take ~150 ms to build, far more on a busy machine) under its first streams.
+ */
+export async function preloadTokenizer(): Promise<void> {
+  await loadTokenizer();
 }
 
 /** The tokenizer if it is loaded already (synchronous checks on the relay path); starts loading it otherwise. */

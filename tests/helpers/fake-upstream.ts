@@ -9,7 +9,8 @@ import { schemaInstance } from "./schema-instance";
  * Behaviour is steered from the prompt with directives such as `[fake:error=500]`,
  * `[fake:tokens=12]`, `[fake:slow=20]`, `[fake:cut=3]`, `[fake:tool]`, `[fake:cache]`,
  * `[fake:html=400]` (an HTML error page), `[fake:hang=3000]` (headers that long late),
- * `[fake:overreport=5000]` (usage that many tokens above what it sent, input and output each).
+ * `[fake:overreport=5000]` (usage that many tokens above what it sent, input and output each),
+ * `[fake:linger=30000]` (a stream quiet that long after its last token, before it finishes).
  * The OpenAI fake also answers `/v1/images/generations` and `/v1/images/edits` (fake-images.ts).
  * Like the real APIs it honours structured output: a forced tool (OpenAI `tool_choice`
  * function, Anthropic `tool_choice` tool/any) is called with arguments valid for its schema,
@@ -58,6 +59,8 @@ interface Directives {
   noUsage: boolean;
   /** Tokens added to the reported input and output: a vendor billing more than it sent. */
   overreport: number;
+  /** A stream's pause after its last token, before its finish: a process can die in it. */
+  lingerMs: number;
   /** The answer's words, by position: the fake's "model". */
   word(index: number): string;
 }
@@ -110,6 +113,7 @@ function readDirectives(prompt: string, maxTokens: number | undefined): Directiv
     cache: value("cache") !== null,
     noUsage: value("nousage") !== null,
     overreport: Number(value("overreport")?.[1] ?? 0),
+    lingerMs: Number(value("linger")?.[1] ?? 0),
     word,
   };
 }
@@ -524,6 +528,8 @@ async function openaiWriter(
       response.write(chunk({ content: directives.word(index) }, null));
     }
   }
+  if (directives.lingerMs > 0) await sleep(directives.lingerMs);
+  if (response.destroyed) return;
   response.write(chunk({}, callsTool ? "tool_calls" : "stop"));
   if (includeUsage && !directives.noUsage) {
     response.write(

@@ -49,3 +49,18 @@ export function expectedCost(
 ): bigint {
   return BigInt(Math.ceil((usage.input * price.input + usage.output * price.output) / 1_000_000));
 }
+
+/** The content pieces a Chat Completions stream carried, in order, from its raw SSE text (a cut last frame is left out). */
+export function streamedPieces(sse: string): string[] {
+  const pieces: string[] = [];
+  for (const [, data] of sse.matchAll(/^data: (\{.*\})$/gm)) {
+    try {
+      const chunk = JSON.parse(data ?? "") as { choices?: { delta?: { content?: unknown } }[] };
+      const content = chunk.choices?.[0]?.delta?.content;
+      if (typeof content === "string" && content !== "") pieces.push(content);
+    } catch {
+      // a frame the crash cut in half
+    }
+  }
+  return pieces;
+}

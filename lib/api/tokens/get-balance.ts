@@ -11,12 +11,13 @@ export async function getBalance({ app, params, principal }: ApiCall<"token">): 
   const activatedAt = (await findToken(app.database.db, params.token ?? ""))?.activatedAt ?? null;
   const body: TokenBalance = {
     api_token: params.token ?? "",
-    // Available balance: what is not reserved by in-flight requests.
+    // Available balance: what in-flight requests do not reserve, net of what the token owes.
     usdc_balance: Number(balance.available),
     credit_balance: 0,
     deposit_code: principal.depositCode,
     is_active: activatedAt !== null && balance.balance > 0n,
     held_balance: Number(balance.held),
+    owed_balance: Number(balance.owed),
   };
   return jsonResponse(body, 200, { "cache-control": "no-store" });
 }

@@ -32,13 +32,13 @@ export async function getUsageSummary(call: ApiCall<"token">): Promise<Response>
     getSpendByDayAndModel(db, record.accountId, days, now, keyId),
     getSpendByModel(db, record.accountId, days, now, keyId),
   ]);
-  const balance = { ...summary, ...correctForLease(app, record.accountId, summary) };
+  const balance = correctForLease(app, record.accountId, summary);
   return jsonResponse(
     {
       usdc_balance: Number(balance.available),
       balance_microunits: Number(balance.balance),
       held_microunits: Number(balance.held),
-      receivable_microunits: Number(balance.receivable),
+      receivable_microunits: Number(balance.owed),
       spend: {
         today_microunits: Number(totals.today),
         this_month_microunits: Number(totals.thisMonth),

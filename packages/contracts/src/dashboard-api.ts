@@ -66,10 +66,12 @@ export interface FundingOptions {
 /** GET /proxy/<token>/balance. */
 export interface TokenBalance {
   api_token: string;
-  /** Available: what requests in flight do not reserve. */
+  /** Available: what requests in flight do not reserve, less what the token owes (`owed_balance`); never below 0. */
   usdc_balance: number;
   credit_balance: number;
   deposit_code: string;
   is_active: boolean;
   held_balance: number;
+  /** Owed back after card refunds or disputes the balance could not cover; paid first from any funding. */
+  owed_balance: number;
 }

@@ -65,7 +65,7 @@ describe("dashboard queries", () => {
     const balance = await getBalanceSummary(db, record.accountId);
     const spent = 5_000_000n - balance.balance;
     expect(spent).toBeGreaterThan(0n);
-    expect(balance).toMatchObject({ held: 0n, available: balance.balance, receivable: 0n });
+    expect(balance).toMatchObject({ held: 0n, available: balance.balance, owed: 0n });
 
     const totals = await getSpendTotals(db, record.accountId, now);
     expect(totals.today).toBe(spent);

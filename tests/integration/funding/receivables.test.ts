@@ -1,9 +1,11 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getSpendSummary } from "../../../lib/dashboard/queries";
 import { queryRows } from "../../../lib/db/client";
 import { collectOpenReceivables } from "../../../lib/ledger/receivables";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { findToken } from "../../../lib/tokens/find-token";
+import { correctForLease } from "../../../lib/tokens/token-balance";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
 import { inferenceClient } from "../../helpers/inference-client";
 import { reconcileCommand, reconcileOver, removeLedgerTransaction } from "../../helpers/reconcile";
@@ -131,6 +133,52 @@ describe("refunds and disputes during activity", () => {
     await resumed.text();
     await settleAll();
     expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
+  }, 60_000);
+
+  it("a full refund while 3 streams run: the API and the dashboard show 0 available and what is owed, at every moment", async () => {
+    const { token, accountId, sessionId } = await cardFunded(20);
+    const client = inferenceClient(gateway, token);
+    await (await client.chat({ content: "warm [fake:tokens=5]" })).text();
+    const streams = await Promise.all(Array.from({ length: 3 }, (_, index) => slowStream(token, index)));
+    const readers = streams.map((response) => response.text());
+    /** Every place the token's money is shown, checked against what the receivables say is owed. */
+    const shown = async (moment: string) => {
+      const owed = (await receivableOf(accountId))
+        .filter((one) => one.status === "open")
+        .reduce((total, one) => total + one.outstanding, 0n);
+      const balance = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/balance`)).json()) as {
+        usdc_balance: number;
+        owed_balance: number;
+      };
+      const usage = (await (await fetch(`${gateway.baseUrl}/proxy/${token}/usage`)).json()) as {
+        usdc_balance: number;
+        receivable_microunits: number;
+      };
+      const stored = await getSpendSummary(gateway.app.database.db, accountId);
+      const dashboard = correctForLease(gateway.app, accountId, stored);
+      expect(owed, moment).toBeGreaterThan(0n);
+      expect(
+        { balance, usage, dashboard: { available: dashboard.available, owed: dashboard.owed } },
+        moment,
+      ).toEqual({
+        balance: { ...balance, usdc_balance: 0, owed_balance: Number(owed) },
+        usage: { ...usage, usdc_balance: 0, receivable_microunits: Number(owed) },
+        dashboard: { available: 0n, owed },
+      });
+    };
+
+    expect(JSON.parse((await stripe.refund(sessionId)).body)).toMatchObject({ outcome: "reversed" });
+    await shown("while the streams run");
+    await Promise.all(readers);
+    // Settled, their holds given back but not yet collected: none of it is spendable.
+    await gateway.app.leases?.flush(10_000);
+    await shown("once the streams settled");
+    await gateway.app.leases?.returnAll();
+    await shown("once the leases came back");
+    await collectOpenReceivables(gateway.app.database.db);
+    await shown("after the collection");
+    const spent = -((await movements(accountId)).inference ?? 0n);
+    expect(await receivableOf(accountId)).toEqual([{ outstanding: spent, status: "open" }]);
   }, 60_000);
 
   it("a dispute while streams run takes everything back; won, it returns all of it and forgives the rest", async () => {
