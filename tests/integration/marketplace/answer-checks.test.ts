@@ -3,8 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hostSlashes, hostTrustEvents, ledgerTransactions } from "../../../lib/db/schema";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
-import { type RunningAgent, startHostileAgent } from "../../helpers/agent-process";
+import type { RunningAgent } from "../../helpers/agent-process";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import { connectHostileHost } from "../../helpers/hostile-host";
 import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
@@ -31,24 +32,8 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-async function modelHost(attack: string, cheatRate?: number) {
-  const host = await market.enroll();
-  const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
-    metadata: { enrollment_code: string };
-  };
-  const agent = startHostileAgent({
-    gatewayUrl: gateway.baseUrl,
-    enrollmentCode: profile.metadata.enrollment_code,
-    attack,
-    ...(cheatRate === undefined ? {} : { cheatRate }),
-  });
-  processes.push(agent);
-  await agent.waitFor("ready");
-  await expect
-    .poll(() => gateway.marketplace.liveOffers().some((offer) => offer.providerId === host.providerId))
-    .toBe(true);
-  return host;
-}
+const modelHost = (attack: string, cheatRate?: number) =>
+  connectHostileHost(gateway, market, processes, attack, cheatRate === undefined ? {} : { cheatRate });
 
 async function events(providerId: string, kind: string) {
   return gateway.app.database.db

@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hostTrustEvents } from "../../../lib/db/schema";
-import { type RunningAgent, startHostileAgent } from "../../helpers/agent-process";
+import type { RunningAgent } from "../../helpers/agent-process";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import { connectHostileHost } from "../../helpers/hostile-host";
 import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
@@ -37,23 +38,7 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-async function hostileHost(attack: string) {
-  const host = await market.enroll();
-  const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
-    metadata: { enrollment_code: string };
-  };
-  const agent = startHostileAgent({
-    gatewayUrl: gateway.baseUrl,
-    enrollmentCode: profile.metadata.enrollment_code,
-    attack,
-  });
-  processes.push(agent);
-  await agent.waitFor("ready");
-  await expect
-    .poll(() => gateway.marketplace.liveOffers().some((offer) => offer.providerId === host.providerId))
-    .toBe(true);
-  return host;
-}
+const hostileHost = (attack: string) => connectHostileHost(gateway, market, processes, attack);
 
 async function record(providerId: string) {
   return gateway.app.database.db

@@ -5,8 +5,9 @@ import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { worstCaseCost } from "../../../lib/pricing/cost";
 import type { HostFinding, TrustFindingSink } from "../../../lib/providers/trust-finding-sink";
-import { type RunningAgent, startHostileAgent } from "../../helpers/agent-process";
+import type { RunningAgent } from "../../helpers/agent-process";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import { connectHostileHost } from "../../helpers/hostile-host";
 import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
@@ -43,23 +44,7 @@ const price = {
 };
 const maxTokens = 20;
 
-async function hostileHost(attack: string) {
-  const host = await market.enroll();
-  const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
-    metadata: { enrollment_code: string };
-  };
-  const agent = startHostileAgent({
-    gatewayUrl: gateway.baseUrl,
-    enrollmentCode: profile.metadata.enrollment_code,
-    attack,
-  });
-  processes.push(agent);
-  await agent.waitFor("ready");
-  await expect
-    .poll(() => gateway.marketplace.liveOffers().some((offer) => offer.providerId === host.providerId))
-    .toBe(true);
-  return host;
-}
+const hostileHost = (attack: string) => connectHostileHost(gateway, market, processes, attack);
 
 async function providerBalance(providerId: string): Promise<bigint> {
   const id = await ensureAccount(gateway.app.database.db, "provider", providerId);

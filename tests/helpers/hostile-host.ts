@@ -1,0 +1,34 @@
+import { expect } from "vitest";
+import { type RunningAgent, startHostileAgent } from "./agent-process";
+import type { TestGateway } from "./gateway";
+import type { MarketplaceFixture, TestHost } from "./marketplace-fixture";
+
+/**
+ * A host enrolled through the host API whose agent is the hostile agent process
+ * (tests/helpers/hostile-agent-process.ts) doing `attack` to every job, once its offers are live.
+ * The process goes into `processes`, for the test to stop.
+ */
+export async function connectHostileHost(
+  gateway: TestGateway,
+  market: MarketplaceFixture,
+  processes: RunningAgent[],
+  attack: string,
+  options: { cheatRate?: number; name?: string } = {},
+): Promise<TestHost> {
+  const host = await market.enroll(options.name === undefined ? {} : { name: options.name });
+  const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
+    metadata: { enrollment_code: string };
+  };
+  const agent = startHostileAgent({
+    gatewayUrl: gateway.baseUrl,
+    enrollmentCode: profile.metadata.enrollment_code,
+    attack,
+    ...(options.cheatRate === undefined ? {} : { cheatRate: options.cheatRate }),
+  });
+  processes.push(agent);
+  await agent.waitFor("ready");
+  await expect
+    .poll(() => gateway.marketplace.liveOffers().some((offer) => offer.providerId === host.providerId))
+    .toBe(true);
+  return host;
+}
