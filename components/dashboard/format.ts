@@ -19,3 +19,10 @@ export function formatUsd(microunits: bigint | number, _options: { precise?: boo
 export function formatUtc(at: string | number | Date): string {
   return new Date(at).toISOString().replace("T", " ").slice(0, 19);
 }
+
+/** A span of seconds in the largest whole unit that says it ("10 min", "90 s", "2 h"). */
+export function formatDuration(seconds: number): string {
+  if (seconds >= 3600 && seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds >= 60 && seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}

@@ -1,8 +1,9 @@
-import { formatUsd, formatUtc } from "@/components/dashboard/format";
+import { formatDuration, formatUsd, formatUtc } from "@/components/dashboard/format";
 import { ScrollRegion } from "@/components/dashboard/scroll-region";
 import { StatList } from "@/components/dashboard/stat-cards";
 import { TableHead } from "@/components/dashboard/table-head";
 import { findConsoleHost } from "@/lib/operator-console/console-reads";
+import { openNoticesOf } from "@/lib/operator-console/operator-notices";
 import { listOperatorActions } from "@/lib/operator-log/operator-actions";
 import { hostTrustRecord } from "@/lib/trust/trust-view";
 import { ActionButton } from "./action-button";
@@ -17,6 +18,15 @@ export async function HostView({ session, hostId }: { session: OperatorConsoleSe
   if (host === undefined) return <p className="dash-alert dash-alert--error">No host with that id.</p>;
   const trust = await hostTrustRecord(db, hostId);
   const agent = session.app.routing.registry.agents().find((entry) => entry.providerId === hostId);
+  const away = (await openNoticesOf(db, "agent_disconnected")).get(hostId);
+  const awayLimit = formatDuration(session.app.env.OPERATOR_AGENT_OFFLINE_SECONDS);
+  // The standing alone says "routed as usual" of a host that is not active or has no agent.
+  const routing =
+    host.status !== "active"
+      ? `not routed while ${host.status}`
+      : host.standing !== "excluded" && agent === undefined
+        ? "not routed while no agent is connected"
+        : trust.routing;
   // Who slashed: the audit log names the operator; the slash row only says "admin" or "canaries".
   const slashedBy = new Map(
     (await listOperatorActions(db, 200, "host_slash"))
@@ -30,10 +40,16 @@ export async function HostView({ session, hostId }: { session: OperatorConsoleSe
           {host.name} <StandingBadge standing={host.standing} />
         </h2>
         <p className="dash-muted">
-          <code className="dash-wrap">{host.id}</code> · {host.status} · {trust.routing} · agent{" "}
+          <code className="dash-wrap">{host.id}</code> · {host.status} · {routing}
+        </p>
+        <p data-testid="host-agent">
           {agent
-            ? `connected since ${formatUtc(agent.connectedAt)} UTC, last heard ${formatUtc(agent.lastSeenAt)} UTC`
-            : "not connected"}
+            ? `Agent connected since ${formatUtc(agent.connectedAt)} UTC, last heard ${formatUtc(agent.lastSeenAt)} UTC.`
+            : away
+              ? `${away.text.replace(`Host ${host.name}'s agent`, "Agent")}. You were told at ${formatUtc(away.createdAt)} UTC.`
+              : host.status === "active"
+                ? `Agent not connected. You are told once it has been away ${awayLimit}.`
+                : "Agent not connected."}
         </p>
         {trust.reasons.length === 0 ? null : (
           <ul data-testid="standing-reasons">

@@ -3,6 +3,7 @@ import { formatUsd, formatUtc } from "@/components/dashboard/format";
 import { ScrollRegion } from "@/components/dashboard/scroll-region";
 import { TableHead } from "@/components/dashboard/table-head";
 import { listConsoleHosts } from "@/lib/operator-console/console-reads";
+import { openNoticesOf } from "@/lib/operator-console/operator-notices";
 import type { OperatorConsoleSession } from "./operator-console-session";
 import { StandingBadge } from "./standing-badge";
 
@@ -10,6 +11,7 @@ import { StandingBadge } from "./standing-badge";
 export async function HostsView({ session }: { session: OperatorConsoleSession }) {
   const rows = await listConsoleHosts(session.app.database.db);
   const connected = new Set(session.app.routing.registry.agents().map((agent) => agent.providerId));
+  const away = await openNoticesOf(session.app.database.db, "agent_disconnected");
   if (rows.length === 0) return <p className="dash-muted">No host has enrolled yet.</p>;
   return (
     <ScrollRegion label="Hosts">
@@ -38,7 +40,13 @@ export async function HostsView({ session }: { session: OperatorConsoleSession }
                   <span className="dash-muted dash-block">{host.reasons.join("; ")}</span>
                 )}
               </td>
-              <td>{connected.has(host.id) ? "connected" : "not connected"}</td>
+              <td>
+                {connected.has(host.id)
+                  ? "connected"
+                  : away.has(host.id)
+                    ? `away, told ${formatUtc(away.get(host.id)?.createdAt ?? 0)}`
+                    : "not connected"}
+              </td>
               <td className="dash-table__num">{formatUsd(host.bondMicrounits)}</td>
               <td className="dash-table__num">{formatUsd(host.earningsMicrounits)}</td>
               <td className="dash-table__time">{formatUtc(host.enrolledAt)}</td>

@@ -1,10 +1,12 @@
 import { formatUsd, formatUtc } from "@/components/dashboard/format";
 import { ScrollRegion } from "@/components/dashboard/scroll-region";
 import { TableHead } from "@/components/dashboard/table-head";
+import { upstreamExcessPrefix } from "@/lib/ledger/accounts";
 import { listOpenReceivables, listSystemAccounts } from "@/lib/operator-console/console-reads";
 import { explainDifference } from "@/lib/operator-console/explain-difference";
 import { reportJson } from "@/lib/reconcile/core/reconcile-report";
 import { reconcile } from "@/lib/reconcile/reconcile";
+import { CostsSection } from "./costs-section";
 import type { OperatorConsoleSession } from "./operator-console-session";
 
 /** What an account of the gateway's own is for, where the name alone does not say. */
@@ -19,9 +21,22 @@ const accountWords: Record<string, string> = {
   "external:solana-payouts": "USDC paid out to hosts on Solana",
   "payout:in-flight": "withdrawals and bond returns approved and on their way to the chain",
   "suspense:slash-refund-pool": "slashed money on its way back to callers (empty after every slash)",
+  "external:verification-budget": "the verification budget (negative: what canaries and answer scoring drew)",
+  "suspense:canary-caller": "the caller canary jobs are billed to, topped up from the verification budget",
 };
 
-/** The books: the reconcile report with each difference explained, receivables, losses and the system accounts. */
+/** What an account is for: by its name, or by its kind of name (one scoring account per host). */
+function accountWord(kind: string, ref: string): string {
+  if (kind === "suspense" && ref.startsWith("verification:")) return "what scoring this host's answers cost";
+  if (kind === "external" && ref.startsWith(upstreamExcessPrefix))
+    return "what this upstream billed beyond what callers were charged (negative)";
+  return accountWords[`${kind}:${ref}`] ?? "";
+}
+
+/**
+ * The books: the reconcile report with each difference explained, losses and costs, receivables
+ * and the system accounts.
+ */
 export async function MoneyView({ session }: { session: OperatorConsoleSession }) {
   const db = session.app.database.db;
   const [report, owed, accounts] = await Promise.all([
@@ -83,6 +98,18 @@ export async function MoneyView({ session }: { session: OperatorConsoleSession }
             </table>
           </ScrollRegion>
         )}
+        {report.unreadable.length === 0 ? null : (
+          <>
+            <p className="dash-alert dash-alert--warn">Could not be read, so nothing about them is proven:</p>
+            <ul className="dash-setup" data-testid="reconcile-unreadable">
+              {report.unreadable.map((source) => (
+                <li key={source.source}>
+                  <strong>{source.source}</strong>: {source.reason}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
         {report.skipped.length === 0 ? null : (
           <>
             <p className="dash-muted">Not compared:</p>
@@ -96,6 +123,7 @@ export async function MoneyView({ session }: { session: OperatorConsoleSession }
           </>
         )}
       </section>
+      <CostsSection session={session} />
       <section className="dash-section" aria-labelledby="receivables-title">
         <h2 id="receivables-title">Receivables</h2>
         {owed.length === 0 ? (
@@ -126,12 +154,12 @@ export async function MoneyView({ session }: { session: OperatorConsoleSession }
       <section className="dash-section" aria-labelledby="accounts-title">
         <h2 id="accounts-title">The gateway's accounts</h2>
         <p className="dash-muted">
-          Losses, upstream excess, verification spend and the rest: every account of the gateway's own in the
-          ledger. Outside-world accounts go negative by what came in from there.
+          Every account of the gateway's own in the ledger. Outside-world accounts go negative by what came in
+          from there, or by what the operator bore (losses, upstream excess, verification).
         </p>
         <ScrollRegion label="System accounts">
           <table className="dash-table" data-testid="system-accounts">
-            <TableHead columns={["Account", "What it is", { numeric: "Balance" }]} />
+            <TableHead columns={["Account", { numeric: "Balance" }, "What it is"]} />
             <tbody>
               {accounts.map((account) => (
                 <tr key={`${account.kind}:${account.ref}`} data-account={`${account.kind}:${account.ref}`}>
@@ -140,8 +168,8 @@ export async function MoneyView({ session }: { session: OperatorConsoleSession }
                       {account.kind}:{account.ref}
                     </code>
                   </td>
-                  <td className="dash-wrap">{accountWords[`${account.kind}:${account.ref}`] ?? ""}</td>
                   <td className="dash-table__num">{formatUsd(account.balance)}</td>
+                  <td className="dash-wrap">{accountWord(account.kind, account.ref)}</td>
                 </tr>
               ))}
             </tbody>

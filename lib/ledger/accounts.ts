@@ -26,6 +26,10 @@ export const systemAccounts = {
   depositRefunds: { kind: "external", ref: "solana-deposit-refunds" },
   /** Usage cost an account could not cover at settlement: the operator's loss, never silent. */
   inferenceLoss: { kind: "external", ref: "inference-loss" },
+  /** The operator's verification budget: canary top-ups and the scoring of real answers are drawn from it. */
+  verificationBudget: { kind: "external", ref: "verification-budget" },
+  /** The caller canary jobs are billed to, like any caller; topped up from the verification budget. */
+  canaryCaller: { kind: "suspense", ref: "canary-caller" },
 } as const satisfies Record<string, { kind: AccountKind; ref: string }>;
 
 /** Where a centralized upstream's billed-beyond-the-gateway usage is booked: one account per provider. */

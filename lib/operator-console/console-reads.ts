@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { accounts, type HostPayout, hostPayouts, hosts, models, receivables } from "../db/schema";
+import { systemAccounts } from "../ledger/accounts";
 import { readUpstreamExcess, type UpstreamExcess } from "../ledger/upstream-excess";
 import type { Standing } from "../providers/host-standing";
 import { loadReputations } from "../trust/reputation";
@@ -143,4 +144,14 @@ export async function listDisabledModels(executor: Executor): Promise<string[]> 
  */
 export function readConsoleUpstreamExcess(executor: Executor): Promise<UpstreamExcess> {
   return readUpstreamExcess(executor);
+}
+
+/** Usage no balance could cover, in all: the loss account is debited by it (0 before any loss). */
+export async function readLosses(executor: Executor): Promise<bigint> {
+  const { kind, ref } = systemAccounts.inferenceLoss;
+  const [row] = await executor
+    .select({ balance: accounts.balance })
+    .from(accounts)
+    .where(and(eq(accounts.kind, kind), eq(accounts.ref, ref)));
+  return -(row?.balance ?? 0n);
 }

@@ -10,6 +10,7 @@ import { reconcile } from "../reconcile/reconcile";
 import type { RoutingState } from "../routing/routing-state";
 import type { Services } from "../services";
 import { loadReputations } from "../trust/reputation";
+import type { AgentAbsence } from "./agent-absence";
 
 /**
  * What the operator is told, on the console and at OPERATOR_WEBHOOK_URL: a payout awaiting
@@ -83,25 +84,6 @@ const formatUsdc = (microunits: bigint) => {
   return fraction === "" ? whole.toString() : `${whole}.${fraction}`;
 };
 
-/**
- * Since when each active host's agent has been away, as this process has watched it (a restart
- * starts the clock again: a notice comes at most OPERATOR_AGENT_OFFLINE_SECONDS late).
- */
-export class AgentAbsence {
-  readonly #since = new Map<string, number>();
-
-  observe(
-    activeHostIds: readonly string[],
-    connected: ReadonlySet<string>,
-    now: number,
-  ): Map<string, number> {
-    for (const id of this.#since.keys())
-      if (!activeHostIds.includes(id) || connected.has(id)) this.#since.delete(id);
-    for (const id of activeHostIds) if (!connected.has(id) && !this.#since.has(id)) this.#since.set(id, now);
-    return this.#since;
-  }
-}
-
 export interface NoticeState {
   absence: AgentAbsence;
   /** When this process last reconciled (ms); undefined: not yet. */
@@ -113,21 +95,26 @@ async function absenceConditions(app: NoticeServices, state: NoticeState, now: n
     .select({ id: hosts.id, name: hosts.displayName })
     .from(hosts)
     .where(eq(hosts.status, "active"));
-  const connected = new Set(app.routing.registry.agents().map((agent) => agent.providerId));
-  const since = state.absence.observe(
+  const connected = new Map(
+    app.routing.registry.agents().map((agent) => [agent.providerId, agent.lastSeenAt] as const),
+  );
+  const away = state.absence.observe(
     active.map((host) => host.id),
     connected,
     now,
   );
   const limitMs = app.env.OPERATOR_AGENT_OFFLINE_SECONDS * 1000;
   return active.flatMap((host) => {
-    const from = since.get(host.id);
-    if (from === undefined || now - from < limitMs) return [];
+    const absence = away.get(host.id);
+    if (absence === undefined || now - absence.since < limitMs) return [];
+    const at = `${new Date(absence.since).toISOString().replace("T", " ").slice(0, 19)} UTC`;
     return [
       {
         kind: "agent_disconnected" as const,
         subject: host.id,
-        text: `Host ${host.name}'s agent has been disconnected since ${new Date(from).toISOString().slice(0, 19)} UTC`,
+        text: absence.heard
+          ? `Host ${host.name}'s agent was last heard at ${at} and is not connected`
+          : `Host ${host.name}'s agent has not been connected since ${at} (not heard since this gateway started)`,
       },
     ];
   });
@@ -263,4 +250,20 @@ export async function listOperatorNotices(app: Services): Promise<OperatorNotice
         delivery: null,
       });
   return notices;
+}
+
+/** The open notices of one kind, by subject (the hosts whose agent is away, told). */
+export async function openNoticesOf(
+  executor: Executor,
+  kind: OperatorNoticeKind,
+): Promise<Map<string, { text: string; createdAt: Date }>> {
+  const rows = await executor
+    .select({
+      subject: operatorNotices.subject,
+      text: operatorNotices.text,
+      createdAt: operatorNotices.createdAt,
+    })
+    .from(operatorNotices)
+    .where(and(eq(operatorNotices.kind, kind), isNull(operatorNotices.resolvedAt)));
+  return new Map(rows.map((row) => [row.subject, { text: row.text, createdAt: row.createdAt }]));
 }

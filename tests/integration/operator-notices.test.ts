@@ -3,11 +3,8 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { accounts, operatorNotices } from "../../lib/db/schema";
 import { ensureAccount } from "../../lib/ledger/accounts";
-import {
-  AgentAbsence,
-  type NoticeState,
-  runOperatorNotices,
-} from "../../lib/operator-console/operator-notices";
+import { AgentAbsence } from "../../lib/operator-console/agent-absence";
+import { type NoticeState, runOperatorNotices } from "../../lib/operator-console/operator-notices";
 import { recordTrustEvents } from "../../lib/trust/trust-events";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { createMarketplaceFixture, type MarketplaceFixture } from "../helpers/marketplace-fixture";
@@ -142,6 +139,30 @@ describe("operator notices", () => {
     await runOperatorNotices(gateway.app, state, { now: at(125), holder: "replica-a" });
     expect((await openNotices()).map((row) => row.kind)).toEqual(["host_excluded"]);
     expect(hooks.received).toHaveLength(4);
+
+    // An agent that was connected goes away: told once its last heartbeat is older than the
+    // limit, and the notice says when that was.
+    const lastHeard = gateway.marketplace
+      .agents()
+      .find((agent) => agent.providerId === served.host.providerId)?.lastSeenAt;
+    if (lastHeard === undefined) throw new Error("the serving host's agent is not connected");
+    served.agent.close();
+    await expect
+      .poll(() => gateway.marketplace.agents().some((agent) => agent.providerId === served.host.providerId))
+      .toBe(false);
+    const heardPlus = (seconds: number) => new Date(lastHeard.getTime() + seconds * 1000);
+    const early = await runOperatorNotices(gateway.app, state, { now: heardPlus(59), holder: "replica-a" });
+    expect(early.opened).toEqual([]);
+    const away = await runOperatorNotices(gateway.app, state, { now: heardPlus(61), holder: "replica-a" });
+    expect(away.opened.map((notice) => [notice.kind, notice.subject])).toEqual([
+      ["agent_disconnected", served.host.providerId],
+    ]);
+    expect(away.opened[0]?.text).toMatch(
+      new RegExp(`agent was last heard at ${lastHeard.toISOString().replace("T", " ").slice(0, 19)} UTC`),
+    );
+    expect(hooks.received).toHaveLength(5);
+    expect(events().at(-1)?.text).toBe(away.opened[0]?.text);
+
     const delivered = await gateway.app.database.db.select().from(operatorNotices);
     expect(delivered.every((row) => row.delivery === "delivered (HTTP 204)")).toBe(true);
   });

@@ -1,10 +1,14 @@
 import { eq, sql } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatUsd, formatUtc } from "../../components/dashboard/format";
 import { signOperatorSession } from "../../lib/dashboard/operator-session";
 import { accounts, catalogChanges, operatorActions } from "../../lib/db/schema";
-import { ensureAccount } from "../../lib/ledger/accounts";
+import { ensureAccount, systemAccounts } from "../../lib/ledger/accounts";
 import { postTransaction } from "../../lib/ledger/post-transaction";
+import { AgentAbsence } from "../../lib/operator-console/agent-absence";
+import { readConsoleUpstreamExcess } from "../../lib/operator-console/console-reads";
+import { type NoticeState, runOperatorNotices } from "../../lib/operator-console/operator-notices";
 import { refreshReputations } from "../../lib/trust/reputation";
 import { recordTrustEvents } from "../../lib/trust/trust-events";
 import { startTestGateway, type TestGateway, testAdminToken } from "../helpers/gateway";
@@ -42,6 +46,7 @@ if (!hasChromium)
 
 const consolePages = ["", "/catalog", "/hosts", "/payouts", "/money", "/credits"];
 const excludedName = "Sneaky GPU box";
+const honestName = "Honest box";
 
 describe.skipIf(!hasChromium)("operator console in Chromium", () => {
   let gateway: TestGateway;
@@ -49,6 +54,7 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
   let browser: Browser;
   const agents: ScriptedAgent[] = [];
   let excluded: TestHost;
+  let honest: TestHost;
   let caller = "";
   let payoutId = "";
 
@@ -62,6 +68,8 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
         HOST_EARNINGS_MATURITY_SECONDS: "1",
         HOST_WITHDRAW_MIN_MICROUNITS: "1000",
         HOST_WITHDRAW_REVIEW_MICROUNITS: "1000",
+        // No canary at random: the money page's verification figures are the test's own.
+        CANARY_SHARE: "0",
       },
     });
     market = createMarketplaceFixture(gateway);
@@ -97,11 +105,12 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
       }),
     );
     // A second, honest host whose withdrawal waits for approval (it is young and above the threshold).
-    const honest = await scriptedHost(gateway, market, { host: await market.enroll({ name: "Honest box" }) });
-    agents.push(honest.agent);
-    await serveHonestJob(gateway, honest.agent, await gateway.createFundedToken(100_000_000n));
+    const second = await scriptedHost(gateway, market, { host: await market.enroll({ name: honestName }) });
+    agents.push(second.agent);
+    honest = second.host;
+    await serveHonestJob(gateway, second.agent, await gateway.createFundedToken(100_000_000n));
     await new Promise((resolve) => setTimeout(resolve, 1300));
-    const withdrawal = await withdrawAs(gateway, honest.host, "0.0032", "console-e2e");
+    const withdrawal = await withdrawAs(gateway, honest, "0.0032", "console-e2e");
     expect(withdrawal.status).toBe(202);
     payoutId = ((await withdrawal.json()) as { id: string }).id;
   }, 900_000);
@@ -340,6 +349,33 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
   }, 240_000);
 
   it("reads a reconcile report with a planted difference explained, then credits a token with a reason", async () => {
+    // Scoring of one of the excluded host's answers, booked as an answer check books it.
+    const { kind, ref } = systemAccounts.verificationBudget;
+    const budget = await ensureAccount(db(), kind, ref);
+    const scoring = await ensureAccount(db(), "suspense", `verification:${excluded.providerId}`);
+    await db().transaction((tx) =>
+      postTransaction(tx, {
+        kind: "verification_check",
+        entries: [
+          { accountId: budget, amount: -1_200n },
+          { accountId: scoring, amount: 1_200n },
+        ],
+      }),
+    );
+    // An upstream that bills beyond what the gateway charges (its usage over the request's caps).
+    const overbilled = await fetch(`${gateway.baseUrl}/proxy/${caller}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-pod-providers": "openai" },
+      body: JSON.stringify({
+        model: "gpt-4o-mini",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "count [fake:tokens=3] [fake:overreport=5000]" }],
+      }),
+    });
+    expect(overbilled.status).toBe(200);
+    await overbilled.text();
+    const excess = await readConsoleUpstreamExcess(db());
+    expect(excess.totalMicrounits).toBeGreaterThan(0n);
     const treasury = await ensureAccount(db(), "treasury", "treasury");
     const plant = (delta: bigint) =>
       db()
@@ -364,6 +400,26 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
       await expect(
         page.getByTestId("system-accounts").locator('[data-account="treasury:treasury"]').count(),
       ).resolves.toBe(1);
+      // What verification cost, today and in all, and whose answers it was spent on.
+      const costs = page.getByTestId("operator-costs");
+      await expect(
+        costs.locator('[data-stat="verification-today"] .dash-stat__value').textContent(),
+      ).resolves.toBe("$0.0012");
+      await expect(
+        costs
+          .locator(`[data-testid="scoring-per-host"] tr[data-host="${excluded.providerId}"]`)
+          .textContent(),
+      ).resolves.toBe(`${excludedName}$0.0012`);
+      await expect(costs.locator('[data-stat="losses"] .dash-stat__value').textContent()).resolves.toBe(
+        "$0.00",
+      );
+      const upstream = costs.locator('[data-stat="upstream-excess"]');
+      await expect(upstream.locator(".dash-stat__value").textContent()).resolves.toBe(
+        formatUsd(excess.totalMicrounits),
+      );
+      await expect(upstream.locator(".dash-stat__hint").textContent()).resolves.toContain(
+        `openai ${formatUsd(excess.totalMicrounits)}`,
+      );
       await shoot(page, "operator-money-difference-desktop-light");
     } finally {
       await plant(-7n);
@@ -392,6 +448,54 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     await expect(credited.textContent()).resolves.toContain("Ada");
     // The audit log names the ledger account, never the token (it is the person's credential).
     await expect(page.getByTestId("operator-actions").textContent()).resolves.not.toContain(token);
+    await closeClean(watched);
+  }, 240_000);
+
+  it("a host whose agent went away: told under Needs you, and its page says when the agent was last heard", async () => {
+    const connected = () =>
+      gateway.marketplace.agents().find((agent) => agent.providerId === honest.providerId);
+    // A heartbeat, heard before anything is read (the registry drops an agent silent for 45 s).
+    const before = connected()?.lastSeenAt.getTime() ?? 0;
+    agents[1]?.send({ type: "heartbeat" });
+    await expect.poll(() => connected()?.lastSeenAt.getTime() ?? 0).toBeGreaterThan(before);
+    const heard = connected()?.lastSeenAt;
+    if (heard === undefined) throw new Error("the honest host's agent is not connected");
+    // The upkeep's pass sees the agent connected, then, once it is gone, away past the limit (600 s).
+    const state: NoticeState = { absence: new AgentAbsence() };
+    await runOperatorNotices(gateway.app, state, { holder: "console-e2e" });
+    agents[1]?.close();
+    await expect.poll(() => connected()).toBeUndefined();
+    const told = new Date(heard.getTime() + 601_000);
+    const pass = await runOperatorNotices(gateway.app, state, { now: told, holder: "console-e2e" });
+    expect(pass.opened.map((notice) => [notice.kind, notice.subject])).toContainEqual([
+      "agent_disconnected",
+      honest.providerId,
+    ]);
+
+    const watched = await device({ width: phone.width });
+    const { page } = watched;
+    await signIn(page);
+    await page
+      .getByTestId("operator-notices")
+      .locator('li[data-kind="agent_disconnected"]')
+      .getByRole("link", { name: new RegExp(honestName) })
+      .click();
+    await page.getByRole("heading", { name: "Record and evidence" }).waitFor();
+    await expect(page.getByTestId("host-agent").textContent()).resolves.toBe(
+      `Agent was last heard at ${formatUtc(heard)} UTC and is not connected. You were told at ${formatUtc(told)} UTC.`,
+    );
+    await expect(page.locator("#host-title + p").textContent()).resolves.toContain(
+      "not routed while no agent is connected",
+    );
+    expect(await horizontalOverflow(page)).toBeUndefined();
+    await shoot(page, "operator-host-away-360-light");
+    await page
+      .getByRole("navigation", { name: "Operator console" })
+      .getByRole("link", { name: "Hosts" })
+      .click();
+    await expect(page.locator(`tr[data-host="${honest.providerId}"] td`).nth(3).textContent()).resolves.toBe(
+      `away, told ${formatUtc(told)}`,
+    );
     await closeClean(watched);
   }, 240_000);
 

@@ -1,0 +1,40 @@
+/** Since when an active host's agent has been away, and whether that is its last heartbeat. */
+export interface Absence {
+  /** Epoch ms: the agent's last heartbeat this process saw, else when it first found the agent away. */
+  since: number;
+  /** True when `since` is a heartbeat heard (the agent was connected to this process's knowledge). */
+  heard: boolean;
+}
+
+/**
+ * Since when each active host's agent has been away, as this process has watched it on its
+ * upkeep passes: the last heartbeat it saw while the agent was connected, or, for an agent it
+ * never saw connected, the pass that first found it away (a restart starts that clock again, so
+ * a notice comes at most OPERATOR_AGENT_OFFLINE_SECONDS late).
+ */
+export class AgentAbsence {
+  readonly #lastHeard = new Map<string, number>();
+  readonly #away = new Map<string, Absence>();
+
+  /** `connected`: each connected agent's provider id and its last heartbeat. */
+  observe(
+    activeHostIds: readonly string[],
+    connected: ReadonlyMap<string, Date>,
+    now: number,
+  ): ReadonlyMap<string, Absence> {
+    const active = new Set(activeHostIds);
+    for (const id of [...this.#lastHeard.keys()]) if (!active.has(id)) this.#lastHeard.delete(id);
+    for (const id of [...this.#away.keys()]) if (!active.has(id) || connected.has(id)) this.#away.delete(id);
+    for (const id of active) {
+      const heartbeat = connected.get(id);
+      if (heartbeat !== undefined) {
+        this.#lastHeard.set(id, heartbeat.getTime());
+        continue;
+      }
+      if (this.#away.has(id)) continue;
+      const heard = this.#lastHeard.get(id);
+      this.#away.set(id, heard === undefined ? { since: now, heard: false } : { since: heard, heard: true });
+    }
+    return this.#away;
+  }
+}
