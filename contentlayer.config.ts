@@ -28,7 +28,7 @@ export const Doc = defineDocumentType(() => ({
 
 const prettyCodeOptions: PrettyCodeOptions = {
   // Both themes are emitted as CSS variables; globals.css picks one per colour scheme.
-  theme: { light: "github-light", dark: "github-dark-dimmed" },
+  theme: { light: "github-light-default", dark: "github-dark-dimmed" },
   keepBackground: false,
   defaultLang: { block: "text" },
   // `norun` and `expect=<status>` steer the snippet runner in tests/docs; they are not display hints.

@@ -217,7 +217,10 @@ function DepositForm({ token, options }: { token: string; options: BaseOptions }
       ) : (
         <>
           <p className="dash-muted">
-            Connected: <code data-testid="evm-address">{address}</code>{" "}
+            Connected:{" "}
+            <code className="dash-wrap" data-testid="evm-address">
+              {address}
+            </code>{" "}
             <button
               type="button"
               className="dash-button dash-button--quiet"

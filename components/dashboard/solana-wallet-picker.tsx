@@ -73,7 +73,10 @@ export function SolanaWalletPicker({
   }
   return (
     <p className="dash-muted">
-      Connected: <code data-testid={addressTestId}>{publicKey?.toBase58()}</code>{" "}
+      Connected:{" "}
+      <code className="dash-wrap" data-testid={addressTestId}>
+        {publicKey?.toBase58()}
+      </code>{" "}
       <button type="button" className="dash-button dash-button--quiet" onClick={() => void disconnect()}>
         Disconnect
       </button>

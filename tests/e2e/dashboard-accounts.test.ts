@@ -139,6 +139,28 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
           `${formatUsd(left)} left`,
         );
       await shoot(page, `dashboard-keys-limited-${viewport.name}`);
+      // Lowered below what it spent, the limit is reached: the row says so, and the key is refused.
+      const keyRow = page.locator(`tr[data-status="active"]`).filter({ hasText: "CI bot" });
+      await keyRow.getByRole("button", { name: "Change limit" }).click();
+      await keyRow.getByLabel("Limit for CI bot in USD (empty for none)").fill("0.00001");
+      await keyRow.getByRole("button", { name: "Save" }).click();
+      await spentCell.getByTestId("key-limit-reached").waitFor();
+      await expect(spentCell.getByTestId("key-limit-reached").textContent()).resolves.toBe("Limit reached");
+      const over = await fetch(`${gateway.baseUrl}/proxy/${key}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "gpt-4o-mini",
+          max_tokens: 3,
+          messages: [{ role: "user", content: "hi" }],
+        }),
+      });
+      expect(over.status).toBe(402);
+      expect(((await over.json()) as { error: { message: string } }).error.message).toMatch(
+        /^key limit reached: this key may spend \$0\.00001 USD per day \(UTC\) and has spent \$0\.0000\d+/,
+      );
+      if (viewport.name === "phone-dark") expect(await horizontalOverflow(page)).toBeUndefined();
+      await shoot(page, `dashboard-keys-limit-reached-${viewport.name}`);
 
       // Revoking it from the page refuses the key from then on.
       page.once("dialog", (dialog) => void dialog.accept());

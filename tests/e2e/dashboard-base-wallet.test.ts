@@ -4,8 +4,9 @@ import type { PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anvilUnavailable, type LocalEvm, startLocalEvm } from "../helpers/evm/local-evm";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
-import { hasChromium, launchChromium, openDevice, shoot } from "./dashboard-browser";
+import { hasChromium, launchChromium, openDevice, phone, shoot } from "./dashboard-browser";
 import { ensureBuild } from "./next-server";
+import { horizontalOverflow } from "./page-checks";
 
 /**
  * The dashboard's "USDC on Base" panel in a real Chromium, with a browser wallet: an EIP-1193
@@ -159,5 +160,18 @@ describe.skipIf(unavailable !== undefined)("dashboard: USDC on Base with a brows
     expect(await evm.usdcBalance(account.address)).toBe(2_500_000n);
     expect(watched.errors, watched.errors.join("\n")).toEqual([]);
     await context.close();
+
+    // The same page on a phone: the connected wallet's address wraps inside a 360 px page.
+    const phoneView = await openDevice(browser, gateway.baseUrl, { width: phone.width });
+    await phoneView.context.addInitScript(walletScript(account.address, evm.chainId));
+    await phoneView.page.goto(`${gateway.baseUrl}/dashboard#token=${token}`);
+    await phoneView.page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+    await phoneView.page.goto(`${gateway.baseUrl}/dashboard/fund`);
+    await phoneView.page.getByRole("button", { name: "Connect Pod Test Wallet" }).click();
+    await phoneView.page.getByTestId("evm-address").waitFor({ timeout: 20_000 });
+    await expect(horizontalOverflow(phoneView.page)).resolves.toBeUndefined();
+    await shoot(phoneView.page, "dashboard-fund-base-phone");
+    expect(phoneView.errors, phoneView.errors.join("\n")).toEqual([]);
+    await phoneView.context.close();
   }, 180_000);
 });

@@ -325,6 +325,11 @@ describe.skipIf(!hasChromium)("dashboard: a new operator's first hour on the pro
           problems.push(`sign-in ${width}px ${theme}: ${violation}`);
         await signIn(page, gateway.baseUrl, firstHostToken);
         await page.getByTestId("payouts-table").waitFor();
+        // Times as the person's pages show them: UTC, ISO order, 24-hour, whatever the browser's locale.
+        const times = await page.locator("main .dash-table__time").allTextContents();
+        expect(times.length).toBeGreaterThan(1);
+        for (const time of times) expect(time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+        await expect(page.locator("main").textContent()).resolves.not.toMatch(/\d (AM|PM)\b/);
         const cockpit = await overflows(page);
         expect(cockpit.scroll, `signed-in page: ${cockpit.outside.join(", ")}`).toBeLessThanOrEqual(
           cockpit.viewport,

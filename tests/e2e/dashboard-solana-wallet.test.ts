@@ -113,6 +113,8 @@ describe.skipIf(!hasChromium)("dashboard: USDC deposit from a Solana wallet", ()
     await phoneView.page.goto(`${gateway.baseUrl}/dashboard/fund`);
     await phoneView.page.getByRole("button", { name: "Connect Pod Test Wallet" }).click();
     await phoneView.page.getByText("Wallet USDC: 17.50").waitFor();
+    // The connected wallet's address wraps inside a 360 px page.
+    await expect(horizontalOverflow(phoneView.page)).resolves.toBeUndefined();
     await shoot(phoneView.page, "dashboard-fund-usdc-phone");
     expect(phoneView.errors, phoneView.errors.join("\n")).toEqual([]);
     await phoneView.context.close();

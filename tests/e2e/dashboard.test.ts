@@ -279,6 +279,23 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
         })(),
       }));
       expect(fit).toEqual({ tabsPastEdge: 0, tabs: 9, tableOverflow: 0 });
+      // The chart's last day label (today's) is drawn whole, inside the chart, not cut at its edge.
+      const labels = await view.page.evaluate(() => {
+        // Two drawings, one per layout; the phone shows one of them.
+        const shown = [...document.querySelectorAll(".dash-chart__svg")].find(
+          (drawing) => drawing.getBoundingClientRect().width > 0,
+        );
+        const svg = shown?.getBoundingClientRect();
+        const drawn = [...(shown?.querySelectorAll(".dash-chart__label") ?? [])];
+        const last = drawn.at(-1)?.getBoundingClientRect();
+        return {
+          count: drawn.length,
+          last: drawn.at(-1)?.textContent,
+          inside: !!svg && !!last && last.left >= svg.left && last.right <= svg.right + 0.5,
+        };
+      });
+      expect(labels.count).toBeGreaterThan(1);
+      expect(labels).toMatchObject({ last: new Date().toISOString().slice(5, 10), inside: true });
       await shoot(view.page, `dashboard-home-phone${dark ? "-dark" : ""}`);
       await expectNoConsoleErrors(view);
     }

@@ -9,6 +9,7 @@ import { loadDocPages } from "../../lib/docs/source";
 import { collectSnippets, targetsDocsSite } from "../docs/extract-snippets";
 import { describeRun, runSnippet } from "../docs/run-snippet";
 import { ensureBuild, type RunningNext, repoRoot, startNext } from "./next-server";
+import { axeViolations, horizontalOverflow } from "./page-checks";
 
 /**
  * The docs site as a browser and a crawler see it: builds the app if needed, runs
@@ -92,6 +93,37 @@ describe.skipIf(!hasChromium)("docs site in Chromium", () => {
     );
     await shoot(page, "home-light");
     await shoot(await open("/", { dark: true }), "home-dark");
+  });
+
+  it("the home page says how to sign up and fund as things are, fits a 360 px phone and passes axe, light and dark", async () => {
+    for (const dark of [false, true])
+      for (const width of [360, 1360]) {
+        const page = await open("/", { dark, width });
+        const label = `home ${width}px ${dark ? "dark" : "light"}`;
+        // The hero's first button signs a person up (the dashboard's one-click token).
+        await expect(
+          page
+            .locator(".hero")
+            .getByRole("link", { name: /Create a token/ })
+            .getAttribute("href"),
+        ).resolves.toBe("/dashboard");
+        // Card and on-chain deposits exist: nothing says they are still coming.
+        await expect(page.locator("main").textContent()).resolves.not.toMatch(/on the way|coming soon/i);
+        expect(await horizontalOverflow(page), label).toBeUndefined();
+        expect(await axeViolations(page), label).toEqual([]);
+        if (width === 360) await shoot(page, `home-360-${dark ? "dark" : "light"}`);
+        else await page.context().close();
+      }
+  });
+
+  it("a docs page with wide tables and code fits a 360 px phone and passes axe, light and dark", async () => {
+    for (const dark of [false, true]) {
+      const page = await open("/docs/resources/operator-console", { dark, width: 360 });
+      const label = `operator-console docs 360px ${dark ? "dark" : "light"}`;
+      expect(await horizontalOverflow(page), label).toBeUndefined();
+      expect(await axeViolations(page), label).toEqual([]);
+      await page.context().close();
+    }
   });
 
   it("renders the docs index with every section", async () => {

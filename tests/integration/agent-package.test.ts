@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -27,6 +27,8 @@ let work: string;
 let prefix: string;
 let podAgentBin: string;
 let installFailure: string | undefined;
+/** What `npm install -g` printed (its warnings). */
+let installOutput = "";
 let gateway: TestGateway;
 let backend: FakeUpstream;
 
@@ -61,7 +63,7 @@ beforeAll(async () => {
   prefix = join(work, "prefix");
   mkdirSync(prefix);
   try {
-    await run(
+    const installed = await run(
       "npm",
       [
         "install",
@@ -77,6 +79,7 @@ beforeAll(async () => {
       ],
       { cwd: join(work, "agent"), timeout: 540_000 },
     );
+    installOutput = `${installed.stdout}${installed.stderr}`;
   } catch (error) {
     const output = `${(error as { stderr?: string }).stderr ?? ""}`;
     // No registry and nothing cached: nothing to learn about the package here.
@@ -105,6 +108,22 @@ describe("pod-agent installed from its packed tarball", () => {
     const help = await podAgent(["--help"]);
     expect(help.output).toContain("usage: pod-agent");
     expect(help.code).toBe(0);
+  });
+
+  it("warns of no engine the docs do not explain: each package npm finds wanting a newer Node is named on the agent's page", async (context) => {
+    if (installFailure) context.skip();
+    // npm prints "EBADENGINE Unsupported engine { package: 'commander@15.0.0', required: …" per package.
+    const wanting = [...installOutput.matchAll(/EBADENGINE\s+package: '(@?[^@']+)@[^']*'/g)].map(
+      (match) => match[1],
+    );
+    // And the warning the docs describe is real where they say it is (Node before 22.12).
+    const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+    if (major < 22 || (major === 22 && minor < 12)) expect(wanting).toContain("commander");
+    const docs = readFileSync(join(repoRoot, "content/docs/providers/agent.mdx"), "utf8");
+    for (const name of wanting)
+      expect(docs, `${name} wants a newer Node and the docs do not say why`).toMatch(
+        new RegExp(`EBADENGINE[^\n]*${name}@`),
+      );
   });
 
   it("enrolls with a gateway and validates a backend, as the quick start does", async (context) => {

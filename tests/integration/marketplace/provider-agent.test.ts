@@ -434,4 +434,12 @@ describe("pod-agent against a running gateway", () => {
     );
     expect(again.choices[0]?.message.content).toContain("Hello");
   });
+
+  it("stopped by its operator (SIGTERM), the agent says 'stopped' once, not why twice, and exits 0", async () => {
+    const running = agent;
+    expect(await running?.stop("SIGTERM")).toBe(0);
+    const output = running?.output() ?? "";
+    expect(output.trim().split("\n").at(-1)).toMatch(/^\S+ stopped$/);
+    expect(output).not.toContain("stopped: stopped");
+  });
 });
