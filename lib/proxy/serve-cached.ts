@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { InferenceRequest } from "../dialects/inference-request";
 import { translateResponse, wholeResponseAsStream } from "../dialects/translate";
 import { callerFormats } from "../dialects/wire-format";
@@ -6,7 +7,9 @@ import type { KeyPrincipal } from "../keys/key-principal";
 import { log } from "../log";
 import { emptyUsage, type TokenPrice } from "../pricing/cost";
 import type { Candidate } from "../providers/candidate";
+import { issueReceipt } from "../receipts/issue-receipt";
 import type { CachedAnswer } from "../response-cache/cached-answer";
+import { receiptHeader } from "./request-receipt";
 import type { SettlementServices } from "./request-settlement";
 import { releaseReservation, reserveForRequest } from "./reserve";
 import { settleRequest } from "./settle-request";
@@ -102,9 +105,14 @@ export async function serveCachedAnswer(
     await releaseReservation(app, serving.accountId, reservation.hold);
     throw error;
   }
-  return new BufferedResponse(rendered.body, {
+  const jws = await receiptOfHit(app, serving, source, settled.charged, rendered.body);
+  recordHit(app, serving, source, settled.charged, jws, rendered.body);
+  // A stream's receipt is its last SSE comment (over the bytes before it), as on a served stream.
+  const body = jws && inference.stream ? `${rendered.body}: ${receiptHeader} ${jws}\n\n` : rendered.body;
+  return new BufferedResponse(body, {
     status: 200,
     headers: {
+      ...(jws && !inference.stream ? { [receiptHeader]: jws } : {}),
       "content-type": rendered.contentType,
       [callerFormats[inference.dialect].requestIdHeader]: serving.requestId,
       "x-balance-remaining": settled.availableAfter.toString(),
@@ -115,5 +123,71 @@ export async function serveCachedAnswer(
       "x-pod-cost-microunits": settled.charged.toString(),
       "x-should-retry": "false",
     },
+  });
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * A hit is billed like any request, so it gets a receipt like one: no tokens counted
+ * (`cache_hit`), the hit's price as the charge, none of it to a host. Undefined with receipts
+ * off, or when signing failed (logged; the money has moved either way).
+ */
+async function receiptOfHit(
+  app: SettlementServices,
+  serving: CachedServing,
+  source: Candidate,
+  charged: bigint,
+  responseBody: string,
+): Promise<string | undefined> {
+  if (!app.receipts) return undefined;
+  try {
+    return await issueReceipt(app.receipts, {
+      requestId: serving.requestId,
+      accountId: serving.accountId,
+      model: serving.inference.model,
+      route: "cache",
+      providerId: serving.answer.provider,
+      price: source.price,
+      usage: emptyUsage,
+      countedBy: "cache_hit",
+      bounded: false,
+      charged,
+      hostShare: 0n,
+      outcome: "completed",
+      requestSha256: sha256(serving.inference.rawBody),
+      responseSha256: sha256(responseBody),
+    });
+  } catch (error) {
+    log.error("receipt signing failed", { requestId: serving.requestId, error });
+    return undefined;
+  }
+}
+
+/** The hit's usage record, when records go somewhere. */
+function recordHit(
+  app: SettlementServices,
+  serving: CachedServing,
+  source: Candidate,
+  charged: bigint,
+  receipt: string | undefined,
+  responseBody: string,
+): void {
+  app.usageRecords?.record({
+    requestId: serving.requestId,
+    accountId: serving.accountId,
+    payer: undefined,
+    model: serving.inference.model,
+    servedModel: serving.answer.model,
+    route: "cache",
+    providerId: source.providerId,
+    usage: emptyUsage,
+    countedBy: "cache_hit",
+    charged,
+    hostShare: 0n,
+    outcome: "completed",
+    receipt,
+    traceparent: undefined,
+    content: () => ({ request: serving.inference.rawBody, response: responseBody }),
   });
 }

@@ -25,6 +25,8 @@ export const countingMethods = [
   "gateway_tokenizer",
   /** The gateway estimated (no tokenizer for the model's family: a count scaled up). */
   "gateway_estimate",
+  /** A kept answer served again (the response cache): nothing counted, the charge is the hit's price. */
+  "cache_hit",
 ] as const;
 
 export const payerSchema = z.discriminatedUnion("kind", [
@@ -78,7 +80,8 @@ export const usageReceiptSchema = z.object({
   /** The model id the caller asked for. */
   model: z.string().min(1).max(300),
   source: z.object({
-    route: z.enum(["centralized", "marketplace", "key-relay"]),
+    /** `cache`: the response cache answered, with an answer first served by `provider_id`. */
+    route: z.enum(["centralized", "marketplace", "key-relay", "cache"]),
     /** The provider's name (centralized) or its id (marketplace host, key relay). */
     provider_id: z.string().min(1).max(200),
   }),

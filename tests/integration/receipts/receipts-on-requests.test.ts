@@ -93,6 +93,47 @@ describe("usage receipts on requests", () => {
     expect((await verifiedReceipt(gateway.baseUrl, saved)).request_id).toBe(receipt.request_id);
   });
 
+  it("a response-cache hit is billed, so it carries a receipt too: route cache, nothing counted, the hit's price", async () => {
+    const body = {
+      model: "gpt-4o-mini",
+      temperature: 0,
+      messages: [{ role: "user", content: "remember me [fake:tokens=40]" }],
+    };
+    const cached = (extra: object = {}) =>
+      fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-pod-cache": "on" },
+        body: JSON.stringify({ ...body, ...extra }),
+      });
+    const miss = await cached();
+    expect(miss.headers.get("x-pod-cache")).toBe("miss");
+    await miss.text();
+    const hit = await cached();
+    expect(hit.headers.get("x-pod-cache")).toBe("hit");
+    const hitBody = await hit.text();
+    const receipt = await verifiedReceipt(gateway.baseUrl, hit.headers.get("x-pod-receipt") ?? "", {
+      requestId: hit.headers.get("x-request-id") ?? "",
+      responseBody: hitBody,
+    });
+    expect(receipt.source).toEqual({ route: "cache", provider_id: "openai" });
+    expect(receipt.usage).toMatchObject({ counted_by: "cache_hit", input_tokens: 0, output_tokens: 0 });
+    expect(receipt.charge).toBe(hit.headers.get("x-pod-cost-microunits"));
+    expect(BigInt(receipt.charge)).toBeGreaterThan(0n);
+    expect(receipt.host_share).toBe("0");
+
+    // Streamed, the hit ends with its receipt as the last SSE comment, over the bytes before it.
+    const streamed = await cached({ stream: true });
+    expect(streamed.headers.get("x-pod-cache")).toBe("hit");
+    expect(streamed.headers.get("x-pod-receipt")).toBeNull();
+    const { jws, covered } = streamReceipt(await streamed.text());
+    expect(covered).toContain("data: [DONE]");
+    const streamedReceipt = await verifiedReceipt(gateway.baseUrl, jws, {
+      requestId: streamed.headers.get("x-request-id") ?? "",
+      responseBody: covered,
+    });
+    expect(streamedReceipt.source.route).toBe("cache");
+  });
+
   it("another token cannot fetch a receipt by its request id", async () => {
     const response = await chat({ model: "gpt-4o-mini", messages: [{ role: "user", content: "mine" }] });
     await response.text();

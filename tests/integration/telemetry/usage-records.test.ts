@@ -126,6 +126,42 @@ describe("usage records", () => {
     expect(receipt.usage.output_tokens).toBe(record?.usage.output_tokens);
   });
 
+  it("records a response-cache hit too: route cache, nothing counted, the hit's price, its receipt", async () => {
+    const receiver = await webhook();
+    gateway = await startTestGateway({
+      env: {
+        USAGE_RECORDS_WEBHOOK_URL: receiver.url,
+        USAGE_RECORDS_WEBHOOK_SECRET: secret,
+        USAGE_RECORDS_DELAY_MS: "0",
+      },
+    });
+    const token = await gateway.createFundedToken(5_000_000n);
+    const cached = () =>
+      fetch(`${gateway?.baseUrl}/proxy/${token}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-pod-cache": "on" },
+        body: JSON.stringify({
+          model: "gpt-4o-mini",
+          temperature: 0,
+          messages: [{ role: "user", content: prompt }],
+        }),
+      });
+    await (await cached()).text();
+    const hit = await cached();
+    await hit.text();
+    expect(hit.headers.get("x-pod-cache")).toBe("hit");
+    const requestId = hit.headers.get("x-request-id") ?? "";
+    await until(
+      () => recordsIn(receiver).some((record) => record.request_id === requestId),
+      "the hit's record",
+    );
+    const record = recordsIn(receiver).find((entry) => entry.request_id === requestId);
+    expect(record).toMatchObject({ route: "cache", provider_id: "openai", host_share_microunits: "0" });
+    expect(record?.usage).toMatchObject({ counted_by: "cache_hit", input_tokens: 0, output_tokens: 0 });
+    expect(record?.charge_microunits).toBe(hit.headers.get("x-pod-cost-microunits"));
+    expect(record?.receipt).toBe(hit.headers.get("x-pod-receipt"));
+  });
+
   it("carries the request and the answer only when USAGE_RECORDS_CONTENT=on", async () => {
     const receiver = await webhook();
     gateway = await startTestGateway({
