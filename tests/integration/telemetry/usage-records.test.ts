@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -308,7 +308,8 @@ describe("usage records", () => {
       block.meta.includes("usage-receiver.mjs"),
     );
     expect(code).toBeDefined();
-    const file = join(mkdtempSync(join(tmpdir(), "usage-receiver-")), "usage-receiver.mjs");
+    const dir = mkdtempSync(join(tmpdir(), "usage-receiver-"));
+    const file = join(dir, "usage-receiver.mjs");
     writeFileSync(file, code?.code ?? "");
     const port = await freePort();
     const child = spawn(process.execPath, [file], {
@@ -323,7 +324,10 @@ describe("usage records", () => {
     receivers.push({
       close: () =>
         new Promise<void>((resolve) => {
-          child.once("exit", () => resolve());
+          child.once("exit", () => {
+            rmSync(dir, { recursive: true, force: true });
+            resolve();
+          });
           child.kill();
         }),
     });
