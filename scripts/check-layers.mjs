@@ -34,6 +34,7 @@ const floors = [
     "lib/collect-startup-garbage",
     "lib/verification",
     "lib/telemetry",
+    "lib/plain-headers",
   ],
   // settings, storage, logging, the wire formats; the agent (a separate process: contracts only, see `rules`)
   ["lib/env", "lib/db", "lib/dialects", "lib/log", "agent"],

@@ -1,3 +1,5 @@
+import { PlainHeaders } from "../plain-headers";
+
 /**
  * A Response whose body is a string already in memory. server.ts writes `bufferedText`
  * straight to node:http; anyone else reading `body` gets a stream made on demand. A web
@@ -6,10 +8,17 @@
  */
 export class BufferedResponse extends Response {
   readonly bufferedText: string;
+  readonly #headers: PlainHeaders;
 
   constructor(text: string, init: { status: number; headers: Record<string, string> }) {
-    super(null, init);
+    super(null, { status: init.status });
     this.bufferedText = text;
+    this.#headers = PlainHeaders.fromWritten(init.headers);
+  }
+
+  /** The handler's record as it wrote it (plain-headers.ts: no undici Headers per answer). */
+  override get headers(): Headers {
+    return this.#headers;
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {

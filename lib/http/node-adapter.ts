@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { PlainHeaders } from "../plain-headers";
 import type { ApiRequest } from "./api-request";
 import { BufferedRequest, readDeclaredBody } from "./buffered-request";
 import { BufferedResponse } from "./buffered-response";
 import { clientIpHeader } from "./client-ip";
-import { NodeRequestHeaders } from "./node-request-headers";
 import { type ChunkSource, StreamedResponse } from "./streamed-response";
 
 /** Resolves when the socket can take more, or is gone. */
@@ -61,7 +61,7 @@ export async function toApiRequest(
   const forwarded = options.trustProxy
     ? (incoming.headersDistinct["x-forwarded-for"]?.[0]?.split(",")[0]?.trim() ?? undefined)
     : undefined;
-  const headers = new NodeRequestHeaders(incoming.headersDistinct, {
+  const headers = new PlainHeaders(incoming.headersDistinct, {
     [clientIpHeader]: forwarded || (incoming.socket.remoteAddress ?? "unknown"),
   });
   const method = incoming.method ?? "GET";
@@ -85,8 +85,7 @@ export async function toApiRequest(
   } as RequestInit);
 }
 
-/** Writes a web Response to node:http, streaming the body and stopping if the client leaves. */
-export async function sendWebResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+function webHeaders(response: Response): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     if (name === "set-cookie") return;
@@ -94,6 +93,13 @@ export async function sendWebResponse(response: Response, outgoing: ServerRespon
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
+  return headers;
+}
+
+/** Writes a web Response to node:http, streaming the body and stopping if the client leaves. */
+export async function sendWebResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+  const headers =
+    response.headers instanceof PlainHeaders ? response.headers.toRecord() : webHeaders(response);
   if (response instanceof BufferedResponse) {
     headers["content-length"] = String(Buffer.byteLength(response.bufferedText));
     outgoing.writeHead(response.status, headers);

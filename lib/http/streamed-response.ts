@@ -1,3 +1,5 @@
+import { PlainHeaders } from "../plain-headers";
+
 /** Chunks produced on demand, with the two ways a consumer can stop them early. */
 export interface ChunkSource extends AsyncIterable<Uint8Array> {
   /** The client went away: stop now, even while waiting for the next chunk. */
@@ -35,10 +37,17 @@ export function webStreamOf(
 export class StreamedResponse extends Response {
   readonly source: ChunkSource;
   #web: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+  readonly #headers: PlainHeaders;
 
   constructor(source: ChunkSource, init: { status: number; headers: Record<string, string> }) {
-    super(null, init);
+    super(null, { status: init.status });
     this.source = source;
+    this.#headers = PlainHeaders.fromWritten(init.headers);
+  }
+
+  /** The handler's record as it wrote it (plain-headers.ts: no undici Headers per answer). */
+  override get headers(): Headers {
+    return this.#headers;
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {

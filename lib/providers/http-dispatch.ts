@@ -1,6 +1,7 @@
 import { Agent, request } from "undici";
 import type { Dialect } from "../dialects/dialect";
 import { upstreamFormats } from "../dialects/wire-format";
+import { PlainHeaders } from "../plain-headers";
 import { injectTraceContext } from "../telemetry/tracing";
 import type { DispatchOptions } from "./candidate";
 import { NodeBodyResponse } from "./node-body-response";
@@ -56,15 +57,10 @@ async function postUpstream(
     signal: init.signal,
     dispatcher: upstreamAgent,
   });
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(upstream.headers)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, value);
-  }
   const noBody = upstream.statusCode === 204 || upstream.statusCode === 304;
   if (noBody) {
     upstream.body.resume();
-    return new Response(null, { status: upstream.statusCode, headers });
+    return new Response(null, { status: upstream.statusCode, headers: new PlainHeaders(upstream.headers) });
   }
-  return new NodeBodyResponse(upstream.body, { status: upstream.statusCode, headers });
+  return new NodeBodyResponse(upstream.body, { status: upstream.statusCode, headers: upstream.headers });
 }

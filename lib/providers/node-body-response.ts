@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import { type HeaderRecord, PlainHeaders } from "../plain-headers";
 
 /**
  * An upstream answer whose body is still the node stream undici handed over. Turning it
@@ -9,10 +10,17 @@ import { Readable } from "node:stream";
 export class NodeBodyResponse extends Response {
   readonly nodeBody: Readable;
   #web: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+  readonly #headers: PlainHeaders;
 
-  constructor(nodeBody: Readable, init: { status: number; headers: Headers }) {
-    super(null, init);
+  /** `headers`: as undici parsed them (lower-case names), read in place (plain-headers.ts). */
+  constructor(nodeBody: Readable, init: { status: number; headers: HeaderRecord }) {
+    super(null, { status: init.status });
     this.nodeBody = nodeBody;
+    this.#headers = new PlainHeaders(init.headers);
+  }
+
+  override get headers(): Headers {
+    return this.#headers;
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { NodeRequestHeaders } from "./node-request-headers";
+import { PlainHeaders } from "./plain-headers";
 
 /** What a real node:http server parses from these raw header lines. */
 async function parsedFrom(lines: string[]): Promise<IncomingMessage> {
@@ -36,7 +36,7 @@ function webHeadersOf(incoming: IncomingMessage, own: Record<string, string>): H
   return headers;
 }
 
-describe("NodeRequestHeaders", () => {
+describe("PlainHeaders", () => {
   it("reads what a web Headers of the same request reads, repeated, oddly cased and forged headers included", async () => {
     const incoming = await parsedFrom([
       "Authorization: Bearer first",
@@ -53,7 +53,7 @@ describe("NodeRequestHeaders", () => {
       "constructor: not-a-prototype",
     ]);
     const own = { "x-pod-client-ip": "127.0.0.1" };
-    const fast = new NodeRequestHeaders(incoming.headersDistinct, own);
+    const fast = new PlainHeaders(incoming.headersDistinct, own);
     const web = webHeadersOf(incoming, own);
     const names = [
       "authorization",
@@ -84,7 +84,7 @@ describe("NodeRequestHeaders", () => {
 
   it("set, append and delete read back as on a web Headers", async () => {
     const incoming = await parsedFrom(["X-One: 1", "X-Two: 2"]);
-    const fast = new NodeRequestHeaders(incoming.headersDistinct, {});
+    const fast = new PlainHeaders(incoming.headersDistinct, {});
     const web = webHeadersOf(incoming, {});
     for (const headers of [fast, web]) {
       headers.set("X-One", "uno");
@@ -98,5 +98,31 @@ describe("NodeRequestHeaders", () => {
       seen.push(`${name}=${value}`);
     });
     expect(seen).toEqual(["x-one=uno", "x-three=tres", "x-two=2, dos"]);
+  });
+
+  it("reads an answer's record (undici's strings and arrays, a handler's names in any case) and writes it back whole", () => {
+    const upstream = new PlainHeaders({
+      "content-type": "application/json",
+      "set-cookie": ["a=1", "b=2"],
+      "x-repeated": ["one", "two"],
+      "x-empty": [],
+    });
+    expect(upstream.get("Content-Type")).toBe("application/json");
+    expect(upstream.get("x-repeated")).toBe("one, two");
+    expect(upstream.has("x-empty")).toBe(false);
+    expect(upstream.getSetCookie()).toEqual(["a=1", "b=2"]);
+    const written = PlainHeaders.fromWritten({ "Content-Type": "text/plain", "X-Request-Id": "req_1" });
+    written.set("Access-Control-Allow-Origin", "*");
+    written.delete("x-request-id");
+    const web = new Headers({ "Content-Type": "text/plain", "X-Request-Id": "req_1" });
+    web.set("Access-Control-Allow-Origin", "*");
+    web.delete("x-request-id");
+    expect([...written]).toEqual([...web]);
+    expect(written.toRecord()).toEqual({ "content-type": "text/plain", "access-control-allow-origin": "*" });
+    expect(upstream.toRecord()).toEqual({
+      "content-type": "application/json",
+      "x-repeated": "one, two",
+      "set-cookie": ["a=1", "b=2"],
+    });
   });
 });
