@@ -14,10 +14,18 @@ function uptime(since: string, now: number): string {
   return `${Math.floor(hours / 24)} days`;
 }
 
+/** "last seen 3 min ago", or "never seen": when the gateway last heard the agent. */
+function lastSeen(at: string | null, now: number): string {
+  return at === null
+    ? "never seen"
+    : `last seen ${uptime(at, now)} ago (${at.slice(0, 16).replace("T", " ")} UTC)`;
+}
+
 /**
- * The host's connected agent as routing sees it: version, uptime, throughput, and per model the
- * price and the slots free right now. Read from the gateway's marketplace registry, so it is
- * what callers are routed to, not what the agent believes.
+ * The host's agent as routing sees it: its live state (connected, stalled, offline) and when it
+ * was last heard, version, uptime, throughput, and per model the price and the slots free right
+ * now. Read from the gateway's marketplace registry, so it is what callers are routed to, not
+ * what the agent believes.
  */
 export function AgentCard({ agent, status, now }: { agent: HostAgent; status: string; now: number }) {
   return (
@@ -25,13 +33,22 @@ export function AgentCard({ agent, status, now }: { agent: HostAgent; status: st
       <h2 id="agent-title">Agent</h2>
       {!agent.connected ? (
         <p className="dash-muted" data-testid="agent-summary">
-          No agent connected. Start it on the host with <code>pod-agent run</code>; it appears here within a
-          few seconds of announcing its models (see <a href="/docs/providers/agent">the agent</a>).
+          <strong>Offline</strong>, {lastSeen(agent.last_seen_at, now)}: no job reaches this host. Start the
+          agent on the host with <code>pod-agent run</code>; it appears here within a few seconds of
+          announcing its models (see <a href="/docs/providers/agent">the agent</a>).
         </p>
       ) : (
         <>
+          {agent.stalled ? (
+            <p data-testid="agent-stalled">
+              <strong>Stalled</strong> since {agent.stalled.since.slice(0, 19).replace("T", " ")} UTC: its
+              last job broke ({agent.stalled.detail}) and none has completed since. Callers are failed over to
+              other sources, and broken jobs demote, then exclude the host.
+            </p>
+          ) : null}
           <p data-testid="agent-summary">
-            Connected: pod-agent {agent.agent_version ?? "(version not sent)"}
+            {agent.stalled ? "Connected but stalled" : "Connected"}, {lastSeen(agent.last_seen_at, now)}:
+            pod-agent {agent.agent_version ?? "(version not sent)"}
             {agent.connected_at ? `, up ${uptime(agent.connected_at, now)}` : ""},{" "}
             {agent.tokens_per_second > 0
               ? `${agent.tokens_per_second} tokens/s`

@@ -118,7 +118,12 @@ export function ProviderPanel() {
       <ProviderStats data={data} />
       <BondCard token={token} data={data} onChange={() => void refresh(token)} />
       <AgentCard agent={data.agent} status={data.profile.status} now={now} />
-      <TrustCard reputation={data.profile.reputation} connected={data.agent.connected} />
+      <TrustCard
+        reputation={data.profile.reputation}
+        events={data.profile.trust_events}
+        status={data.profile.status}
+        agent={data.agent.state}
+      />
       {data.listings.length === 0 ? null : <ListingsCard data={data} />}
       <EarningsChart data={data} />
       <EarningsTable
@@ -142,8 +147,8 @@ function ProviderStats({ data }: { data: ProviderData }) {
       id: "status",
       label: "Status",
       value:
-        data.profile.status === "active" && !data.agent.connected
-          ? "active, agent offline"
+        data.profile.status === "active" && data.agent.state !== "connected"
+          ? `active, agent ${data.agent.state}`
           : data.profile.status,
     },
     { id: "balance", label: "Earnings balance", value: money(data.balance.usdc_balance) },

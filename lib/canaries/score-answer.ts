@@ -234,7 +234,8 @@ export async function scoreServedAnswer(
     events.push({
       kind: "answer_substitution",
       detail: `answers for ${model.id} are not consistent with the model: the detector reached ${step.statistic.toFixed(1)} (threshold ${check.threshold}, false-alarm bound ${settings.falseAlarm} over ${settings.horizon} checked answers) after ${step.state.checked} checked answers`,
-      requestId: job.requestId,
+      // A canary's request id would tell the host which of its jobs was one.
+      ...(origin.kind === "real" ? { requestId: job.requestId } : {}),
       evidence: { model: model.id, reference: reference.providerId, last_check: check },
     });
   await noteTrustEvents(app, host.providerId, events);

@@ -14,6 +14,7 @@ import type { TrustServices } from "../trust/trust-services";
 import { bindAgent } from "./agent-binding";
 import { reviewCapabilities } from "./agent-capabilities";
 import { AgentJobs, type JobViolation } from "./agent-jobs";
+import { AgentLastSeen } from "./agent-last-seen";
 import { decodeAgentPubkey, newAuthNonce, verifyNonceSignature } from "./agent-signature";
 import type { AgentConnectionHandle, MarketplaceRegistry } from "./registry";
 
@@ -39,6 +40,7 @@ const maxStrayViolations = 3;
  */
 export function attachProviderSocket(server: Server, app: MarketplaceServices): () => void {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: maxFrameBytes });
+  const lastSeen = new AgentLastSeen(app.database.db);
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const pathname = (request.url ?? "/").split("?")[0];
     if (pathname !== providerConnectPath) {
@@ -46,7 +48,7 @@ export function attachProviderSocket(server: Server, app: MarketplaceServices): 
       return;
     }
     sockets.handleUpgrade(request, socket, head, (ws) => {
-      runAgentSession(app, ws);
+      runAgentSession(app, ws, lastSeen);
     });
   };
   server.on("upgrade", onUpgrade);
@@ -61,7 +63,7 @@ function send(ws: WebSocket, message: GatewayMessage): void {
   if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
 }
 
-function runAgentSession(app: MarketplaceServices, ws: WebSocket): void {
+function runAgentSession(app: MarketplaceServices, ws: WebSocket, lastSeen: AgentLastSeen): void {
   const nonce = newAuthNonce();
   const { registry } = app.routing;
   let providerId: string | undefined;
@@ -186,10 +188,12 @@ function runAgentSession(app: MarketplaceServices, ws: WebSocket): void {
           },
         });
         reannouncing = false;
+        lastSeen.seen(providerId, true);
         return;
       }
       case "heartbeat":
         handle?.heartbeat(message.tokens_per_sec_p50);
+        lastSeen.seen(providerId);
         return;
       case "job_chunk":
         jobs.chunk(message.job_id, Buffer.from(message.data, "base64"), message.status, message.content_type);
@@ -224,6 +228,7 @@ function runAgentSession(app: MarketplaceServices, ws: WebSocket): void {
   ws.on("close", () => {
     clearTimeout(authTimer);
     if (!replaced) handle?.disconnect();
+    if (providerId && handle) lastSeen.closed(providerId);
     jobs.failAll("the provider agent disconnected");
     if (providerId) log.info("provider agent disconnected", { provider: providerId });
   });

@@ -174,7 +174,11 @@ describe.skipIf(!hasChromium)("dashboard: a new operator's first hour on the pro
       .getByText("Jobs are routed to it once the host is active")
       .waitFor();
     await expect(page.getByTestId("agent-summary").textContent()).resolves.toMatch(
-      /^Connected: pod-agent 0\.1\.0, up \d+ s/,
+      /^Connected, last seen \d+ s ago \([\d-]+ [\d:]+ UTC\): pod-agent 0\.1\.0, up \d+ s/,
+    );
+    // A pending host is not routed, whatever its standing: its trust card does not say "routed as usual".
+    await expect(page.getByTestId("trust-summary").textContent()).resolves.toMatch(
+      /^Good standing: not routed until its bond is seen and the host is active\./,
     );
     await expect(page.getByTestId("agent-models").locator("tbody tr").first().textContent()).resolves.toBe(
       "gpt-4o-mini$0.10$0.402 of 2",
@@ -255,6 +259,21 @@ describe.skipIf(!hasChromium)("dashboard: a new operator's first hour on the pro
     );
     await expect(solana.getTokenBalance(walletAddress, solana.usdcMint)).resolves.toBe(10_001_000n);
     await shoot(page, "dashboard-provider-desktop");
+    await page.getByTestId("trust-summary").filter({ hasText: "Good standing: routed as usual." }).waitFor();
+
+    // The agent stops: within a refresh the page reads offline and when it was last seen, and
+    // neither the status nor the trust card says the host is served.
+    await agent.stop();
+    agents.splice(agents.indexOf(agent), 1);
+    await page
+      .locator('[data-stat="status"] .dash-stat__value', { hasText: "active, agent offline" })
+      .waitFor({ timeout: 20_000 });
+    await expect(page.getByTestId("agent-summary").textContent()).resolves.toMatch(
+      /^Offline, last seen \d+ s ago \([\d-]+ [\d:]+ UTC\): no job reaches this host/,
+    );
+    await expect(page.getByTestId("trust-summary").textContent()).resolves.toMatch(
+      /^Good standing: not routed while no agent is connected\./,
+    );
     expect(watched.errors.filter((line) => !/status of 401 /.test(line))).toEqual([]);
     await watched.context.close();
 
@@ -279,7 +298,9 @@ describe.skipIf(!hasChromium)("dashboard: a new operator's first hour on the pro
     const { page } = watched;
     await signIn(page, gateway.baseUrl, host.hostToken);
     await page.getByText("No Solana wallet in this browser.").waitFor();
-    await expect(page.getByTestId("agent-summary").textContent()).resolves.toMatch(/^No agent connected/);
+    await expect(page.getByTestId("agent-summary").textContent()).resolves.toMatch(
+      /^Offline, never seen: no job reaches this host/,
+    );
     await shoot(page, "dashboard-provider-pending-phone-dark");
 
     const output = await podAgent([

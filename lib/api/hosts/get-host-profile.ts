@@ -2,7 +2,7 @@ import type { HostProfile } from "@pod-gateway/contracts/host-api";
 import { depositInstructions, solanaDepositSettings } from "../../deposits/solana/deposit-config";
 import { bondHeld, bondView } from "../../hosts/bond";
 import { jsonResponse } from "../../http/responses";
-import { hostReputationView } from "../../trust/trust-view";
+import { hostReputationView, hostTrustEventsView } from "../../trust/trust-view";
 import type { ApiCall } from "../route-definition";
 
 /** GET /v1/host/profile – the calling host's status, bond instructions and enrolment code. */
@@ -27,7 +27,8 @@ export async function getHostProfile({ app, principal: host }: ApiCall<"host">):
           : { enabled: false, reason: chain.reason },
       },
       // How the gateway's checks see this host, and what routing does about it.
-      reputation: await hostReputationView(app.database.db, host.id),
+      reputation: await hostReputationView(app.database.db, host.id, host.status),
+      trust_events: await hostTrustEventsView(app.database.db, host.id),
       metadata: { enrollment_code: host.enrollmentCode },
     } satisfies HostProfile,
     200,

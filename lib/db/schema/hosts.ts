@@ -24,6 +24,11 @@ export const hosts = pgTable(
     status: text("status").notNull().default("pending"),
     /** The provider agent's Ed25519 public key (base64), bound at its first connection with the enrollment code. */
     agentPubkey: text("agent_pubkey").unique(),
+    /**
+     * When the gateway last heard the host's agent (its connection, a heartbeat, its goodbye),
+     * written at most every half minute: the provider page's "last seen" once the agent is gone.
+     */
+    agentLastSeenAt: timestamp("agent_last_seen_at", { withTimezone: true }),
     /** Earliest enrolment wins price ties. */
     enrolledAt: timestamp("enrolled_at", { withTimezone: true }).notNull().defaultNow(),
     activatedAt: timestamp("activated_at", { withTimezone: true }),

@@ -24,6 +24,20 @@ export const hostReputationSchema = z.object({
 });
 export type HostReputation = z.infer<typeof hostReputationSchema>;
 
+/**
+ * One observation on the host's trust record, as the host sees it: what was found and the
+ * evidence's figures. Canary verdicts are not among them (a host that could find its canaries
+ * among its jobs could learn to tell them): their counts are in the reputation.
+ */
+export const hostTrustEventSchema = z.object({
+  kind: z.string(),
+  detail: z.string(),
+  created_at: z.string(),
+  request_id: z.string().nullable(),
+  evidence: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])),
+});
+export type HostTrustEvent = z.infer<typeof hostTrustEventSchema>;
+
 /** GET /v1/host/profile. */
 export const hostProfileSchema = z.object({
   provider_id: z.string(),
@@ -45,6 +59,8 @@ export const hostProfileSchema = z.object({
     solana: z.union([solanaOptionsSchema, disabledOptionSchema]),
   }),
   reputation: hostReputationSchema,
+  /** The newest observations on the host's record (at most 20), with their evidence. */
+  trust_events: z.array(hostTrustEventSchema),
   metadata: z.object({ enrollment_code: z.string() }),
 });
 export type HostProfile = z.infer<typeof hostProfileSchema>;
@@ -142,6 +158,16 @@ export const hostAgentModelSchema = z.object({
 /** GET /v1/host/agent: the host's connected agent as routing sees it. */
 export const hostAgentSchema = z.object({
   connected: z.boolean(),
+  /**
+   * `connected`: heard within the heartbeat timeout, its jobs completing; `stalled`: connected,
+   * but the last job it took broke (no first chunk in time, a stall, a cut answer) and none has
+   * completed since; `offline`: no live connection.
+   */
+  state: z.enum(["connected", "stalled", "offline"]),
+  /** When the gateway last heard the agent (a heartbeat, its connection, its goodbye), or null if never. */
+  last_seen_at: z.string().nullable(),
+  /** While `stalled`: the broken job that made it so. */
+  stalled: z.object({ since: z.string(), kind: z.string(), detail: z.string() }).nullable(),
   agent_version: z.string().nullable(),
   connected_at: z.string().nullable(),
   tokens_per_second: z.number(),

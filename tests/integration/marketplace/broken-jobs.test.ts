@@ -1,6 +1,8 @@
+import { type HostAgent, hostAgentSchema, hostProfileSchema } from "@pod-gateway/contracts/host-api";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { hostTrustEvents } from "../../../lib/db/schema";
+import { hosts, hostTrustEvents } from "../../../lib/db/schema";
+import { performanceKey } from "../../../lib/routing/source-performance";
 import type { RunningAgent } from "../../helpers/agent-process";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway";
 import { connectHostileHost } from "../../helpers/hostile-host";
@@ -100,6 +102,40 @@ describe("hosts that break the jobs they accept", () => {
     expect(profile.reputation.standing).toBe("excluded");
     expect(profile.reputation.broken_jobs_1h).toBeGreaterThanOrEqual(5);
     expect(profile.reputation.reasons.join(" ")).toMatch(/broken/);
+    // Routing's measured figures count the misses too: a success rate of 0 and the misses as errors.
+    const figures = gateway.app.routing.performance.figures(performanceKey(host.providerId, "gpt-4o-mini"));
+    expect(figures.successRate).toBe(0);
+    expect(figures.recentErrors.length).toBeGreaterThanOrEqual(3);
+
+    // The provider page's API tells the truth: connected but stalled, the misses with their evidence.
+    const agentView = () =>
+      host.call("GET", "/v1/host/agent").then((response) => response.json() as Promise<HostAgent>);
+    const stalled = hostAgentSchema.parse(await agentView());
+    expect(stalled).toMatchObject({
+      connected: true,
+      state: "stalled",
+      stalled: { kind: "first_chunk_missed" },
+    });
+    expect(Date.parse(stalled.last_seen_at ?? "")).toBeGreaterThan(Date.now() - 10_000);
+    const withRecord = hostProfileSchema.parse(await (await host.call("GET", "/v1/host/profile")).json());
+    expect(withRecord.reputation.routing).toBe("not routed");
+    const misses = withRecord.trust_events.filter((event) => event.kind === "first_chunk_missed");
+    expect(misses.length).toBeGreaterThanOrEqual(5);
+    expect(misses[0]?.detail).toMatch(/first chunk/);
+    // Stopped: offline, last seen when it left (kept on the host's row), never "connected".
+    const [agent] = processes.splice(0);
+    await agent?.stop();
+    await expect.poll(async () => (await agentView()).state).toBe("offline");
+    const offline = hostAgentSchema.parse(await agentView());
+    expect(offline.connected).toBe(false);
+    expect(Date.parse(offline.last_seen_at ?? "")).toBeGreaterThanOrEqual(
+      Date.parse(stalled.last_seen_at ?? ""),
+    );
+    const [row] = await gateway.app.database.db
+      .select({ seen: hosts.agentLastSeenAt })
+      .from(hosts)
+      .where(eq(hosts.id, host.providerId));
+    expect(row?.seen?.toISOString()).toBe(offline.last_seen_at);
   });
 
   it.each([
@@ -116,5 +152,9 @@ describe("hosts that break the jobs they accept", () => {
       .poll(async () => (await record(host.providerId)).map((event) => event.kind))
       .toContain(plan.kind);
     await expect.poll(() => gateway.balanceOf(token).then((balance) => balance.held)).toBe(0n);
+    // Routing's measured figures have the broken answer as a failure.
+    const figures = gateway.app.routing.performance.figures(performanceKey(host.providerId, "gpt-4o-mini"));
+    expect(figures.successRate).toBe(0);
+    expect(figures.recentErrors.length).toBe(1);
   });
 });

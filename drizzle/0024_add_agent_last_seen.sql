@@ -1,0 +1,1 @@
+ALTER TABLE "hosts" ADD COLUMN "agent_last_seen_at" timestamp with time zone;
