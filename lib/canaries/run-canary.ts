@@ -19,7 +19,7 @@ import type { RoutingServices } from "../routing/routing-state";
 import { inNewTrace } from "../telemetry/tracing";
 import { corpusEntries, corpusTurn, inventedTexts, inventionPrompt } from "./canary-texts";
 import { fillShape, JobShapes, type TextSlot, textSlots } from "./job-shapes";
-import { scoreServedAnswer, todaySpent, verificationBudget } from "./score-answer";
+import { noteVerificationSpend, scoreServedAnswer, todaySpent, verificationBudget } from "./score-answer";
 
 /** What a canary reads: the routing state to pick the host, and what serving a held request reads. */
 export type CanaryServices = RoutingServices & ServingServices;
@@ -48,6 +48,7 @@ async function canaryAccount(app: CanaryServices): Promise<bigint> {
       ],
     }),
   );
+  noteVerificationSpend(topUpAmount);
   return account;
 }
 

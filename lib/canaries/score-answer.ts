@@ -51,8 +51,14 @@ const unscorableFields = [
 /** Kinds whose evidence carries the detector's state after them. */
 const detectorKinds = ["answer_checked", "canary_pass", "canary_fail"];
 
-/** Scoring spent by this process today, against VERIFY_DAILY_BUDGET_MICROUNITS. */
+/** Verification spent by this process today (scoring, canary top-ups), against VERIFY_DAILY_BUDGET_MICROUNITS. */
 const spent = { day: "", microunits: 0n };
+
+/** Counts money moved out of the verification budget today (a canary caller's top-up). */
+export function noteVerificationSpend(microunits: bigint): void {
+  todaySpent();
+  spent.microunits += microunits;
+}
 
 export function todaySpent(): bigint {
   const day = new Date().toISOString().slice(0, 10);
