@@ -11,7 +11,9 @@ const ledgerMeanings: Record<string, string> = {
 
 const sourceMeanings: Record<Difference["source"], string> = {
   ledger: "the books disagree with themselves",
-  stripe: "Stripe's record of this card session and the credit the ledger booked for it differ",
+  credits: "a token was credited with no payment, deposit or logged operator action behind it",
+  stripe:
+    "Stripe's record of this card payment (or a charge or refund Stripe lists) and what the ledger booked for it differ",
   solana: "the chain's record of this transfer and what the ledger booked for it differ",
   base: "Base's record of this transfer and what the ledger booked for it differ",
 };

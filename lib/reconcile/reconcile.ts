@@ -4,15 +4,18 @@ import { readUpstreamExcess } from "../ledger/upstream-excess";
 import { verifyLedger } from "../ledger/verify-ledger";
 import type { Services } from "../services";
 import type { Difference } from "./core/difference";
+import { reconcileCredits } from "./core/reconcile-credits";
 import type { ReconcileReport } from "./core/reconcile-report";
 import { baseReceiptsOf, reconcileBase } from "./evm/reconcile-base";
 import { reconcileSolana, solanaReceiptsOf } from "./solana/reconcile-solana";
 import { reconcileStripe } from "./stripe/reconcile-stripe";
+import { stripeToLedger } from "./stripe/stripe-to-ledger";
 
 /**
  * Matches the ledger against its sources: the books themselves (every transaction balanced,
- * every balance and `held` equal to its entries and holds), Stripe (card credits, refunds and
- * disputes per session), Solana (deposit, payout and x402 payment receipts, and every USDC
+ * every balance and `held` equal to its entries and holds), every credit to a token against
+ * its external record, Stripe both ways (card credits, refunds and disputes per session and
+ * auto top-up charge; every charge and refund Stripe lists is one of the gateway's payments), Solana (deposit, payout and x402 payment receipts, and every USDC
  * departure from the payout wallet) and Base (deposit and x402 payment receipts). Every
  * unexplained difference is reported to the microunit; an empty list means the books agree. A
  * source that cannot be read is named in `unreadable`, and proves nothing. Beside them, the
@@ -36,8 +39,14 @@ export async function reconcile(app: Services & Pick<LedgerServices, "leases">):
       detail: `${problem.kind}: ${problem.detail}`,
     });
 
+  await compare(report, "credits", () => reconcileCredits(db));
+
   const card = cardSettings(app.env);
-  if (card.enabled) await compare(report, "stripe", () => reconcileStripe(db, card.stripe));
+  if (card.enabled)
+    await compare(report, "stripe", async () => [
+      ...(await reconcileStripe(db, card.stripe)),
+      ...(await stripeToLedger(db, card.stripe)),
+    ]);
   else report.skipped.push(`stripe: ${card.reason}`);
 
   const solana = await solanaReceiptsOf(app.env);

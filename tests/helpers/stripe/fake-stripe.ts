@@ -112,6 +112,11 @@ export interface FakeStripe {
   dispute(sessionId: string, amount?: number): Promise<WebhookDelivery>;
   /** Decides the last dispute opened on a session's charge; delivers charge.dispute.closed. */
   closeDispute(sessionId: string, status: "won" | "lost"): Promise<WebhookDelivery>;
+  /**
+   * A charge taken outside the gateway (by hand in Stripe's dashboard, another integration on
+   * the same keys): no session, no event; listed by `GET /v1/charges`. Returns its payment intent.
+   */
+  chargeOutside(amountCents: number): string;
   close(): Promise<void>;
 }
 
@@ -164,7 +169,13 @@ interface LineItemForm {
 
 export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeStripe> {
   const sessions = new Map<string, FakeCheckoutSession>();
-  const charges = new Map<string, { id: string; paymentIntent: string; amount: number; refunded: number }>();
+  const charges = new Map<
+    string,
+    { id: string; paymentIntent: string; amount: number; refunded: number; created: number }
+  >();
+  /** Refund objects, as `GET /v1/refunds` lists them. */
+  const refunds: { id: string; charge: string; paymentIntent: string; amount: number; created: number }[] =
+    [];
   const customers = new Map<string, Record<string, unknown>>();
   const paymentMethods = new Map<string, { id: string; customer: string | null; card: FakeCard }>();
   const setupIntents = new Map<string, Record<string, unknown>>();
@@ -291,6 +302,19 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       payment_intent: charge.paymentIntent,
       receipt_url: `${origin}/receipts/${charge.id}`,
       status: "succeeded",
+      created: charge.created,
+    };
+  };
+
+  /** A list as Stripe's list endpoints answer it, newest first, `created[gte]` honoured. */
+  const list = (url: string, items: { created: number }[], query: Record<string, FormValue>) => {
+    const created = query.created;
+    const since = typeof created === "object" && !Array.isArray(created) ? Number(created.gte ?? 0) : 0;
+    return {
+      object: "list",
+      url,
+      has_more: false,
+      data: items.filter((item) => item.created >= since).reverse(),
     };
   };
 
@@ -349,7 +373,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       return { status: 402, body };
     }
     const chargeId = newStripeId("ch");
-    charges.set(intent.id, { id: chargeId, paymentIntent: intent.id, amount, refunded: 0 });
+    charges.set(intent.id, { id: chargeId, paymentIntent: intent.id, amount, refunded: 0, created: now() });
     intent.status = "succeeded";
     intent.amount_received = amount;
     intent.latest_charge = chargeId;
@@ -454,6 +478,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         paymentIntent: session.payment_intent,
         amount: session.amount_total,
         refunded: 0,
+        created: now(),
       });
       paymentIntents.set(session.payment_intent, {
         id: session.payment_intent,
@@ -575,6 +600,35 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         if (!method) return stripeError(response, 404, `No such PaymentMethod: '${methodMatch[1]}'`, "id");
         return json(response, 200, method);
       }
+      if (request.method === "GET" && path === "/v1/charges")
+        return json(
+          response,
+          200,
+          list(
+            "/v1/charges",
+            [...charges.values()].map((charge) => publicCharge(charge.id) as { created: number }),
+            body,
+          ),
+        );
+      if (request.method === "GET" && path === "/v1/refunds")
+        return json(
+          response,
+          200,
+          list(
+            "/v1/refunds",
+            refunds.map((refund) => ({
+              id: refund.id,
+              object: "refund",
+              amount: refund.amount,
+              charge: refund.charge,
+              payment_intent: refund.paymentIntent,
+              currency: "usd",
+              status: "succeeded",
+              created: refund.created,
+            })),
+            body,
+          ),
+        );
       // Every event, newest first, in one page: what reconciliation reads from Stripe's API.
       if (request.method === "GET" && path === "/v1/events")
         return json(response, 200, {
@@ -651,7 +705,15 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     deliver,
     async refund(sessionId, amount) {
       const { charge } = chargeOf(sessionId);
-      charge.refunded = Math.min(charge.amount, charge.refunded + (amount ?? charge.amount));
+      const refunded = Math.min(charge.amount, charge.refunded + (amount ?? charge.amount));
+      refunds.push({
+        id: newStripeId("re"),
+        charge: charge.id,
+        paymentIntent: charge.paymentIntent,
+        amount: refunded - charge.refunded,
+        created: now(),
+      });
+      charge.refunded = refunded;
       return sendEvent("charge.refunded", {
         id: charge.id,
         object: "charge",
@@ -685,6 +747,17 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         reason: "fraudulent",
         status: "needs_response",
       });
+    },
+    chargeOutside(amountCents) {
+      const intent = newStripeId("pi");
+      charges.set(intent, {
+        id: newStripeId("ch"),
+        paymentIntent: intent,
+        amount: amountCents,
+        refunded: 0,
+        created: now(),
+      });
+      return intent;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getSpendSummary } from "../../../lib/dashboard/queries";
 import { queryRows } from "../../../lib/db/client";
+import { ensureAccount } from "../../../lib/ledger/accounts";
+import { postTransaction } from "../../../lib/ledger/post-transaction";
 import { collectOpenReceivables } from "../../../lib/ledger/receivables";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { findToken } from "../../../lib/tokens/find-token";
@@ -266,5 +268,57 @@ describe("refunds and disputes during activity", () => {
       await restore();
     }
     expect((await reconcileOver(gateway)).reconciled).toBe(true);
+  }, 90_000);
+  it("reconciles both ways: a charge or refund Stripe lists that is no payment of the gateway, and a credit with no record, are differences", async () => {
+    expect((await reconcileOver(gateway)).reconciled).toBe(true);
+    const { accountId } = await cardFunded(5);
+    // Money taken on the same keys outside the gateway (by hand, another integration): $7, $2 of it refunded.
+    const outside = stripe.chargeOutside(700);
+    await stripe.refund(outside, 200);
+    // A token credited in the books with no payment, deposit or operator behind it.
+    const forged = await gateway.app.database.db.transaction(async (transaction) => {
+      const source = await ensureAccount(transaction, "external", "admin-credits");
+      return postTransaction(transaction, {
+        kind: "admin_credit",
+        idempotencyKey: "forged-credit",
+        metadata: { reason: "no operator" },
+        entries: [
+          { accountId: source, amount: -1_234n },
+          { accountId, amount: 1_234n },
+        ],
+      });
+    });
+    if (forged.type !== "posted") throw new Error("not posted");
+    const report = await reconcileOver(gateway);
+    expect(report.reconciled).toBe(false);
+    expect(report.checked).toEqual(expect.arrayContaining(["ledger", "credits", "stripe"]));
+    expect(report.differences).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          source: "stripe",
+          microunits: "5000000",
+          detail: expect.stringContaining(outside),
+        }),
+        expect.objectContaining({
+          source: "credits",
+          reference: `ledger transaction ${forged.transactionId}`,
+          microunits: "-1234",
+        }),
+      ]),
+    );
+    // The outside refund is in its charge's figure, not counted twice; nothing else differs.
+    expect(report.differences).toHaveLength(2);
+    expect(report.unexplained_microunits).toBe((5_000_000 + 1_234).toString());
+    const postgres = gateway.app.env.DATABASE_URL;
+    if (postgres) {
+      const run = await reconcileCommand({
+        DATABASE_URL: postgres,
+        STRIPE_SECRET_KEY: "sk_test_receivables",
+        STRIPE_WEBHOOK_SECRET: webhookSecret,
+        STRIPE_PUBLISHABLE_KEY: "pk_test_receivables",
+        STRIPE_API_BASE: stripe.apiBase,
+      });
+      expect(run.code).toBe(1);
+    }
   }, 90_000);
 });
