@@ -280,6 +280,54 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     await closeClean(watched);
   }, 240_000);
 
+  it("shows each model's sources with the figures GET /v1/models/{id}/endpoints lists", async () => {
+    // Streamed traffic, so the gateway has a time to first token and a speed to show.
+    for (let index = 0; index < 3; index += 1) {
+      const streamed = await fetch(`${gateway.baseUrl}/proxy/${caller}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "gpt-4o-mini",
+          max_tokens: 30,
+          stream: true,
+          messages: [{ role: "user", content: "figures [fake:tokens=25]" }],
+        }),
+      });
+      await streamed.text();
+    }
+    const listing = (await (await fetch(`${gateway.baseUrl}/v1/models/gpt-4o-mini/endpoints`)).json()) as {
+      data: {
+        endpoints: Array<{
+          tag: string;
+          uptime_last_30m: number | null;
+          performance: { requests: number; ttft_ms: number | null; tokens_per_second: number | null };
+        }>;
+      };
+    };
+    const served = listing.data.endpoints.filter((endpoint) => endpoint.performance.requests > 0);
+    expect(served.length).toBeGreaterThan(0);
+    const { page } = await device();
+    await signIn(page);
+    await page.goto(`${gateway.baseUrl}/dashboard/admin/catalog?q=gpt-4o-mini`);
+    await page.locator('li[data-model="gpt-4o-mini"] summary').click();
+    const table = page.locator('[data-sources-of="gpt-4o-mini"]');
+    const shown = (value: number | null, unit: string) => (value === null ? "–" : `${value} ${unit}`);
+    for (const endpoint of listing.data.endpoints) {
+      const row = table.locator(`tr[data-source="${endpoint.tag}"]`);
+      await expect
+        .poll(() => row.locator('[data-figure="ttft"]').textContent())
+        .toBe(shown(endpoint.performance.ttft_ms, "ms"));
+      expect(await row.locator('[data-figure="uptime"]').textContent()).toBe(
+        shown(endpoint.uptime_last_30m, "%"),
+      );
+      if (endpoint.performance.tokens_per_second !== null)
+        expect(await row.locator('[data-figure="throughput"]').textContent()).toBe(
+          `${endpoint.performance.tokens_per_second} tok/s`,
+        );
+    }
+    expect(served.some((endpoint) => endpoint.performance.ttft_ms !== null)).toBe(true);
+  }, 240_000);
+
   it("opens the excluded host, reads its evidence, and slashes it: the caller it served is refunded", async () => {
     const watched = await device();
     const { page } = watched;
