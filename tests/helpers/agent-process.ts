@@ -56,6 +56,8 @@ export function startHostileAgent(env: {
   model?: string;
   /** The `model-*` attacks: the share of jobs answered from the smaller model. */
   cheatRate?: number;
+  /** The `model-*` attacks: honest for this many jobs first. */
+  cheatAfter?: number;
 }): RunningAgent {
   return watchedProcess(["--import", "tsx", join(import.meta.dirname, "hostile-agent-process.ts")], {
     GATEWAY_URL: env.gatewayUrl,
@@ -63,6 +65,7 @@ export function startHostileAgent(env: {
     ATTACK: env.attack,
     ...(env.model ? { MODEL: env.model } : {}),
     ...(env.cheatRate === undefined ? {} : { CHEAT_RATE: String(env.cheatRate) }),
+    ...(env.cheatAfter === undefined ? {} : { CHEAT_AFTER: String(env.cheatAfter) }),
   });
 }
 

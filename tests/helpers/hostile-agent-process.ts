@@ -6,7 +6,8 @@
  * a typed frame and forge one field, so each lie is visible as such.
  *
  * Environment: GATEWAY_URL, ENROLLMENT_CODE, ATTACK (see `attacks`), MODEL, INPUT_PER_1M,
- * OUTPUT_PER_1M, CHEAT_RATE (the `model-*` attacks: the share of jobs answered from the smaller
+ * OUTPUT_PER_1M, CHEAT_AFTER (the `model-*` attacks: honest for this many jobs first), CHEAT_RATE
+ * (the `model-*` attacks: the share of jobs answered from the smaller
  * model). It prints `ready` once the gateway accepted its model.
  */
 import { generateKeyPairSync, sign } from "node:crypto";
@@ -144,7 +145,10 @@ function modelAnswer(job: JobMessage): AgentMessage[] {
   console.log(`frame ${JSON.stringify({ guess: guess ?? null, suspected, frame: job })}`);
   jobsServed += 1;
   const cheat =
-    attack !== "model-honest" && guess === undefined && Math.random() < Number(env.CHEAT_RATE ?? 1);
+    attack !== "model-honest" &&
+    guess === undefined &&
+    jobsServed > Number(env.CHEAT_AFTER ?? 0) &&
+    Math.random() < Number(env.CHEAT_RATE ?? 1);
   const answer = answerFrom(
     cheat ? smallerModel : referenceModel,
     messages,

@@ -13,7 +13,7 @@ export async function connectHostileHost(
   market: MarketplaceFixture,
   processes: RunningAgent[],
   attack: string,
-  options: { cheatRate?: number; name?: string } = {},
+  options: { cheatRate?: number; cheatAfter?: number; name?: string } = {},
 ): Promise<TestHost> {
   const host = await market.enroll(options.name === undefined ? {} : { name: options.name });
   const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
@@ -24,6 +24,7 @@ export async function connectHostileHost(
     enrollmentCode: profile.metadata.enrollment_code,
     attack,
     ...(options.cheatRate === undefined ? {} : { cheatRate: options.cheatRate }),
+    ...(options.cheatAfter === undefined ? {} : { cheatAfter: options.cheatAfter }),
   });
   processes.push(agent);
   await agent.waitFor("ready");

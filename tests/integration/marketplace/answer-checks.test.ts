@@ -123,6 +123,25 @@ describe("answer checks", () => {
       .toBe(1);
   });
 
+  it("a host that behaves until it is trusted, then answers from a smaller model, is excluded on the answers after its switch", async () => {
+    const host = await connectHostileHost(gateway, market, processes, "model-smaller", { cheatAfter: 12 });
+    const token = await gateway.createFundedToken(20_000_000n);
+    for (let index = 0; index < 12; index += 1) expect(await job(token, index)).toBe("marketplace");
+    // Twelve honest answers checked: trusted, in good standing.
+    await expect.poll(async () => (await events(host.providerId, "answer_checked")).length).toBe(12);
+    const trusted = (await events(host.providerId, "answer_checked")).map((check) => check.requestId);
+    expect(gateway.app.routing.reputation.standing(host.providerId)).toBe("good");
+    // Then it cheats on every job: what it banked buys it nothing (the detector restarts from 0).
+    for (let index = 12; index < 40; index += 1) if ((await job(token, index)) !== "marketplace") break;
+    await expect.poll(() => gateway.app.routing.reputation.standing(host.providerId)).toBe("excluded");
+    const [verdict] = await events(host.providerId, "answer_substitution");
+    expect(verdict?.requestId).toMatch(/^req_/);
+    expect(trusted).not.toContain(verdict?.requestId);
+    const checks = await events(host.providerId, "answer_checked");
+    // Excluded within a few cheated answers of its switch.
+    expect(checks.length - trusted.length).toBeLessThanOrEqual(6);
+  });
+
   it("checks nothing the caller's routing kept from the reference", async () => {
     const host = await modelHost("model-honest");
     const token = await gateway.createFundedToken(5_000_000n);
