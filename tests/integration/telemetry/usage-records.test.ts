@@ -84,18 +84,24 @@ async function ask(token: string, stream = false): Promise<{ requestId: string; 
   };
 }
 
+/** A test gateway that sends its usage records to `url`, signed with the test's secret, and a funded token on it. */
+async function recordingGateway(url: string, env: Record<string, string> = {}, funds = 5_000_000n) {
+  gateway = await startTestGateway({
+    env: {
+      USAGE_RECORDS_WEBHOOK_URL: url,
+      USAGE_RECORDS_WEBHOOK_SECRET: secret,
+      USAGE_RECORDS_DELAY_MS: "0",
+      ...env,
+    },
+  });
+  return { running: gateway, token: await gateway.createFundedToken(funds) };
+}
+
 describe("usage records", () => {
   it("POSTs signed batches to the operator's webhook: counts, money, the receipt; no token, no prompt", async () => {
     const receiver = await webhook();
-    gateway = await startTestGateway({
-      env: {
-        USAGE_RECORDS_WEBHOOK_URL: receiver.url,
-        USAGE_RECORDS_WEBHOOK_SECRET: secret,
-        USAGE_RECORDS_DELAY_MS: "50",
-      },
-    });
-    const token = await gateway.createFundedToken(5_000_000n);
-    const before = await gateway.balanceOf(token);
+    const { running, token } = await recordingGateway(receiver.url, { USAGE_RECORDS_DELAY_MS: "50" });
+    const before = await running.balanceOf(token);
     const whole = await ask(token);
     const streamed = await ask(token, true);
     await until(() => recordsIn(receiver).length >= 2, "two records");
@@ -111,7 +117,7 @@ describe("usage records", () => {
       [whole.requestId, streamed.requestId].sort(),
     );
     // What the records say was charged is what left the balance.
-    const after = await gateway.balanceOf(token);
+    const after = await running.balanceOf(token);
     const charged = records.reduce((sum, record) => sum + BigInt(record.charge_microunits), 0n);
     expect(charged).toBeGreaterThan(0n);
     expect(before.balance - after.balance).toBe(charged);
@@ -121,23 +127,16 @@ describe("usage records", () => {
     expect(record?.content).toBeUndefined();
     // The record carries the request's receipt, and it verifies against the published keys.
     expect(record?.receipt).toBe(whole.receipt);
-    const receipt = await verifiedReceipt(gateway.baseUrl, record?.receipt ?? "");
+    const receipt = await verifiedReceipt(running.baseUrl, record?.receipt ?? "");
     expect(receipt.charge).toBe(record?.charge_microunits);
     expect(receipt.usage.output_tokens).toBe(record?.usage.output_tokens);
   });
 
   it("records a response-cache hit too: route cache, nothing counted, the hit's price, its receipt", async () => {
     const receiver = await webhook();
-    gateway = await startTestGateway({
-      env: {
-        USAGE_RECORDS_WEBHOOK_URL: receiver.url,
-        USAGE_RECORDS_WEBHOOK_SECRET: secret,
-        USAGE_RECORDS_DELAY_MS: "0",
-      },
-    });
-    const token = await gateway.createFundedToken(5_000_000n);
+    const { running, token } = await recordingGateway(receiver.url);
     const cached = () =>
-      fetch(`${gateway?.baseUrl}/proxy/${token}/v1/chat/completions`, {
+      fetch(`${running.baseUrl}/proxy/${token}/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-pod-cache": "on" },
         body: JSON.stringify({
@@ -164,15 +163,7 @@ describe("usage records", () => {
 
   it("carries the request and the answer only when USAGE_RECORDS_CONTENT=on", async () => {
     const receiver = await webhook();
-    gateway = await startTestGateway({
-      env: {
-        USAGE_RECORDS_WEBHOOK_URL: receiver.url,
-        USAGE_RECORDS_WEBHOOK_SECRET: secret,
-        USAGE_RECORDS_DELAY_MS: "0",
-        USAGE_RECORDS_CONTENT: "on",
-      },
-    });
-    const token = await gateway.createFundedToken(5_000_000n);
+    const { token } = await recordingGateway(receiver.url, { USAGE_RECORDS_CONTENT: "on" });
     await ask(token);
     await until(() => recordsIn(receiver).length === 1, "a record");
     const [record] = recordsIn(receiver);
@@ -218,21 +209,15 @@ describe("usage records", () => {
 
   it("keeps answering and stays bounded while the receiver never answers, then delivers what it kept", async () => {
     const receiver = await webhook({ hold: true });
-    gateway = await startTestGateway({
-      env: {
-        USAGE_RECORDS_WEBHOOK_URL: receiver.url,
-        USAGE_RECORDS_WEBHOOK_SECRET: secret,
-        USAGE_RECORDS_DELAY_MS: "0",
-        USAGE_RECORDS_QUEUE_MAX: "4",
-        USAGE_RECORDS_BATCH_MAX: "2",
-        USAGE_RECORDS_TIMEOUT_MS: "60000",
-      },
-    });
-    const records = gateway.app.usageRecords;
+    const { running, token } = await recordingGateway(
+      receiver.url,
+      { USAGE_RECORDS_QUEUE_MAX: "4", USAGE_RECORDS_BATCH_MAX: "2", USAGE_RECORDS_TIMEOUT_MS: "60000" },
+      50_000_000n,
+    );
+    const records = running.app.usageRecords;
     const dropped = () =>
       gatewayMetrics.usageRecordsDropped.value({ destination: "webhook", reason: "queue_full" });
     const droppedBefore = dropped();
-    const token = await gateway.createFundedToken(50_000_000n);
     const first = await ask(token);
     // The first batch is on its way and held by the receiver: nothing more goes until it is answered.
     await until(() => receiver.arrivals === 1, "the first POST to arrive");
@@ -258,42 +243,28 @@ describe("usage records", () => {
 
   it("retries with backoff while the receiver is down, and delivers once it is up", async () => {
     const port = await freePort();
-    gateway = await startTestGateway({
-      env: {
-        USAGE_RECORDS_WEBHOOK_URL: `http://127.0.0.1:${port}/usage`,
-        USAGE_RECORDS_WEBHOOK_SECRET: secret,
-        USAGE_RECORDS_DELAY_MS: "0",
-      },
-    });
+    const { running, token } = await recordingGateway(`http://127.0.0.1:${port}/usage`);
     const failures = () => gatewayMetrics.usageRecordSendFailures.value({ destination: "webhook" });
     const failuresBefore = failures();
-    const token = await gateway.createFundedToken(5_000_000n);
     const { requestId } = await ask(token);
     // Nothing listens: the send is refused, waited on and tried again; the record waits.
     await until(() => failures() - failuresBefore >= 2, "two failed sends");
-    expect(gateway.app.usageRecords?.queued).toBe(1);
+    expect(running.app.usageRecords?.queued).toBe(1);
     const receiver = await startWebhookReceiver("/usage", { port });
     receivers.push(receiver);
     await until(() => recordsIn(receiver).length === 1, "the retried record", 20_000);
     expect(recordsIn(receiver)[0]?.request_id).toBe(requestId);
-    expect(gateway.app.usageRecords?.queued).toBe(0);
+    expect(running.app.usageRecords?.queued).toBe(0);
   });
 
   it("sends what it holds when the gateway stops gracefully", async () => {
     const receiver = await webhook();
-    gateway = await startTestGateway({
-      env: {
-        USAGE_RECORDS_WEBHOOK_URL: receiver.url,
-        USAGE_RECORDS_WEBHOOK_SECRET: secret,
-        // Nothing goes on its own within the test: only the stop sends them.
-        USAGE_RECORDS_DELAY_MS: "600000",
-      },
-    });
-    const token = await gateway.createFundedToken(5_000_000n);
+    // Nothing goes on its own within the test: only the stop sends them.
+    const { running, token } = await recordingGateway(receiver.url, { USAGE_RECORDS_DELAY_MS: "600000" });
     const asked = [await ask(token), await ask(token, true), await ask(token)];
-    await until(() => gateway?.app.usageRecords?.queued === 3, "three records queued");
+    await until(() => running.app.usageRecords?.queued === 3, "three records queued");
     expect(receiver.arrivals).toBe(0);
-    await gateway.close();
+    await running.close();
     gateway = undefined;
     expect(
       recordsIn(receiver)
@@ -353,14 +324,7 @@ describe("usage records", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
-    gateway = await startTestGateway({
-      env: {
-        USAGE_RECORDS_WEBHOOK_URL: url,
-        USAGE_RECORDS_WEBHOOK_SECRET: secret,
-        USAGE_RECORDS_DELAY_MS: "0",
-      },
-    });
-    const token = await gateway.createFundedToken(5_000_000n);
+    const { token } = await recordingGateway(url);
     const { requestId } = await ask(token);
     await until(() => printed.includes(requestId), "the receiver to print the record");
     expect(printed).toMatch(new RegExp(`${requestId} gpt-4o-mini in=\\d+ out=\\d+ charged=\\d+`));
