@@ -2,6 +2,7 @@ import type { HostAttestation, UsageReceipt } from "@pod-gateway/contracts/usage
 import type { TokenPrice, Usage } from "../pricing/cost";
 import type { ReceiptIssuer } from "./receipt-issuer";
 import { signReceipt } from "./sign-receipt";
+import { wireCounts, wirePayer } from "./wire-usage";
 
 /** What the settlement of one request knows, for its receipt. */
 export interface ReceiptFacts {
@@ -30,19 +31,10 @@ function receiptOf(issuer: ReceiptIssuer, facts: ReceiptFacts): UsageReceipt {
     iss: issuer.name,
     request_id: facts.requestId,
     iat: Math.floor(Date.now() / 1000),
-    payer: facts.x402Payer
-      ? { kind: "x402", ...facts.x402Payer }
-      : { kind: "account", account_id: facts.accountId.toString() },
+    payer: wirePayer(facts.accountId, facts.x402Payer),
     model: facts.model,
     source: { route: facts.route, provider_id: facts.providerId },
-    usage: {
-      input_tokens: facts.usage.inputTokens,
-      output_tokens: facts.usage.outputTokens,
-      cache_read_tokens: facts.usage.cacheReadTokens,
-      cache_write_tokens: facts.usage.cacheWriteTokens,
-      counted_by: facts.countedBy,
-      bounded: facts.bounded,
-    },
+    usage: { ...wireCounts(facts.usage, facts.countedBy), bounded: facts.bounded },
     prices: {
       input_per_1m: facts.price.inputPer1m.toString(),
       output_per_1m: facts.price.outputPer1m.toString(),

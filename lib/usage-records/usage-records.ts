@@ -2,6 +2,7 @@ import type { UsageRecord } from "@pod-gateway/contracts/usage-record";
 import type { Env } from "../env";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
 import type { Usage } from "../pricing/cost";
+import { wireCounts, wirePayer } from "../receipts/wire-usage";
 import { ExportQueue, type ExportQueueLimits, type SendBatch } from "./export-queue";
 import { otlpLogsSink } from "./otlp-logs-sink";
 import { webhookSink } from "./webhook-sink";
@@ -30,20 +31,12 @@ function recordOf(facts: UsageRecordFacts, withContent: boolean): UsageRecord {
   return {
     request_id: facts.requestId,
     time: new Date().toISOString(),
-    payer: facts.payer
-      ? { kind: "x402", ...facts.payer }
-      : { kind: "account", account_id: facts.accountId.toString() },
+    payer: wirePayer(facts.accountId, facts.payer),
     model: facts.model,
     served_model: facts.servedModel,
     route: facts.route,
     provider_id: facts.providerId,
-    usage: {
-      input_tokens: facts.usage.inputTokens,
-      output_tokens: facts.usage.outputTokens,
-      cache_read_tokens: facts.usage.cacheReadTokens,
-      cache_write_tokens: facts.usage.cacheWriteTokens,
-      counted_by: facts.countedBy,
-    },
+    usage: wireCounts(facts.usage, facts.countedBy),
     charge_microunits: facts.charged.toString(),
     host_share_microunits: facts.hostShare.toString(),
     outcome: facts.outcome,

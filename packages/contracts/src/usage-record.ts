@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { tokenCountSchema } from "./bounded-values";
 import { traceparentSchema } from "./trace-context";
-import { countingMethods, microunitsSchema, payerSchema, usageReceiptSchema } from "./usage-receipt";
+import { microunitsSchema, payerSchema, usageReceiptSchema } from "./usage-receipt";
 
 /**
  * A per-request usage record, as the gateway sends it to the operator's webhook
@@ -20,13 +19,7 @@ export const usageRecordSchema = z.object({
   served_model: z.string().min(1).max(300),
   route: usageReceiptSchema.shape.source.shape.route,
   provider_id: z.string().min(1).max(200),
-  usage: z.object({
-    input_tokens: tokenCountSchema,
-    output_tokens: tokenCountSchema,
-    cache_read_tokens: tokenCountSchema,
-    cache_write_tokens: tokenCountSchema,
-    counted_by: z.enum(countingMethods),
-  }),
+  usage: usageReceiptSchema.shape.usage.omit({ bounded: true }),
   charge_microunits: microunitsSchema,
   host_share_microunits: microunitsSchema,
   outcome: usageReceiptSchema.shape.outcome,
