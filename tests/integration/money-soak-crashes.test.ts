@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,7 +16,7 @@ import { reconcile } from "../../lib/reconcile/reconcile";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
 import { inferenceClient } from "../helpers/inference-client";
 import { seededRandom } from "../helpers/seeded-random";
-import { testSharedPostgres } from "../helpers/services";
+import { testRedis, testSharedPostgres } from "../helpers/services";
 import { type FakeStripe, startFakeStripe } from "../helpers/stripe/fake-stripe";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { startX402Chain, type X402Chain } from "../helpers/x402-chain";
@@ -24,14 +25,20 @@ import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gatewa
 
 /**
  * The money soak with crashes: two replica processes on one Postgres (balance leases on, each
- * with its own journal directory), card top-ups, refunds and disputes through Stripe's signed
- * webhooks, operator credits, x402 payments on a local Solana chain, bursts of plain and
- * streamed requests, and kill -9 of a replica in the middle of a burst, restarted on its own
- * journal. It ends with every answered request billed (once: the usage table is keyed by
- * request id), nothing left held, and the ledger, Stripe and the chain reconciled to zero
- * unexplained microunits. Bounded: SOAK_STEPS steps (30 by default), seed SOAK_SEED (27).
+ * with its own journal directory), card top-ups, auto top-up charges, refunds and disputes of
+ * both through Stripe's signed webhooks, operator credits, x402 payments on a local Solana
+ * chain, bursts of plain and streamed requests, limited keys spent concurrently and revoked on
+ * one replica (refused on the other), stored responses out of a sub-key's reach, price edits
+ * on one replica applied by the other, and kill -9 of a replica in the middle of a burst,
+ * restarted on its own journal. It ends with every answered request billed (once: the usage
+ * table is keyed by request id), nothing left held, every auto top-up reversal clawed back,
+ * and the ledger, Stripe (both ways, every credit against its record) and the chain reconciled
+ * to zero unexplained microunits. Bounded: SOAK_STEPS steps (30 by default), seed SOAK_SEED (27).
  */
 const postgresUrl = testSharedPostgres("The money soak with crashes").url;
+/** Replicas share Redis as in production (revocations and price edits reach the other at once). */
+const redisUrl = testRedis().url;
+const redisNamespace = `soak-${randomBytes(4).toString("hex")}`;
 const seed = Number(process.env.SOAK_SEED ?? 27);
 const steps = Math.min(Number(process.env.SOAK_STEPS ?? 30), 200);
 const adminToken = "soak-admin-token";
@@ -91,6 +98,7 @@ describe.skipIf(!postgresUrl)(`money soak with crashes (seed ${seed}, ${steps} s
       BALANCE_LEASE_WRITE_DELAY_MS: "500",
       BILLING_JOURNAL_DIR: journal,
       DEAD_INSTANCE_CHECK_SECONDS: "1",
+      ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_NAMESPACE: redisNamespace } : {}),
       STRIPE_SECRET_KEY: "sk_test_crash_soak",
       STRIPE_WEBHOOK_SECRET: webhookSecret,
       STRIPE_PUBLISHABLE_KEY: "pk_test_crash_soak",
@@ -146,27 +154,54 @@ describe.skipIf(!postgresUrl)(`money soak with crashes (seed ${seed}, ${steps} s
       new ExactSvmScheme(wallet, { rpcUrl: chain.solana.rpcUrl }),
     );
     const paidSessions: string[] = [];
+    /** Auto top-up charges (their payment intents) not reversed yet, and those reversed. */
+    const topUps: string[] = [];
+    const reversedTopUps: string[] = [];
+    const autoTopUpOn = new Set<string>();
+    const prologue = [
+      "card",
+      "autotopup",
+      "spend",
+      "autotopup",
+      "topupreverse",
+      "key",
+      "price",
+      "topupreverse",
+    ];
     const answers: Answer[] = [];
+    /** Limited keys made, each spent by a concurrent burst and then revoked. */
+    const keys: string[] = [];
     const counts: Record<string, number> = {};
     const deadline = Date.now() + 180_000;
 
     for (let step = 0; step < steps && Date.now() < deadline; step += 1) {
       const token = pick(tokens);
       const roll = next();
+      // Every kind once first (whatever the seed), then at random.
       const action =
-        roll < 0.15
-          ? "card"
-          : roll < 0.23
-            ? "refund"
-            : roll < 0.28
-              ? "dispute"
-              : roll < 0.38
-                ? "admin"
-                : roll < 0.5
-                  ? "x402"
-                  : roll < 0.62
-                    ? "crash"
-                    : "spend";
+        step < prologue.length
+          ? (prologue[step] ?? "spend")
+          : roll < 0.12
+            ? "card"
+            : roll < 0.18
+              ? "refund"
+              : roll < 0.22
+                ? "dispute"
+                : roll < 0.3
+                  ? "admin"
+                  : roll < 0.38
+                    ? "x402"
+                    : roll < 0.46
+                      ? "crash"
+                      : roll < 0.52
+                        ? "autotopup"
+                        : roll < 0.58
+                          ? "topupreverse"
+                          : roll < 0.66
+                            ? "key"
+                            : roll < 0.7
+                              ? "price"
+                              : "spend";
       counts[action] = (counts[action] ?? 0) + 1;
       switch (action) {
         case "card": {
@@ -233,6 +268,155 @@ describe.skipIf(!postgresUrl)(`money soak with crashes (seed ${seed}, ${steps} s
           victim.process = await startGatewayProcess(victim.env);
           break;
         }
+        case "autotopup": {
+          // A saved card and a threshold above the balance: the next charge makes the replica
+          // that serves it charge the card off-session (the one the settings were saved on: another
+          // reads them again within its cache's lifetime).
+          const watcher = live();
+          // Enabling below the threshold charges at once; a served request looks again.
+          const before = new Set(stripe.paymentIntents.keys());
+          if (!autoTopUpOn.has(token)) {
+            webhooksTo();
+            const setup = await fetch(`${watcher.url}/proxy/${token}/auto-top-up/card`, { method: "POST" });
+            expect(setup.status).toBe(201);
+            const { session_id: setupId } = (await setup.json()) as { session_id: string };
+            expect((await stripe.complete(setupId)).status).toBe(200);
+            const enabled = await fetch(`${watcher.url}/proxy/${token}/auto-top-up`, {
+              method: "PUT",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({
+                enabled: true,
+                threshold_microunits: 90_000_000,
+                amount_cents: 500,
+                monthly_cap_cents: 100_000,
+              }),
+            });
+            expect(enabled.status).toBe(200);
+            autoTopUpOn.add(token);
+          }
+          // A served request is what lets the watch look (an operator credit makes sure it is served).
+          const credited = await fetch(`${live().url}/v1/admin/credits`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+            body: JSON.stringify({ api_token: token, amount_microunits: "2000000", reason: "soak top-up" }),
+          });
+          expect(credited.status).toBe(200);
+          webhooksTo();
+          answers.push(await ask(watcher, token, `top-up ${step}`, false, 5));
+          const deadline = Date.now() + 10_000;
+          while (Date.now() < deadline && [...stripe.paymentIntents.keys()].every((id) => before.has(id)))
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          for (const [id, intent] of stripe.paymentIntents)
+            if (!before.has(id) && intent.status === "succeeded") topUps.push(id);
+          break;
+        }
+        case "topupreverse": {
+          // The stolen-card pattern: an auto top-up charge refunded or charged back.
+          const intent = topUps.shift();
+          if (!intent) break;
+          webhooksTo();
+          const amount = stripe.paymentIntents.get(intent)?.amount ?? 0;
+          const delivery =
+            next() < 0.5
+              ? await stripe.refund(intent, Math.max(1, Math.floor(amount * next())))
+              : await stripe.dispute(intent);
+          expect(delivery.status).toBe(200);
+          reversedTopUps.push(intent);
+          break;
+        }
+        case "key": {
+          // A sub-key with a small daily limit, a burst on it, the account's stored response out of
+          // its reach, then revoked on one replica and refused on the other.
+          const limit = 3_000;
+          const created = await fetch(`${live().url}/proxy/${token}/keys`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({
+              label: `soak ${step}`,
+              limit: { amount_microunits: limit, period: "day" },
+            }),
+          });
+          expect(created.status).toBe(201);
+          const { api_key: key, key: view } = (await created.json()) as {
+            api_key: string;
+            key: { id: string };
+          };
+          const burst = await Promise.all(
+            Array.from({ length: 8 }, (_, index) =>
+              ask(live(), key, `key ${step}.${index}`, index % 2 === 0, 5),
+            ),
+          );
+          for (const one of burst) expect([200, 402]).toContain(one.status);
+          answers.push(...burst);
+          const stored = await fetch(`${live().url}/proxy/${token}/v1/responses`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({
+              model: "gpt-4o-mini",
+              input: `stored ${step} [fake:tokens=3]`,
+              store: true,
+            }),
+          });
+          if (stored.status === 200) {
+            const { id } = (await stored.json()) as { id: string };
+            const reached = await fetch(`${pick(replicas).process.url}/proxy/${key}/v1/responses/${id}`);
+            expect(reached.status).toBe(404);
+          } else expect(stored.status).toBe(402);
+          const [first, second] = replicas.map((replica) => replica.process);
+          if (!first || !second) break;
+          const revoked = await fetch(`${first.url}/proxy/${token}/keys/${view.id}/revoke`, {
+            method: "POST",
+          });
+          expect(revoked.status).toBe(200);
+          const refusedBy = Date.now() + 5_000;
+          let status = 0;
+          while (Date.now() < refusedBy) {
+            status = (await ask(second, key, `revoked ${step}`, false, 1)).status;
+            if (status === 401) break;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          expect(status).toBe(401);
+          keys.push(view.id);
+          break;
+        }
+        case "price": {
+          // An operator's price edit on one replica applies to the next request on the other
+          // (told through Redis; without it, on the same replica).
+          const [first, other] = replicas.map((replica) => replica.process);
+          const second = redisUrl ? other : first;
+          if (!first || !second) break;
+          const input = 100_000 + Math.floor(next() * 2_000_000);
+          const output = 100_000 + Math.floor(next() * 4_000_000);
+          const edited = await fetch(`${first.url}/v1/admin/catalog/models/gpt-4o-mini/prices/openai`, {
+            method: "PUT",
+            headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+            body: JSON.stringify({ input_per_1m: input, output_per_1m: output, actor: "soak" }),
+          });
+          expect(edited.status).toBe(200);
+          const response = await fetch(`${second.url}/proxy/${token}/v1/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({
+              model: "gpt-4o-mini",
+              max_tokens: 20,
+              messages: [{ role: "user", content: `priced ${step} [fake:tokens=4]` }],
+            }),
+          });
+          if (response.status !== 200) {
+            expect(response.status).toBe(402);
+            break;
+          }
+          const body = (await response.json()) as {
+            usage: { prompt_tokens: number; completion_tokens: number };
+          };
+          answers.push({ id: response.headers.get("x-request-id") ?? "", status: 200, complete: true });
+          expect(response.headers.get("x-pod-cost-microunits")).toBe(
+            String(
+              Math.ceil((body.usage.prompt_tokens * input + body.usage.completion_tokens * output) / 1e6),
+            ),
+          );
+          break;
+        }
         default: {
           const burst = 1 + Math.floor(next() * 6);
           const results = await Promise.all(
@@ -275,6 +459,27 @@ describe.skipIf(!postgresUrl)(`money soak with crashes (seed ${seed}, ${steps} s
       expect(report.differences, `seed ${seed}, steps by kind ${JSON.stringify(counts)}`).toEqual([]);
       expect(counts.crash ?? 0).toBeGreaterThan(0);
       expect(counts.x402 ?? 0).toBeGreaterThan(0);
+      // Every auto top-up reversal was clawed back: a reversal booked against its charge (the
+      // amounts are reconcile's, above, to the microunit).
+      expect(reversedTopUps.length).toBeGreaterThan(0);
+      for (const intent of reversedTopUps) {
+        const [booked] = await queryRows<{ count: number }>(
+          handle.db,
+          sql`SELECT COUNT(*)::int AS count FROM ledger_transactions t JOIN auto_top_up_charges c
+                ON c.id::text = t.metadata->>'stripe_auto_top_up_charge_id'
+              WHERE c.payment_intent_id = ${intent} AND t.kind IN ('card_refund', 'card_dispute')`,
+        );
+        expect(booked?.count, `reversal of auto top-up ${intent} booked`).toBeGreaterThan(0);
+      }
+      // A limited key spent at most its limit plus one request's worst case (200 output tokens).
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) {
+        const [spent] = await queryRows<{ total: string }>(
+          handle.db,
+          sql`SELECT COALESCE(SUM(cost_microunits), 0)::text AS total FROM usage_records WHERE api_key_id = ${key}::uuid`,
+        );
+        expect(BigInt(spent?.total ?? "0")).toBeLessThanOrEqual(3_000n + 5_000n);
+      }
     } finally {
       await auditor.close();
     }
