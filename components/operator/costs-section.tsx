@@ -42,7 +42,7 @@ export async function CostsSection({ session }: { session: OperatorConsoleSessio
             id: "verification-today",
             label: "Verification today",
             value: formatUsd(today),
-            hint: `Canaries ${formatUsd(verification.canaryTodayMicrounits)} · scoring ${formatUsd(verification.scoringTodayMicrounits)} of ${formatUsd(session.app.env.VERIFY_DAILY_BUDGET_MICROUNITS)} a day per process (UTC)`,
+            hint: `Canaries ${formatUsd(verification.canaryTodayMicrounits)} · scoring ${formatUsd(verification.scoringTodayMicrounits)}; the budget is ${formatUsd(session.app.env.VERIFY_DAILY_BUDGET_MICROUNITS)} a day per process (UTC)`,
           },
           {
             id: "verification",

@@ -47,9 +47,9 @@ export async function HostView({ session, hostId }: { session: OperatorConsoleSe
             ? `Agent connected since ${formatUtc(agent.connectedAt)} UTC, last heard ${formatUtc(agent.lastSeenAt)} UTC.`
             : away
               ? `${away.text.replace(`Host ${host.name}'s agent`, "Agent")}. You were told at ${formatUtc(away.createdAt)} UTC.`
-              : host.status === "active"
-                ? `Agent not connected. You are told once it has been away ${awayLimit}.`
-                : "Agent not connected."}
+              : `Agent not connected${
+                  host.agentLastSeenAt ? `, last seen ${formatUtc(host.agentLastSeenAt)} UTC` : ", never seen"
+                }.${host.status === "active" ? ` You are told once it has been away ${awayLimit}.` : ""}`}
         </p>
         {trust.reasons.length === 0 ? null : (
           <ul data-testid="standing-reasons">

@@ -45,7 +45,9 @@ export async function HostsView({ session }: { session: OperatorConsoleSession }
                   ? "connected"
                   : away.has(host.id)
                     ? `away, told ${formatUtc(away.get(host.id)?.createdAt ?? 0)}`
-                    : "not connected"}
+                    : host.agentLastSeenAt
+                      ? `not connected, seen ${formatUtc(host.agentLastSeenAt)}`
+                      : "never connected"}
               </td>
               <td className="dash-table__num">{formatUsd(host.bondMicrounits)}</td>
               <td className="dash-table__num">{formatUsd(host.earningsMicrounits)}</td>

@@ -20,6 +20,21 @@ describe("AgentAbsence", () => {
     expect(absence.observe(["b"], new Map(), ms(35)).get("b")).toEqual({ since: ms(5), heard: false });
   });
 
+  it("takes the host's recorded last-seen time when it is later than what this process heard", () => {
+    const absence = new AgentAbsence();
+    // Never heard here (a restart, or another replica held it): the recorded time.
+    expect(absence.observe(["c"], new Map(), ms(100), new Map([["c", at(30)]])).get("c")).toEqual({
+      since: ms(30),
+      heard: true,
+    });
+    const other = new AgentAbsence();
+    other.observe(["d"], new Map([["d", at(10)]]), ms(11));
+    expect(other.observe(["d"], new Map(), ms(100), new Map([["d", at(60)]])).get("d")).toEqual({
+      since: ms(60),
+      heard: true,
+    });
+  });
+
   it("forgets an agent that came back, and a host no longer active", () => {
     const absence = new AgentAbsence();
     absence.observe(["a", "b"], new Map([["a", at(1)]]), ms(2));

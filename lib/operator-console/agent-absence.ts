@@ -7,20 +7,23 @@ export interface Absence {
 }
 
 /**
- * Since when each active host's agent has been away, as this process has watched it on its
- * upkeep passes: the last heartbeat it saw while the agent was connected, or, for an agent it
- * never saw connected, the pass that first found it away (a restart starts that clock again, so
- * a notice comes at most OPERATOR_AGENT_OFFLINE_SECONDS late).
+ * Since when each active host's agent has been away: the last heartbeat this process saw on its
+ * upkeep passes or the host's recorded last-seen time, whichever is later; for an agent never
+ * heard at all, the pass that first found it away.
  */
 export class AgentAbsence {
   readonly #lastHeard = new Map<string, number>();
   readonly #away = new Map<string, Absence>();
 
-  /** `connected`: each connected agent's provider id and its last heartbeat. */
+  /**
+   * `connected`: each connected agent's provider id and its last heartbeat; `recorded`: each
+   * host's `agent_last_seen_at` (another replica's agent, or one heard before this process started).
+   */
   observe(
     activeHostIds: readonly string[],
     connected: ReadonlyMap<string, Date>,
     now: number,
+    recorded: ReadonlyMap<string, Date> = new Map(),
   ): ReadonlyMap<string, Absence> {
     const active = new Set(activeHostIds);
     for (const id of [...this.#lastHeard.keys()]) if (!active.has(id)) this.#lastHeard.delete(id);
@@ -32,7 +35,7 @@ export class AgentAbsence {
         continue;
       }
       if (this.#away.has(id)) continue;
-      const heard = this.#lastHeard.get(id);
+      const heard = Math.max(this.#lastHeard.get(id) ?? 0, recorded.get(id)?.getTime() ?? 0) || undefined;
       this.#away.set(id, heard === undefined ? { since: now, heard: false } : { since: heard, heard: true });
     }
     return this.#away;

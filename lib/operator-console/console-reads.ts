@@ -16,6 +16,8 @@ export interface ConsoleHost {
   reasons: string[];
   enrolledAt: Date;
   activatedAt: Date | null;
+  /** When the gateway last heard the host's agent (kept across its disconnects and our restarts). */
+  agentLastSeenAt: Date | null;
   bondMicrounits: bigint;
   earningsMicrounits: bigint;
 }
@@ -29,6 +31,7 @@ export async function listConsoleHosts(executor: Executor): Promise<ConsoleHost[
       status: hosts.status,
       enrolledAt: hosts.enrolledAt,
       activatedAt: hosts.activatedAt,
+      agentLastSeenAt: hosts.agentLastSeenAt,
     })
     .from(hosts)
     .orderBy(asc(hosts.enrolledAt))

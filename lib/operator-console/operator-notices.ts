@@ -92,9 +92,12 @@ export interface NoticeState {
 
 async function absenceConditions(app: NoticeServices, state: NoticeState, now: number): Promise<Condition[]> {
   const active = await app.database.db
-    .select({ id: hosts.id, name: hosts.displayName })
+    .select({ id: hosts.id, name: hosts.displayName, lastSeen: hosts.agentLastSeenAt })
     .from(hosts)
     .where(eq(hosts.status, "active"));
+  const recorded = new Map(
+    active.flatMap((host) => (host.lastSeen ? [[host.id, host.lastSeen] as const] : [])),
+  );
   const connected = new Map(
     app.routing.registry.agents().map((agent) => [agent.providerId, agent.lastSeenAt] as const),
   );
@@ -102,6 +105,7 @@ async function absenceConditions(app: NoticeServices, state: NoticeState, now: n
     active.map((host) => host.id),
     connected,
     now,
+    recorded,
   );
   const limitMs = app.env.OPERATOR_AGENT_OFFLINE_SECONDS * 1000;
   return active.flatMap((host) => {

@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatUsd, formatUtc } from "../../components/dashboard/format";
 import { signOperatorSession } from "../../lib/dashboard/operator-session";
-import { accounts, catalogChanges, operatorActions } from "../../lib/db/schema";
+import { accounts, catalogChanges, hosts, operatorActions } from "../../lib/db/schema";
 import { ensureAccount, systemAccounts } from "../../lib/ledger/accounts";
 import { postTransaction } from "../../lib/ledger/post-transaction";
 import { AgentAbsence } from "../../lib/operator-console/agent-absence";
@@ -513,7 +513,13 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     await runOperatorNotices(gateway.app, state, { holder: "console-e2e" });
     agents[1]?.close();
     await expect.poll(() => connected()).toBeUndefined();
-    const told = new Date(heard.getTime() + 601_000);
+    // The gateway records the close as the last time it heard the agent (hosts.agent_last_seen_at).
+    const recorded = async () =>
+      (await db().select({ at: hosts.agentLastSeenAt }).from(hosts).where(eq(hosts.id, honest.providerId)))[0]
+        ?.at ?? undefined;
+    await expect.poll(async () => (await recorded())?.getTime() ?? 0).toBeGreaterThanOrEqual(heard.getTime());
+    const lastSeen = (await recorded()) ?? heard;
+    const told = new Date(lastSeen.getTime() + 601_000);
     const pass = await runOperatorNotices(gateway.app, state, { now: told, holder: "console-e2e" });
     expect(pass.opened.map((notice) => [notice.kind, notice.subject])).toContainEqual([
       "agent_disconnected",
@@ -530,7 +536,7 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
       .click();
     await page.getByRole("heading", { name: "Record and evidence" }).waitFor();
     await expect(page.getByTestId("host-agent").textContent()).resolves.toBe(
-      `Agent was last heard at ${formatUtc(heard)} UTC and is not connected. You were told at ${formatUtc(told)} UTC.`,
+      `Agent was last heard at ${formatUtc(lastSeen)} UTC and is not connected. You were told at ${formatUtc(told)} UTC.`,
     );
     await expect(page.locator("#host-title + p").textContent()).resolves.toContain(
       "not routed while no agent is connected",

@@ -1,7 +1,7 @@
 import { operatorNoticeEventSchema } from "@pod-gateway/contracts/operator-console";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { accounts, operatorNotices } from "../../lib/db/schema";
+import { accounts, hosts, operatorNotices } from "../../lib/db/schema";
 import { ensureAccount } from "../../lib/ledger/accounts";
 import { AgentAbsence } from "../../lib/operator-console/agent-absence";
 import { type NoticeState, runOperatorNotices } from "../../lib/operator-console/operator-notices";
@@ -142,14 +142,24 @@ describe("operator notices", () => {
 
     // An agent that was connected goes away: told once its last heartbeat is older than the
     // limit, and the notice says when that was.
-    const lastHeard = gateway.marketplace
+    const heartbeat = gateway.marketplace
       .agents()
       .find((agent) => agent.providerId === served.host.providerId)?.lastSeenAt;
-    if (lastHeard === undefined) throw new Error("the serving host's agent is not connected");
+    if (heartbeat === undefined) throw new Error("the serving host's agent is not connected");
     served.agent.close();
     await expect
       .poll(() => gateway.marketplace.agents().some((agent) => agent.providerId === served.host.providerId))
       .toBe(false);
+    // The gateway records the close as the last time it heard the agent (hosts.agent_last_seen_at).
+    const recorded = async () =>
+      (
+        await gateway.app.database.db
+          .select({ at: hosts.agentLastSeenAt })
+          .from(hosts)
+          .where(eq(hosts.id, served.host.providerId))
+      )[0]?.at?.getTime() ?? 0;
+    await expect.poll(recorded).toBeGreaterThanOrEqual(heartbeat.getTime());
+    const lastHeard = new Date(await recorded());
     const heardPlus = (seconds: number) => new Date(lastHeard.getTime() + seconds * 1000);
     const early = await runOperatorNotices(gateway.app, state, { now: heardPlus(59), holder: "replica-a" });
     expect(early.opened).toEqual([]);
