@@ -8,7 +8,8 @@ import type { Difference } from "./difference";
  * a card credit has its Checkout session, an auto top-up its charge, a won dispute its payment,
  * an admin credit its operator and the operator log's line for it, a Solana deposit its
  * signature and a Base deposit its transaction (the chains themselves are the Solana and Base
- * sources' to read). A credit with no such record, or of a kind nothing records, is a
+ * sources' to read); a slash's refund to the callers a host served has its slash (the money is the
+ * host's bond and earnings, already in the ledger). A credit with no such record, or of a kind nothing records, is a
  * difference of its full amount.
  */
 export async function reconcileCredits(executor: Executor): Promise<Difference[]> {
@@ -31,6 +32,8 @@ export async function reconcileCredits(executor: Executor): Promise<Difference[]
             WHEN 'solana_deposit' THEN t.metadata->>'signature' IS NOT NULL
             WHEN 'solana_deposit_assigned' THEN t.metadata->>'signature' IS NOT NULL
             WHEN 'base_deposit' THEN t.metadata->>'transaction' IS NOT NULL
+            WHEN 'host_slash_refund' THEN EXISTS (SELECT 1 FROM host_slashes h
+                                                  WHERE t.idempotency_key = 'slash-refund:' || h.id::text)
             ELSE false END
         GROUP BY t.id, t.kind ORDER BY t.id`,
   );

@@ -5,6 +5,7 @@ import { returnDueBonds } from "../../../lib/hosts/retire-host";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { postTransaction } from "../../../lib/ledger/post-transaction";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { reconcileCredits } from "../../../lib/reconcile/core/reconcile-credits";
 import { upkeepTrust } from "../../../lib/trust/note-trust-events";
 import { recordTrustEvents } from "../../../lib/trust/trust-events";
 import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
@@ -200,6 +201,8 @@ describe("slashing", () => {
     );
     expect((await withdraw(host, "0.001", "after-slash")).status).toBe(403);
     expect(await verifyLedger(database())).toEqual([]);
+    // Each refund has its slash: the reconcile finds no credit to a token without its record.
+    expect(await reconcileCredits(database())).toEqual([]);
   });
 
   it("shares a pool smaller than what the callers paid in proportion to their payments", async () => {
