@@ -13,12 +13,16 @@ import type { TrustServices } from "./trust-services";
 async function slashIfProven(app: TrustServices, hostId: string, standing: Reputation): Promise<void> {
   if (!standing.proven || !app.env.TRUST_AUTO_SLASH) return;
   if ((await findHosts(app.database.db, [hostId])).get(hostId)?.status === "suspended") return;
-  await slashHost(app, {
-    hostId,
-    trigger: "automatic",
-    reason: standing.reasons.join("; "),
-    evidence: { counts: standing.counts },
-  }).catch((error: unknown) => log.error("automatic slash failed", { provider: hostId, error }));
+  await slashHost(
+    app,
+    {
+      hostId,
+      trigger: "automatic",
+      reason: standing.reasons.join("; "),
+      evidence: { counts: standing.counts },
+    },
+    { unlessSuspended: true },
+  ).catch((error: unknown) => log.error("automatic slash failed", { provider: hostId, error }));
 }
 
 /**

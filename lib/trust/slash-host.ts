@@ -46,7 +46,21 @@ export interface SlashResult {
  * movement is a balanced ledger transaction whose metadata carries the slash, its reason and
  * the evidence; the slash row keeps the case.
  */
-export async function slashHost(app: TrustServices, input: SlashInput): Promise<SlashResult> {
+export function slashHost(app: TrustServices, input: SlashInput): Promise<SlashResult>;
+/**
+ * `unlessSuspended`: no slash (undefined) when the host is suspended already, decided under the
+ * host row's lock, so replicas that find the same proof at once slash it once.
+ */
+export function slashHost(
+  app: TrustServices,
+  input: SlashInput,
+  options: { unlessSuspended: true },
+): Promise<SlashResult | undefined>;
+export async function slashHost(
+  app: TrustServices,
+  input: SlashInput,
+  options: { unlessSuspended?: boolean } = {},
+): Promise<SlashResult | undefined> {
   const database = app.database.db;
   const [known] = await database.select({ id: hosts.id }).from(hosts).where(eq(hosts.id, input.hostId));
   if (!known) throw new GatewayError("not_found", "host not found");
@@ -59,6 +73,12 @@ export async function slashHost(app: TrustServices, input: SlashInput): Promise<
   const maturity = app.env.HOST_EARNINGS_MATURITY_SECONDS;
   const since = new Date(Date.now() - Math.max(maturity, minimumWindowSeconds) * 1000);
   const result = await database.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ status: hosts.status })
+      .from(hosts)
+      .where(eq(hosts.id, input.hostId))
+      .for("update");
+    if (options.unlessSuspended && locked?.status === "suspended") return undefined;
     await tx.update(hosts).set({ status: "suspended" }).where(eq(hosts.id, input.hostId));
     await tx
       .select({ id: accounts.id })
@@ -153,6 +173,7 @@ export async function slashHost(app: TrustServices, input: SlashInput): Promise<
   });
   // Out of routing at once, in this process; the others stop routing it at their next look-up.
   app.routing.registry.disconnect(input.hostId);
+  if (!result) return undefined;
   log.warn("host slashed", {
     provider: input.hostId,
     trigger: input.trigger,
