@@ -9,19 +9,13 @@ import { Agent, request } from "undici";
 import { createAppContext } from "../compose-app";
 import { loadEnv } from "../lib/env";
 import { startGatewayServer } from "../server";
+import { instantCompletion } from "./instant-answers";
 
 const total = Number(process.argv[2] ?? 3000);
 const concurrency = 10;
 const adminToken = "hot-path-admin";
 
-const completion = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  created: 1_735_689_600,
-  model: "gpt-4o-mini",
-  choices: [{ index: 0, message: { role: "assistant", content: "Hello there" }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
-});
+const completion = JSON.stringify(instantCompletion);
 const streamed = [
   `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: { content: "Hello" }, finish_reason: "stop" }] })}\n\n`,
   `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [], usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 } })}\n\n`,

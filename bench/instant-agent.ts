@@ -5,6 +5,7 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import { type AgentMessage, parseGatewayFrame } from "@pod-gateway/contracts/agent-protocol";
 import WebSocket from "ws";
+import { instantChunk, instantCompletion } from "./instant-answers";
 
 const [gateway, enrollmentCode] = process.argv.slice(2);
 if (!gateway || !enrollmentCode)
@@ -13,18 +14,8 @@ if (!gateway || !enrollmentCode)
 const { publicKey, privateKey } = generateKeyPairSync("ed25519");
 const pubkey = Buffer.from(publicKey.export({ format: "jwk" }).x ?? "", "base64url").toString("base64");
 
-const completion = Buffer.from(
-  JSON.stringify({
-    id: "chatcmpl-bench",
-    object: "chat.completion",
-    created: 1_735_689_600,
-    model: "gpt-4o-mini",
-    choices: [{ index: 0, message: { role: "assistant", content: "Hello there" }, finish_reason: "stop" }],
-    usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
-  }),
-).toString("base64");
-const chunk = (delta: string, finish: string | null) =>
-  `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: { content: delta }, finish_reason: finish }] })}\n\n`;
+const completion = Buffer.from(JSON.stringify(instantCompletion)).toString("base64");
+const chunk = instantChunk;
 const stream = Buffer.from(
   [
     chunk("Hello", null),

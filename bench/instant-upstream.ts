@@ -2,24 +2,10 @@
 // request whose body contains "bench-slow" streams 20 chunks 100 ms apart instead (the slow-stream
 // mode: many concurrent long streams).
 import { createServer, type ServerResponse } from "node:http";
+import { instantChunk, instantCompletion } from "./instant-answers";
 
-const completion = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  created: 1_735_689_600,
-  model: "gpt-4o-mini",
-  choices: [
-    {
-      index: 0,
-      message: { role: "assistant", content: "Hello there" },
-      finish_reason: "stop",
-      logprobs: null,
-    },
-  ],
-  usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
-});
-const chunk = (delta: string, finish: string | null) =>
-  `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: { content: delta }, finish_reason: finish }] })}\n\n`;
+const completion = JSON.stringify(instantCompletion);
+const chunk = instantChunk;
 const usageChunk = (completionTokens: number) =>
   `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [], usage: { prompt_tokens: 12, completion_tokens: completionTokens, total_tokens: 12 + completionTokens } })}\n\n`;
 const streamBody = [
