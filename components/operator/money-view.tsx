@@ -163,7 +163,7 @@ export async function MoneyView({ session }: { session: OperatorConsoleSession }
             <tbody>
               {accounts.map((account) => (
                 <tr key={`${account.kind}:${account.ref}`} data-account={`${account.kind}:${account.ref}`}>
-                  <td>
+                  <td className="dash-table__account">
                     <code>
                       {account.kind}:{account.ref}
                     </code>
