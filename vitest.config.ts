@@ -7,6 +7,10 @@ const timingsDir = process.env.TEST_TIMINGS_DIR;
 export default defineConfig({
   resolve: { alias: { "@": import.meta.dirname } },
   test: {
+    // expect.poll waits for work the gateway does after it answers (canaries, trust findings,
+    // settlements): its 1 s default failed such waits on a loaded 2-core machine (a fresh-clone
+    // run failed verification-spend.test this way), so every file waits up to 20 s.
+    expect: { poll: { timeout: 20_000 } },
     ...(timingsDir
       ? {
           reporters: ["default", "json"],

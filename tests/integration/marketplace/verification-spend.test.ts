@@ -80,9 +80,10 @@ describe("verification spend", () => {
       CANARY_MAX_DELAY_MS: "0",
       VERIFY_SHARE: "0",
     });
-    const agent = await market.agent({ offers: [{ model: "gpt-4o-mini", input: 50_000, output: 100_000 }] });
-    await serveThree(gateway, agent.host.providerId);
-    await expect.poll(() => count(db, "canary_pass", agent.host.providerId)).toBe(3);
+    // A canary's answer is scored under the reference like a real one: an agent answering from the model.
+    const host = await connectHostileHost(gateway, market, processes, "model-honest", { name: "canary box" });
+    await serveThree(gateway, host.providerId);
+    await expect.poll(() => count(db, "canary_pass", host.providerId)).toBe(3);
     const { kind, ref } = systemAccounts.canaryCaller;
     const canaryCaller = await ensureAccount(db, kind, ref);
     const canaryUsage = () =>
@@ -103,10 +104,21 @@ describe("verification spend", () => {
     expect(spend.canaryMicrounits).toBeGreaterThan(0n);
     expect(spend.canaryMicrounits).toBe((await canaryUsage()).total);
     expect(spend.canaryTodayMicrounits).toBe(spend.canaryMicrounits);
-    expect(spend).toMatchObject({ scoringMicrounits: 0n, scoringTodayMicrounits: 0n, hosts: [] });
-    // Drawn from the budget in $5 top-ups: what the canary caller has not spent is still its own.
-    expect(spend.drawnMicrounits).toBe(BigInt(await count(db, "canary_budget")) * 5_000_000n);
-    expect(spend.canaryMicrounits + spend.canaryFloatMicrounits).toBe(spend.drawnMicrounits);
+    // Each canary's answer is scored under the reference like a checked real answer, booked per host.
+    const scored = (
+      await getAccountBalance(db, await ensureAccount(db, "suspense", `verification:${host.providerId}`))
+    ).balance;
+    expect(scored).toBeGreaterThan(0n);
+    expect(spend).toMatchObject({
+      scoringMicrounits: scored,
+      scoringTodayMicrounits: scored,
+      hosts: [{ hostId: host.providerId, scoringMicrounits: scored }],
+    });
+    // Drawn from the budget: the canary caller's $5 top-ups (what it has not spent is still its
+    // own) and the scoring.
+    const topUps = BigInt(await count(db, "canary_budget")) * 5_000_000n;
+    expect(spend.drawnMicrounits).toBe(topUps + scored);
+    expect(spend.canaryMicrounits + spend.canaryFloatMicrounits).toBe(topUps);
     expect(await readVerificationSpend(db, tomorrow())).toMatchObject({
       canaryTodayMicrounits: 0n,
       canaryMicrounits: spend.canaryMicrounits,
