@@ -16,6 +16,13 @@ interface SessionRow {
 const idOf = (value: unknown): string | undefined =>
   typeof value === "string" ? value : (value as { id?: string } | null)?.id;
 
+/** What a payment should net on the token's ledger: its credit less what was reversed (never more than the credit). */
+function netOf(credit: bigint, shares: { refunded: bigint; disputed: bigint }, bookedText: string | number) {
+  const taken = shares.refunded + shares.disputed;
+  const reversed = taken < credit ? taken : credit;
+  return { reversed, expected: credit - reversed, booked: BigInt(bookedText) };
+}
+
 /**
  * Card money against Stripe's own records: for every card session, what Stripe says it is
  * worth to the token now (credited when Stripe says it was paid, less the refunded share and
@@ -46,10 +53,7 @@ export async function reconcileStripe(executor: Executor, stripe: Stripe): Promi
     const paid = remote?.payment_status === "paid";
     const credit = paid ? BigInt(remote?.metadata?.pod_credit_microunits ?? "0") : 0n;
     const intent = row.payment_intent_id ?? idOf(remote?.payment_intent);
-    const { refunded, disputed } = reversedShares(events, intent, terms);
-    const reversed = refunded + disputed < credit ? refunded + disputed : credit;
-    const expected = credit - reversed;
-    const booked = BigInt(row.booked);
+    const { reversed, expected, booked } = netOf(credit, reversedShares(events, intent, terms), row.booked);
     if (expected !== booked)
       differences.push({
         source: "stripe",
@@ -130,10 +134,11 @@ async function reconcileAutoTopUps(
     const paid = remote.status === "succeeded";
     const terms = { amountTotal: BigInt(row.amount), creditMicrounits: BigInt(row.credit) };
     const credit = paid ? terms.creditMicrounits : 0n;
-    const { refunded, disputed } = reversedShares(events, row.intent, terms);
-    const reversed = refunded + disputed < credit ? refunded + disputed : credit;
-    const expected = credit - reversed;
-    const booked = BigInt(row.booked);
+    const { reversed, expected, booked } = netOf(
+      credit,
+      reversedShares(events, row.intent, terms),
+      row.booked,
+    );
     if (expected !== booked)
       differences.push({
         source: "stripe",
