@@ -9,7 +9,7 @@ import { loadDocPages } from "../../lib/docs/source";
 import { collectSnippets, targetsDocsSite } from "../docs/extract-snippets";
 import { describeRun, runSnippet } from "../docs/run-snippet";
 import { ensureBuild, type RunningNext, repoRoot, startNext } from "./next-server";
-import { axeViolations, horizontalOverflow } from "./page-checks";
+import { axeViolations, horizontalOverflow, waitForHydration } from "./page-checks";
 
 /**
  * The docs site as a browser and a crawler see it: builds the app if needed, runs
@@ -116,15 +116,30 @@ describe.skipIf(!hasChromium)("docs site in Chromium", () => {
       }
   });
 
-  it("a docs page with wide tables and code fits a 360 px phone and passes axe, light and dark", async () => {
-    for (const dark of [false, true]) {
-      const page = await open("/docs/resources/operator-console", { dark, width: 360 });
-      const label = `operator-console docs 360px ${dark ? "dark" : "light"}`;
-      expect(await horizontalOverflow(page), label).toBeUndefined();
-      expect(await axeViolations(page), label).toEqual([]);
-      await page.context().close();
+  it("every docs page, section index and the docs index fit a 360 px phone and pass axe, light and dark", async () => {
+    const paths = [
+      "/docs",
+      ...sections.map((section) => `/docs/${section.id}`),
+      ...pages.map((entry) => `/docs/${entry.slug}`),
+    ];
+    const visits = paths.flatMap((pathname) => [false, true].map((dark) => ({ pathname, dark })));
+    const problems: string[] = [];
+    // Four tabs at a time: one at a time takes a minute and a half on a loaded CI machine.
+    let next = 0;
+    async function worker(): Promise<void> {
+      for (let visit = visits[next++]; visit !== undefined; visit = visits[next++]) {
+        const page = await open(visit.pathname, { dark: visit.dark, width: 360 });
+        const label = `${visit.pathname} 360px ${visit.dark ? "dark" : "light"}`;
+        const overflow = await horizontalOverflow(page);
+        if (overflow !== undefined) problems.push(`${label}: ${overflow}`);
+        for (const violation of await axeViolations(page)) problems.push(`${label}: ${violation}`);
+        await page.context().close();
+      }
     }
-  });
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    expect(visits.length).toBe((pages.length + sections.length + 1) * 2);
+    expect(problems).toEqual([]);
+  }, 600_000);
 
   it("renders the docs index with every section", async () => {
     const page = await open("/docs");
@@ -179,6 +194,7 @@ describe.skipIf(!hasChromium)("docs site in Chromium", () => {
 
   it("switches theme with the toggle", async () => {
     const page = await open("/docs/api/errors");
+    await waitForHydration(page, 'button[aria-label^="Switch to"]');
     await page.locator('button[aria-label^="Switch to"]').click();
     await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBe("dark");
     await page.context().close();
@@ -186,7 +202,13 @@ describe.skipIf(!hasChromium)("docs site in Chromium", () => {
 
   it("searches across pages", async () => {
     const page = await open("/docs/using/quickstart");
-    await page.keyboard.press("Control+k");
+    // A key pressed before React hydrates the page has no listener yet, so press until the dialog opens.
+    await expect
+      .poll(async () => {
+        await page.keyboard.press("Control+k");
+        return page.locator(".search-dialog__input").isVisible();
+      })
+      .toBe(true);
     await page.locator(".search-dialog__input").fill("pinning");
     await page.locator(".search-result").first().waitFor();
     await expect(page.locator(".search-result__title").first().textContent()).resolves.toContain("Routing");
@@ -204,6 +226,7 @@ describe.skipIf(!hasChromium)("docs site in Chromium", () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await shoot(page, "mobile-page");
     const drawer = await open("/docs/integrations/claude-code", { width: 390 });
+    await waitForHydration(drawer, ".site-header__menu");
     await drawer.locator(".site-header__menu").click();
     await drawer.waitForTimeout(300);
     const shownLeft = await drawer

@@ -54,3 +54,14 @@ export async function axeViolations(page: Page): Promise<string[]> {
     ),
   );
 }
+
+/**
+ * Waits until React has hydrated the element (it carries a `__reactFiber` key from then on): a click
+ * that lands on server-rendered HTML before hydration has no handler and is lost.
+ */
+export async function waitForHydration(page: Page, selector: string): Promise<void> {
+  await page.waitForFunction((css) => {
+    const element = document.querySelector(css);
+    return element !== null && Object.keys(element).some((key) => key.startsWith("__reactFiber"));
+  }, selector);
+}
