@@ -103,6 +103,8 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
           ttlSeconds: env.HOLD_TTL_SECONDS,
           idleMs: env.BALANCE_LEASE_IDLE_MS,
           writeDelayMs: env.BALANCE_LEASE_WRITE_DELAY_MS,
+          // The file journal's write costs microseconds: every answer still waits for it.
+          journalWindow: journal instanceof DatabaseJournal ? env.BILLING_JOURNAL_WINDOW : 0,
         })
       : undefined;
 

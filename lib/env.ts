@@ -299,6 +299,12 @@ const envSchema = z.object({
    * the same disk), `auto`: database on Postgres, file on the embedded PGlite.
    */
   BILLING_JOURNAL: z.enum(["auto", "database", "file"]).default("auto"),
+  /**
+   * With the database journal: how many answers may go out before their journal rows commit
+   * (0: every answer waits for its row). A process killed meanwhile leaves at most this many
+   * answers unbilled, in the caller's favour (content/docs/resources/crash-recovery.mdx).
+   */
+  BILLING_JOURNAL_WINDOW: z.coerce.number().int().min(0).max(10_000).default(64),
   /** How often a replica looks for dead ones, bills their journals and releases their holds. */
   DEAD_INSTANCE_CHECK_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),

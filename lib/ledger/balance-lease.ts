@@ -3,6 +3,7 @@ import { postgresErrorCode } from "../db/postgres-error-code";
 import { newId } from "../ids";
 import { log } from "../log";
 import type { HoldKeeper } from "./hold-keeper";
+import { JournalWindow } from "./journal-window";
 import { extendLease, returnLease } from "./lease-statements";
 import { accountsOwing, collectReceivables, outstandingOf } from "./receivables";
 import type { LeaseSettlement, SettleBatchResult } from "./settle-batch";
@@ -68,6 +69,11 @@ export interface BalanceLeasesOptions {
   idleMs: number;
   /** How long a settlement may wait for others to share its write. */
   writeDelayMs: number;
+  /**
+   * How many answers may go out before their journal rows commit (0: each answer waits for its
+   * row). Only the shared database journal has a round trip worth saving.
+   */
+  journalWindow?: number;
 }
 
 const maxBatch = 500;
@@ -92,6 +98,24 @@ async function retryDeadlock<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** True once `work` has settled, false if `deadline` (epoch ms) came first. */
+async function settledBy(work: Promise<unknown>, deadline: number): Promise<boolean> {
+  const left = deadline - Date.now();
+  if (left <= 0) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), left);
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
+
 const free = (lease: AccountLease) => lease.leased - lease.reserved - lease.unwritten;
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
@@ -100,7 +124,8 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
  * Prepaid holds and settlements without a database round trip per request. Each process
  * leases a slice of an account's balance (a hold row it owns, grown in one statement when
  * it runs low); requests hold and settle against the slice in memory; each settlement is
- * journaled to disk before its client is answered and written to the database in batches,
+ * journaled (before its client is answered, or just after within the journal window) and
+ * written to the database in batches,
  * one statement for everything settled within `writeDelayMs`. A lease idle for `idleMs` goes
  * back to the balance. Nothing is spent that a lease does not cover, so across any number
  * of processes no account spends more than its balance; a process that dies leaves its
@@ -108,8 +133,12 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
  */
 export class BalanceLeases {
   readonly #options: BalanceLeasesOptions;
+  /** Answers out before their journal rows committed: bounded, and counted on /metrics. */
+  readonly window: JournalWindow;
   readonly #leases = new Map<bigint, AccountLease>();
   #pending: LeaseSettlement[] = [];
+  /** The settlement journaled last: journals finish in the order they are given settlements. */
+  #lastJournaled: Promise<void> | undefined;
   #writing: Promise<void> | undefined;
   #writeTimer: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout;
@@ -119,6 +148,7 @@ export class BalanceLeases {
 
   constructor(options: BalanceLeasesOptions) {
     this.#options = options;
+    this.window = new JournalWindow(options.journalWindow ?? 0);
     this.#timer = setInterval(() => this.#returnIdle(), Math.max(50, Math.floor(options.idleMs / 2)));
     this.#timer.unref();
     this.#owingTimer = setInterval(() => {
@@ -219,15 +249,34 @@ export class BalanceLeases {
     const charged = min(settlement.cost, coverable);
     lease.unwritten += charged;
     const full: LeaseSettlement = { ...settlement, leaseId: lease.leaseId, charged };
-    try {
-      await this.#options.journal.append(full);
-    } finally {
-      // Only now may a batch write it: the batch deletes its journal row, which must be there
-      // to be deleted (a row committed after its batch would outlive the settlement).
+    // Within the window the caller is answered while the row is on its way: a crash before it
+    // commits leaves this request unbilled (its lease goes back whole), the bounded loss the
+    // docs state. Past it, the answer waits for the row.
+    const early = this.window.tryOpen();
+    const journaled = this.#journal(full, early);
+    if (early)
+      journaled.catch((error: unknown) =>
+        log.error("journaling an answered settlement failed; the ledger gets it with the next batch", {
+          requestId: full.requestId,
+          error,
+        }),
+      );
+    else await journaled;
+    return { charged, shortfall: settlement.cost - charged, availableAfter: free(lease) + lease.outside };
+  }
+
+  /**
+   * Only once journaled may a batch write a settlement: the batch deletes its journal row, which
+   * must be there to be deleted (a row committed after its batch would outlive the settlement).
+   */
+  #journal(full: LeaseSettlement, early: boolean): Promise<void> {
+    const journaled = this.#options.journal.append(full).finally(() => {
+      if (early) this.window.close();
       this.#pending.push(full);
       this.#scheduleWrite();
-    }
-    return { charged, shortfall: settlement.cost - charged, availableAfter: free(lease) + lease.outside };
+    });
+    this.#lastJournaled = journaled;
+    return journaled;
   }
 
   /**
@@ -260,20 +309,11 @@ export class BalanceLeases {
    * hang behind a writer that is retrying.
    */
   async flush(maxWaitMs = flushWaitMs): Promise<void> {
-    if (this.#pending.length > 0) this.#writeNow();
     const deadline = Date.now() + maxWaitMs;
-    while (this.#writing) {
-      const left = deadline - Date.now();
-      if (left <= 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        this.#writing,
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, left);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    // A settlement answered within the journal window joins the batches once its row commits.
+    if (this.#lastJournaled && !(await settledBy(this.#lastJournaled, deadline))) return;
+    if (this.#pending.length > 0) this.#writeNow();
+    while (this.#writing) if (!(await settledBy(this.#writing, deadline))) return;
   }
 
   /** Settlements served and journaled but not in the database yet. */

@@ -8,10 +8,10 @@ import type { LeaseSettlement } from "./settle-batch";
 import { type Journal, lastPerRequest, type SettlementJournal } from "./settlement-journal";
 
 /**
- * The journal on shared storage: each settlement is a `settlement_journal` row committed
- * before its client is answered (settlements that arrive together share one INSERT), so
- * when this process dies, with its disk or not, a surviving replica reads the rows and bills
- * them before it releases the dead process's leases. Rows go with the statement that puts their
+ * The journal on shared storage: each settlement is a `settlement_journal` row (settlements that
+ * arrive together share one INSERT), committed before its client is answered or, within the
+ * journal window, just after (balance-lease.ts), so when this process dies, with its disk or not,
+ * a surviving replica reads the rows and bills them before it releases the dead process's leases. Rows go with the statement that puts their
  * settlements in the ledger. A database that cannot take the row right now falls back to the
  * local file journal (replayed when a process starts on the same disk), so a request is never
  * answered unjournaled.

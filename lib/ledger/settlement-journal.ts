@@ -33,7 +33,10 @@ function textAsBigint(_key: string, value: unknown): unknown {
  * bill what a dead one served.
  */
 export interface Journal {
-  /** Resolves once the settlement is durable; the client is answered only after. */
+  /**
+   * Resolves once the settlement is durable; the client is answered after, or before within the
+   * journal window (balance-lease.ts). Appends resolve in the order they were made.
+   */
   append(settlement: LeaseSettlement): Promise<void>;
   /** A stream's running count so far: billed if the process dies before the stream ends. */
   progress(settlement: LeaseSettlement): void;

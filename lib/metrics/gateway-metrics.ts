@@ -20,6 +20,14 @@ export const gatewayMetrics = {
     "pod_journal_group_waits_total",
     "Settlements that found a journal write in flight and joined the next group write.",
   ),
+  journalEarlyAnswers: new Counter(
+    "pod_journal_early_answers_total",
+    "Answers sent before their settlement's journal row committed (a kill -9 before it commits leaves the request unbilled).",
+  ),
+  journalWindowFull: new Counter(
+    "pod_journal_window_full_total",
+    "Answers that waited for their journal row because BILLING_JOURNAL_WINDOW answers were already out without theirs.",
+  ),
   chargedMicrounits: new Counter("pod_charged_microunits_total", "Microunits charged for inference."),
   lossEvents: new Counter(
     "pod_billing_loss_events_total",

@@ -65,10 +65,11 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
   }
 
   /** Two replicas on the shared database journal, settlements held back `writeDelayMs` before the ledger. */
-  async function twoReplicas(writeDelayMs: number) {
+  async function twoReplicas(writeDelayMs: number, extra: Record<string, string> = {}) {
     const envs = [gatewayEnv("database"), gatewayEnv("database")].map((env) => ({
       ...env,
       BALANCE_LEASE_WRITE_DELAY_MS: String(writeDelayMs),
+      ...extra,
     }));
     const first = await startGatewayProcess(envs[0] ?? {});
     const second = await startGatewayProcess(envs[1] ?? {});
@@ -240,6 +241,8 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
   interface Answer {
     id: string;
     status: number;
+    /** What the answer said it cost (x-pod-cost-microunits; 0 for a stream). */
+    cost: bigint;
     /** The whole body arrived (a stream cut by the crash did not). */
     complete: boolean;
     /** Bytes of content delivered before the end or the cut. */
@@ -257,6 +260,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const startedAt = Date.now();
     let id = "";
     let status = 0;
+    let cost = 0n;
     let received = 0;
     try {
       const response = await inferenceClient({ baseUrl: gateway.url }, token).chat({
@@ -266,15 +270,16 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       });
       id = response.headers.get("x-request-id") ?? "";
       status = response.status;
+      cost = BigInt(response.headers.get("x-pod-cost-microunits") ?? "0");
       const reader = response.body?.getReader();
       for (;;) {
         const chunk = await reader?.read();
         if (!chunk || chunk.done) break;
         received += chunk.value.byteLength;
       }
-      return { id, status, complete: true, received, startedAt };
+      return { id, status, cost, complete: true, received, startedAt };
     } catch {
-      return { id, status, complete: false, received, startedAt };
+      return { id, status, cost, complete: false, received, startedAt };
     }
   }
 
@@ -307,7 +312,18 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     return Number(rows[0]?.count ?? 0) - instanceCount;
   }
 
-  async function billedOnce(answers: Answer[], accountId: bigint, funded: bigint) {
+  /**
+   * Every answer billed once, except at most `window.bound` of `window.among` (the answers of a
+   * replica killed with kill -9): an answer goes out before its journal row commits, and a crash
+   * in that moment leaves it unbilled (BILLING_JOURNAL_WINDOW, crash-recovery.mdx). Unbilled is
+   * never overcharged: the balance is the funding less what the ledger billed, nothing held.
+   */
+  async function billedOnce(
+    answers: Answer[],
+    accountId: bigint,
+    funded: bigint,
+    window: { bound: number; among: readonly Answer[] } = { bound: 0, among: [] },
+  ) {
     const rows = await queryRows<{ request_id: string; cost: string; outcome: string }>(
       handle.db,
       sql`SELECT request_id, cost_microunits::text AS cost, outcome FROM usage_records WHERE account_id = ${accountId}`,
@@ -315,7 +331,11 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const billed = new Map(rows.map((row) => [row.request_id, row]));
     const answered = answers.filter((one) => one.status === 200 && one.complete);
     expect(answered.length).toBeGreaterThan(3);
-    for (const one of answered) expect(billed.has(one.id), `answered request ${one.id} is billed`).toBe(true);
+    const mayBeUnbilled = new Set(window.among.map((one) => one.id));
+    const unbilled = answered.filter((one) => !billed.has(one.id));
+    for (const one of unbilled)
+      expect(mayBeUnbilled.has(one.id), `answered request ${one.id} is billed`).toBe(true);
+    expect(unbilled.length).toBeLessThanOrEqual(window.bound);
     // usage_records' primary key is the request id: nothing is billed twice.
     const charged = rows.reduce((total, row) => total + BigInt(row.cost), 0n);
     const balance = await getAccountBalance(handle.db, accountId);
@@ -326,15 +346,17 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     );
     expect(Number(journal[0]?.count)).toBe(0);
     expect(await verifyLedger(handle.db)).toEqual([]);
-    return { billed, answered };
+    return { billed, answered, unbilled };
   }
 
-  it("kill -9 of one of two replicas under load (own journal disks): every answer billed once, cut streams billed, its hold back in seconds", async () => {
+  it("kill -9 of one of two replicas under load (own journal disks): every answer billed once but at most the journal window of the dead one's, cut streams billed, its hold back in seconds", async () => {
     // Settlements wait half a second for company, so the crash always finds some unwritten.
     const { envs, first, second } = await twoReplicas(500);
+    const { BILLING_JOURNAL_WINDOW: bound } = loadEnv({ ...envs[0], NODE_ENV: "test" });
     const funded = 50_000_000n;
     const { token, accountId } = await fundedToken(first, funded);
     const answers: Answer[] = [];
+    const fromDead: Answer[] = [];
     let crash: () => void = () => {};
     const crashed = new Promise<void>((resolve) => {
       crash = resolve;
@@ -343,7 +365,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const finished = new Promise<void>((resolve) => {
       finish = resolve;
     });
-    const loads = [load(first, token, crashed, answers), load(second, token, finished, answers)];
+    const loads = [load(first, token, crashed, fromDead), load(second, token, finished, answers)];
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const crashedAt = Date.now();
     await first?.kill();
@@ -358,7 +380,8 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     finish();
     await Promise.all(loads);
     await second?.stop();
-    const { billed } = await billedOnce(answers, accountId, funded);
+    answers.push(...fromDead);
+    const { billed } = await billedOnce(answers, accountId, funded, { bound, among: fromDead });
     // Streams the crash cut after more than a second of content: billed from their running count.
     const cut = answers.filter(
       (one) => one.status === 200 && !one.complete && one.received > 0 && crashedAt - one.startedAt > 1_500,
@@ -375,8 +398,13 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     expect((await usageOf(accountId)).requests).toBe(count);
   }, 120_000);
 
-  it("kill -9 of the only replica: a new process on another disk bills everything it answered", async () => {
-    const env = { ...gatewayEnv("database"), BALANCE_LEASE_WRITE_DELAY_MS: "500" };
+  it("kill -9 of the only replica: a new process on another disk bills everything it answered but at most the journal window", async () => {
+    // A window of 2 under 4 lanes of load: some answers wait for their rows, at most 2 do not.
+    const env = {
+      ...gatewayEnv("database"),
+      BALANCE_LEASE_WRITE_DELAY_MS: "500",
+      BILLING_JOURNAL_WINDOW: "2",
+    };
     const only = await startGatewayProcess(env);
     const funded = 20_000_000n;
     const { token, accountId } = await fundedToken(only, funded);
@@ -393,7 +421,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     expect(await usageOf(accountId)).not.toEqual({ requests: answers.length, charged: 0n });
     const next = await startGatewayProcess(gatewayEnv("database")); // its own, empty journal directory
     await next.stop();
-    await billedOnce(answers, accountId, funded);
+    await billedOnce(answers, accountId, funded, { bound: 2, among: answers });
   }, 120_000);
 
   /**
@@ -411,12 +439,21 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     return { active: row?.active ?? 0, waiting: row?.waiting ?? 0 };
   }
 
-  /** The process's `pod_journal_group_waits_total` from /metrics. */
-  async function journalGroupWaits(gateway: GatewayProcess): Promise<number> {
+  /** The journal's figures from the process's /metrics. */
+  async function journalFigures(gateway: GatewayProcess) {
     const metrics = await fetch(`${gateway.url}/metrics`, {
       headers: { authorization: `Bearer ${adminToken}` },
     });
-    return Number(/^pod_journal_group_waits_total (\S+)$/m.exec(await metrics.text())?.[1] ?? 0);
+    const text = await metrics.text();
+    const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+    return {
+      groupWaits: read("pod_journal_group_waits_total"),
+      early: read("pod_journal_early_answers_total"),
+      windowFull: read("pod_journal_window_full_total"),
+      unjournaled: read("pod_journal_unjournaled_answers"),
+      widest: read("pod_journal_unjournaled_answers_max"),
+      bound: read("pod_journal_window_bound"),
+    };
   }
 
   /** Polls `condition` (a state the code or the database shows) until it holds; fails after 15 s. */
@@ -428,26 +465,48 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     }
   }
 
-  it("kill -9 right after a journal group commit: its queued requests wait for their own row, and all are billed once", async () => {
-    // Nothing reaches the ledger before the kill: the journal is all there is.
-    const { first: crashing, second: survivor } = await twoReplicas(1000);
-    const funded = 20_000_000n;
-    const { token, accountId } = await fundedToken(crashing, funded);
-    const warm = await answer(crashing, token, 0, false);
-    expect(warm.status).toBe(200);
-
-    // The journal table is locked: the first group's INSERT waits in the database, and the
-    // requests that settle behind it queue for the next group instead of sending their own.
+  /** The journal table locked as a slow database would hold it: INSERTs wait in the database. */
+  async function lockJournal() {
     const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
     const session = await locker.reserve();
     await session`BEGIN`;
     await session`LOCK TABLE settlement_journal IN SHARE ROW EXCLUSIVE MODE`;
+    return {
+      /** The rows' INSERTs still waiting never commit: their connections are ended first (a lost host's). */
+      async dropWaitingInserts() {
+        await handle.db.execute(
+          sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
+                AND query LIKE '%INSERT INTO settlement_journal%'`,
+        );
+      },
+      async release() {
+        await session`ROLLBACK`;
+        session.release();
+        await locker.end();
+      },
+    };
+  }
+
+  it("a journal held up: at most BILLING_JOURNAL_WINDOW answers go out before their rows commit, the rest wait in one group, all are billed once", async () => {
+    // Nothing reaches the ledger before the kill: the journal is all there is.
+    const { first: crashing, second: survivor } = await twoReplicas(1000, { BILLING_JOURNAL_WINDOW: "4" });
+    const funded = 20_000_000n;
+    const { token, accountId } = await fundedToken(crashing, funded);
+    const warm = await answer(crashing, token, 0, false);
+    expect(warm.status).toBe(200);
+    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+
+    // The journal table is locked: the first group's INSERT waits in the database, and the
+    // requests that settle behind it queue for the next group instead of sending their own.
+    const lock = await lockJournal();
     const answers: Answer[] = [warm];
     let answeredSince = 0;
+    const before = await journalFigures(crashing);
+    expect(before.bound).toBe(4);
     const first = answer(crashing, token, 1, false);
     // The first settlement's INSERT is in the database, waiting for the lock.
     await until(async () => (await journalInserts()).waiting === 1);
-    const waitedBefore = await journalGroupWaits(crashing);
     const rest = Array.from({ length: 11 }, (_, index) => answer(crashing, token, index + 2, false));
     const all = [first, ...rest].map((one) =>
       one.then((settled) => {
@@ -455,16 +514,23 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
         answers.push(settled);
       }),
     );
-    // The gateway counts each settlement that finds a write in flight and queues for the next
-    // group: once all eleven are counted, still one INSERT is in the database and none is answered.
-    await until(async () => (await journalGroupWaits(crashing)) - waitedBefore === 11);
+    // Every one of the eleven found a write in flight and queued for the next group: still one
+    // INSERT in the database. Four (the window) were answered before their rows committed, the
+    // eight past the window wait for theirs, as every answer did before the window.
+    await until(async () => (await journalFigures(crashing)).groupWaits - before.groupWaits === 11);
+    await until(async () => answeredSince === 4);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(answeredSince).toBe(4);
     expect((await journalInserts()).active).toBe(1);
-    expect(answeredSince).toBe(0); // none answered before its own row committed
-    await session`ROLLBACK`;
-    session.release();
-    await locker.end();
+    const held = await journalFigures(crashing);
+    expect(held.unjournaled).toBe(4);
+    expect(held.early - before.early).toBe(4);
+    expect(held.windowFull - before.windowFull).toBe(8);
+    expect(held.widest).toBe(4);
+    await lock.release();
     await Promise.all(all);
     expect(answers.filter((one) => one.status === 200 && one.complete)).toHaveLength(13);
+    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
     await crashing?.kill();
 
     const deadline = Date.now() + 15_000;
@@ -474,6 +540,57 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     await survivor?.stop();
     const { billed } = await billedOnce(answers, accountId, funded);
     expect(billed.size).toBe(13);
+  }, 120_000);
+
+  it("kill -9 under concurrent load with the journal held up: exactly the answers the counter showed unjournaled go unbilled, never more than the window, in the caller's favour", async () => {
+    const { first: crashing, second: survivor } = await twoReplicas(1000, { BILLING_JOURNAL_WINDOW: "5" });
+    const funded = 20_000_000n;
+    const { token, accountId } = await fundedToken(crashing, funded);
+    const warm = await answer(crashing, token, 0, false);
+    expect(warm.status).toBe(200);
+    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+
+    const lock = await lockJournal();
+    const before = await journalFigures(crashing);
+    const answers: Answer[] = [];
+    // Twenty at once, more than the window: five answered with their rows on the way, fifteen waiting.
+    const concurrent = Array.from({ length: 20 }, (_, index) =>
+      answer(crashing, token, index + 1, false).then((settled) => {
+        answers.push(settled);
+        return settled;
+      }),
+    );
+    await until(async () => (await journalFigures(crashing)).windowFull - before.windowFull === 15);
+    await until(async () => answers.length === 5);
+    const atKill = await journalFigures(crashing);
+    expect(atKill.unjournaled).toBe(5);
+    await crashing.kill();
+    // The dead process's INSERT never commits (its connection ends, as with a lost host).
+    await lock.dropWaitingInserts();
+    await lock.release();
+    const all = await Promise.all(concurrent);
+    const answered = all.filter((one) => one.status === 200 && one.complete);
+    expect(answered).toHaveLength(5);
+    for (const one of answered) expect(one.cost).toBeGreaterThan(0n);
+
+    // The survivor bills what the dead replica's journal holds (the warm-up) and releases its lease.
+    await until(async () => (await heldBy(1)) === 0);
+    await survivor.stop();
+    const { billed, unbilled } = await billedOnce([warm, ...all], accountId, funded, {
+      bound: atKill.bound,
+      among: all,
+    });
+    // Exactly the answers the counter showed out before their rows: the loss is counted, not guessed.
+    expect(unbilled.map((one) => one.id).sort()).toEqual(answered.map((one) => one.id).sort());
+    expect(unbilled).toHaveLength(atKill.unjournaled);
+    expect([...billed.keys()]).toEqual([warm.id]);
+    // The caller is charged for the warm-up alone: the five unbilled answers cost it nothing, and
+    // the fifteen never answered hold nothing.
+    expect(await getAccountBalance(handle.db, accountId)).toEqual({
+      balance: funded - warm.cost,
+      held: 0n,
+      available: funded - warm.cost,
+    });
   }, 120_000);
 
   it("two replicas spending one small balance never spend more than it", async () => {

@@ -21,6 +21,7 @@ export async function getMetrics({ app }: ApiCall<"admin">): Promise<Response> {
   );
   const excess = await readUpstreamExcess(app.database.db);
   const marketplace = app.routing.registry.status();
+  const window = app.leases?.window;
   const body = renderMetrics(Object.values(gatewayMetrics), [
     {
       name: "pod_redis_up",
@@ -56,6 +57,21 @@ export async function getMetrics({ app }: ApiCall<"admin">): Promise<Response> {
       name: "pod_holds_live",
       help: "Holds of requests this process is serving right now.",
       value: app.holds.liveHolds,
+    },
+    {
+      name: "pod_journal_unjournaled_answers",
+      help: "Answers this process sent whose journal rows have not committed: what a kill -9 now would leave unbilled.",
+      value: window?.open ?? 0,
+    },
+    {
+      name: "pod_journal_unjournaled_answers_max",
+      help: "The most answers this process has had out at once without their journal rows committed.",
+      value: window?.widest ?? 0,
+    },
+    {
+      name: "pod_journal_window_bound",
+      help: "BILLING_JOURNAL_WINDOW as this process applies it (0: every answer waits for its journal row).",
+      value: window?.bound ?? 0,
     },
     {
       name: "pod_billing_loss_account_microunits",
