@@ -2,6 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatUsd } from "../../components/dashboard/format";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
+import { inferenceClient } from "../helpers/inference-client";
 import { type FakeStripe, startFakeStripe } from "../helpers/stripe/fake-stripe";
 import {
   desktop,
@@ -104,15 +105,7 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
       let served = 0;
       let refused: { status: number; code: string } | undefined;
       for (let attempt = 0; attempt < 40 && refused === undefined; attempt += 1) {
-        const response = await fetch(`${gateway.baseUrl}/proxy/${key}/v1/chat/completions`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            model: "gpt-4o-mini",
-            max_tokens: 3,
-            messages: [{ role: "user", content: "hi [fake:tokens=3]" }],
-          }),
-        });
+        const response = await inferenceClient(gateway, key).chat({ maxTokens: 3 });
         const body = (await response.json()) as { error?: { code: string } };
         if (response.status === 200) served += 1;
         else refused = { status: response.status, code: body.error?.code ?? "" };
@@ -146,15 +139,7 @@ describe.skipIf(!hasChromium)("dashboard accounts in Chromium", () => {
       await keyRow.getByRole("button", { name: "Save" }).click();
       await spentCell.getByTestId("key-limit-reached").waitFor();
       await expect(spentCell.getByTestId("key-limit-reached").textContent()).resolves.toBe("Limit reached");
-      const over = await fetch(`${gateway.baseUrl}/proxy/${key}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          model: "gpt-4o-mini",
-          max_tokens: 3,
-          messages: [{ role: "user", content: "hi" }],
-        }),
-      });
+      const over = await inferenceClient(gateway, key).chat({ maxTokens: 3, content: "hi" });
       expect(over.status).toBe(402);
       expect(((await over.json()) as { error: { message: string } }).error.message).toMatch(
         /^key limit reached: this key may spend \$0\.00001 USD per day \(UTC\) and has spent \$0\.0000\d+/,

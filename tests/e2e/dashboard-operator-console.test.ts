@@ -12,6 +12,7 @@ import { type NoticeState, runOperatorNotices } from "../../lib/operator-console
 import { refreshReputations } from "../../lib/trust/reputation";
 import { recordTrustEvents } from "../../lib/trust/trust-events";
 import { startTestGateway, type TestGateway, testAdminToken } from "../helpers/gateway";
+import { inferenceClient } from "../helpers/inference-client";
 import {
   createMarketplaceFixture,
   type MarketplaceFixture,
@@ -254,14 +255,9 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     await shoot(page, "operator-catalog-desktop-light");
 
     const before = (await gateway.balanceOf(caller)).balance;
-    const response = await fetch(`${gateway.baseUrl}/proxy/${caller}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "gpt-4o-mini",
-        max_tokens: 5,
-        messages: [{ role: "user", content: "hi [fake:tokens=5]" }],
-      }),
+    const response = await inferenceClient(gateway, caller).chat({
+      maxTokens: 5,
+      content: "hi [fake:tokens=5]",
     });
     expect(response.status).toBe(200);
     const usage = ((await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } })
@@ -283,15 +279,10 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
   it("shows each model's sources with the figures GET /v1/models/{id}/endpoints lists", async () => {
     // Streamed traffic, so the gateway has a time to first token and a speed to show.
     for (let index = 0; index < 3; index += 1) {
-      const streamed = await fetch(`${gateway.baseUrl}/proxy/${caller}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          model: "gpt-4o-mini",
-          max_tokens: 30,
-          stream: true,
-          messages: [{ role: "user", content: "figures [fake:tokens=25]" }],
-        }),
+      const streamed = await inferenceClient(gateway, caller).chat({
+        maxTokens: 30,
+        stream: true,
+        content: "figures [fake:tokens=25]",
       });
       await streamed.text();
     }
@@ -411,14 +402,10 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
       }),
     );
     // An upstream that bills beyond what the gateway charges (its usage over the request's caps).
-    const overbilled = await fetch(`${gateway.baseUrl}/proxy/${caller}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-pod-providers": "openai" },
-      body: JSON.stringify({
-        model: "gpt-4o-mini",
-        max_tokens: 10,
-        messages: [{ role: "user", content: "count [fake:tokens=3] [fake:overreport=5000]" }],
-      }),
+    const overbilled = await inferenceClient(gateway, caller).chat({
+      maxTokens: 10,
+      content: "count [fake:tokens=3] [fake:overreport=5000]",
+      headers: { "x-pod-providers": "openai" },
     });
     expect(overbilled.status).toBe(200);
     await overbilled.text();

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway, testAdminToken } from "../helpers/gateway";
+import { inferenceClient } from "../helpers/inference-client";
 import { testRedis, testSharedPostgres } from "../helpers/services";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 
@@ -82,15 +83,7 @@ describe.skipIf(!configured)("a key changed on one replica, on the other", () =>
     );
     expect(after).toBeLessThan(100);
     // And inference too, not only the balance.
-    const inference = await fetch(`${second.baseUrl}/proxy/${issued.api_key}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "gpt-4o-mini",
-        max_tokens: 3,
-        messages: [{ role: "user", content: "hi" }],
-      }),
-    });
+    const inference = await inferenceClient(second, issued.api_key).chat({ maxTokens: 3, content: "hi" });
     expect(inference.status).toBe(401);
   }, 60_000);
 
