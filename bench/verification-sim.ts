@@ -3,8 +3,11 @@
  * against the fake model, a share of their real answers scored under the reference and fed to the
  * per-host detector (lib/verification). Prints a markdown table; `--write` puts it in
  * bench/results.md between its markers. `--runs N` (default 100) seeded runs per scenario.
+ * `--fallback` runs the scenarios of the check for a reference without log-probabilities (the
+ * host's answer compared with the reference's own samples) instead, into its own table.
  *
  *   npx tsx bench/verification-sim.ts --runs 100 --write
+ *   npx tsx bench/verification-sim.ts --fallback --runs 100 --write
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -68,6 +71,32 @@ export const scenarios: Scenario[] = [
   },
 ];
 
+/** The check without log-probabilities: the reference's samples of the same request, compared. */
+const fallbackScenarios: Scenario[] = [
+  { name: "honest, temperature 0.7", temperature: 0.7, jobs: 2000, check: "resampled" },
+  { name: "honest, temperature 0", temperature: 0, jobs: 2000, check: "resampled" },
+  ...(["smaller", "garbage"] as const).flatMap((mode) =>
+    [0.5, 0.1, 0.02].map(
+      (rate): Scenario => ({
+        name: `${mode} answers on ${rate * 100}% of real jobs`,
+        temperature: 0.7,
+        cheat: { mode, rate },
+        jobs: 2000,
+        check: "resampled",
+      }),
+    ),
+  ),
+  ...(["smaller", "garbage"] as const).map(
+    (mode): Scenario => ({
+      name: `${mode} answers on 10% of real jobs, temperature 0`,
+      temperature: 0,
+      cheat: { mode, rate: 0.1 },
+      jobs: 2000,
+      check: "resampled",
+    }),
+  ),
+];
+
 function row(report: ScenarioReport): string {
   const { scenario } = report;
   const honest = scenario.cheat === undefined;
@@ -82,14 +111,19 @@ function row(report: ScenarioReport): string {
 }
 
 const settings = defaultSimulationSettings;
+const fallback = process.argv.includes("--fallback");
 const started = Date.now();
 const lines = [
-  `Seeded runs ${new Date().toISOString().slice(0, 16)}Z, ${runs} per scenario (seeds 1 to ${runs}): verification share ${settings.verifyShare * 100}% of real jobs, canaries ${settings.canaryShare * 100}%, reference top ${settings.topAlternatives} alternatives, serving noise ${settings.servingNoise} on every logit (host and reference), threshold ${detectorThreshold(settings.detector).toFixed(1)} (false alarm ${settings.detector.falseAlarm} within ${settings.detector.horizon.toLocaleString("en")} checked answers).`,
+  `Seeded runs ${new Date().toISOString().slice(0, 16)}Z, ${runs} per scenario (seeds 1 to ${runs}): verification share ${settings.verifyShare * 100}% of real jobs, canaries ${settings.canaryShare * 100}%, ${
+    fallback
+      ? `a reference without log-probabilities: ${settings.resamples} samples of the same request per checked answer (a greedy job's at temperature ${settings.evidence.temperatureFloor})`
+      : `reference top ${settings.topAlternatives} alternatives`
+  }, serving noise ${settings.servingNoise} on every logit (host and reference), threshold ${detectorThreshold(settings.detector).toFixed(1)} (false alarm ${settings.detector.falseAlarm} within ${settings.detector.horizon.toLocaleString("en")} checked answers).`,
   "",
   `| host | runs × real jobs | excluded within ${within} real jobs of cheating | excluded in the run | excluded while honest | median real jobs to exclusion | answers checked per run | verification cost / revenue | canaries / real jobs the classifier took for canaries |`,
   "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
 ];
-for (const scenario of scenarios) {
+for (const scenario of fallback ? fallbackScenarios : scenarios) {
   const report = simulateScenario(scenario, runs, within);
   lines.push(row(report));
   console.error(`${scenario.name}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -99,15 +133,16 @@ console.log(table);
 
 if (process.argv.includes("--write")) {
   const path = join(import.meta.dirname, "results.md");
-  const begin = "<!-- verification-sim -->";
-  const end = "<!-- /verification-sim -->";
+  const marker = fallback ? "verification-sim-fallback" : "verification-sim";
+  const begin = `<!-- ${marker} -->`;
+  const end = `<!-- /${marker} -->`;
   const text = readFileSync(path, "utf8");
   const section = `${begin}\n${table}\n${end}`;
   const at = text.indexOf(begin);
   writeFileSync(
     path,
     at === -1
-      ? `${text.trimEnd()}\n\n## Verified inference: the simulation (bench/verification-sim.ts)\n\n${section}\n`
+      ? `${text.trimEnd()}\n\n## Verified inference${fallback ? " without log-probabilities" : ""}: the simulation (bench/verification-sim.ts${fallback ? " --fallback" : ""})\n\n${section}\n`
       : `${text.slice(0, at)}${section}${text.slice(text.indexOf(end) + end.length)}`,
   );
 }

@@ -386,6 +386,11 @@ const envSchema = z.object({
   /** The chance an honest host is excluded within VERIFY_HORIZON checked answers (an upper bound). */
   VERIFY_FALSE_ALARM: z.coerce.number().positive().max(0.5).default(0.01),
   VERIFY_HORIZON: z.coerce.number().int().positive().default(10_000),
+  /**
+   * Samples of the same request a reference without log-probabilities answers per checked
+   * answer (lib/canaries/resample-answer.ts): one answer is then evidence of at most this plus 1.
+   */
+  VERIFY_RESAMPLES: z.coerce.number().int().min(1).max(16).default(4),
   /** Slash a host automatically once canaries prove it serves another model (lib/trust/reputation.ts). */
   TRUST_AUTO_SLASH: z
     .enum(["on", "off"])

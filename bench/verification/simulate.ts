@@ -10,6 +10,7 @@ import {
   newDetector,
   observeAnswer,
 } from "../../lib/verification/cheat-detector";
+import { resampleEvidence } from "../../lib/verification/resample-evidence";
 import {
   type Answer,
   endToken,
@@ -51,6 +52,12 @@ export interface Scenario {
   jobs: number;
   /** The model a "smaller" cheat answers from, when not the settings' one. */
   smaller?: ModelSpec;
+  /**
+   * How an answer is checked: scored under the reference's log-probabilities (the default), or,
+   * for a reference that offers none, compared with the reference's own samples of the same
+   * request (lib/verification/resample-evidence.ts).
+   */
+  check?: "logprobs" | "resampled";
 }
 
 export interface SimulationSettings {
@@ -60,6 +67,8 @@ export interface SimulationSettings {
   servingNoise: number;
   /** Top alternatives the reference returns per position (OpenAI's `logprobs` allows 5). */
   topAlternatives: number;
+  /** The reference's samples per checked answer, where it offers no log-probabilities (VERIFY_RESAMPLES). */
+  resamples: number;
   model: ModelSpec;
   smaller: ModelSpec;
   evidence: EvidenceSettings;
@@ -73,6 +82,7 @@ export const defaultSimulationSettings: SimulationSettings = {
   canaryShare: 0.01,
   servingNoise: 0.15,
   topAlternatives: 5,
+  resamples: 4,
   // Entropy about 1.2 nats a token at temperature 1, the top 5 tokens about 93% of the mass.
   model: { seed: 7001, scale: 3.5 },
   // A smaller sibling: the same most likely token at 52% of positions, 0.81 nats a token apart
@@ -216,6 +226,11 @@ function cheatAnswer(
   };
 }
 
+/** An answer as text: token `k` is the word `w<k>` (tests/helpers/fake-model-text.ts writes the same). */
+function words(answer: Answer): string {
+  return answer.tokens.map((token) => `w${token}`).join(" ");
+}
+
 /** The reference's teacher-forced scoring of an answer: each token's logprob and the top alternatives. */
 function scoreAnswer(
   settings: SimulationSettings,
@@ -300,15 +315,35 @@ function simulateRun(scenario: Scenario, seed: number, settings = defaultSimulat
       tally.checkedReal += 1;
       tally.checkedRealTokens += answer.tokens.length;
     }
-    tally.cost +=
-      (shape.promptTokens + answer.tokens.length + 1) * prices.referenceInput + prices.referenceOutput;
-    const evidence = answerEvidence(
-      scoreAnswer(settings, shape.prompt, answer, random),
-      scenario.temperature,
-      settings.evidence,
-    );
-    if (!evidence) return false;
-    const step = observeAnswer(detector, evidence.logE, settings.detector);
+    let logE: number | undefined;
+    if (scenario.check === "resampled") {
+      // The same request answered again by the reference, `resamples` times (one prefill, as
+      // OpenAI's `n` asks), a greedy job at the scoring floor (lib/canaries/resample-answer.ts).
+      const samples = Array.from({ length: settings.resamples }, () =>
+        generate(
+          settings.model,
+          shape.prompt,
+          Math.max(scenario.temperature, settings.evidence.temperatureFloor),
+          shape.maxTokens,
+          settings.servingNoise,
+          random,
+        ),
+      );
+      tally.cost +=
+        shape.promptTokens * prices.referenceInput +
+        samples.reduce((sum, sample) => sum + sample.tokens.length + 1, 0) * prices.referenceOutput;
+      logE = resampleEvidence(words(answer), samples.map(words))?.logE;
+    } else {
+      tally.cost +=
+        (shape.promptTokens + answer.tokens.length + 1) * prices.referenceInput + prices.referenceOutput;
+      logE = answerEvidence(
+        scoreAnswer(settings, shape.prompt, answer, random),
+        scenario.temperature,
+        settings.evidence,
+      )?.logE;
+    }
+    if (logE === undefined) return false;
+    const step = observeAnswer(detector, logE, settings.detector);
     detector = step.state;
     return step.cheating;
   };

@@ -4,12 +4,12 @@ import type { Candidate } from "../providers/candidate";
 import type { ServedJob } from "../proxy/reserved-request";
 import type { TrustServices } from "../trust/trust-services";
 import { type CanaryServices, recordJobShape, scheduleCanary } from "./run-canary";
-import { scoreServedAnswer, todaySpent } from "./score-answer";
+import { referenceAmong, scoreServedAnswer, todaySpent } from "./score-answer";
 
 /**
  * Verification of real marketplace answers (issue 31): after the caller was served and billed, a
- * share (VERIFY_SHARE) of marketplace jobs has the host's answer scored by a trusted reference for
- * the same model (lib/verification/reference-scoring.ts), the score feeds the (host, model)
+ * share (VERIFY_SHARE) of marketplace jobs, in either format, has the host's answer checked by a
+ * trusted reference for the same model (./score-answer.ts), the evidence feeds the (host, model)
  * detector (lib/verification/cheat-detector.ts), and every check is on the host's record with its
  * evidence. A host the detector finds cheating is excluded and, as proven substitution, slashed.
  *
@@ -29,13 +29,10 @@ function scheduleAnswerCheck(
   host: Candidate,
   job: ServedJob | undefined,
 ): void {
-  if (!job || host.route !== "marketplace" || host.dialect !== "openai" || job.outcome !== "completed")
-    return;
+  if (!job || host.route !== "marketplace" || job.outcome !== "completed") return;
   if (app.env.VERIFY_SHARE <= 0 || Math.random() >= app.env.VERIFY_SHARE) return;
   if (todaySpent() >= app.env.VERIFY_DAILY_BUDGET_MICROUNITS) return;
-  const reference = candidates.find(
-    (candidate) => candidate.route === "centralized" && candidate.dialect === "openai",
-  );
+  const reference = referenceAmong(candidates);
   if (!reference) return;
   scoreServedAnswer(app, model, host, reference, job, { kind: "real" }).catch((error: unknown) =>
     log.error("answer check failed to run", { provider: host.providerId, error }),

@@ -19,7 +19,13 @@ import type { RoutingServices } from "../routing/routing-state";
 import { inNewTrace } from "../telemetry/tracing";
 import { corpusEntries, corpusTurn, inventedTexts, inventionPrompt } from "./canary-texts";
 import { fillShape, JobShapes, type TextSlot, textSlots } from "./job-shapes";
-import { noteVerificationSpend, scoreServedAnswer, todaySpent, verificationBudget } from "./score-answer";
+import {
+  noteVerificationSpend,
+  referenceAmong,
+  scoreServedAnswer,
+  todaySpent,
+  verificationBudget,
+} from "./score-answer";
 
 /** What a canary reads: the routing state to pick the host, and what serving a held request reads. */
 export type CanaryServices = RoutingServices & ServingServices;
@@ -230,7 +236,7 @@ async function runCanary(
   if (!target) return skipped("the host serves the model no more");
   const shape = jobShapes.draw(model.id, target.dialect);
   const references = centralizedCandidates(app, model);
-  const reference = references.find((candidate) => candidate.dialect === "openai");
+  const reference = referenceAmong(references);
   if (!shape || !reference) return skipped(shape ? "no reference for the model" : "no real job's shape yet");
   const slots = textSlots(shape);
   const words = await canaryWords(app, model, slots, references);

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { CatalogModel } from "../catalog/models";
 import { hostTrustEvents } from "../db/schema";
+import { translateRequest } from "../dialects/translate";
 import { ensureAccount } from "../ledger/accounts";
 import { postTransaction } from "../ledger/post-transaction";
 import { log } from "../log";
@@ -10,7 +11,7 @@ import type { ServedJob } from "../proxy/reserved-request";
 import { noteTrustEvents } from "../trust/note-trust-events";
 import type { TrustEventInput } from "../trust/trust-events";
 import type { TrustServices } from "../trust/trust-services";
-import { answerEvidence } from "../verification/answer-evidence";
+import { answerEvidence, defaultEvidenceSettings } from "../verification/answer-evidence";
 import {
   type DetectorSettings,
   type DetectorState,
@@ -20,13 +21,17 @@ import {
   observeAnswer,
 } from "../verification/cheat-detector";
 import { parseScoring, scoringRequest } from "../verification/reference-scoring";
+import { resampleEvidence } from "../verification/resample-evidence";
+import { referenceSamples } from "./resample-answer";
 
 /**
- * Scoring one served answer (a real job's or a canary's) under a trusted reference for the same
- * model (lib/verification/reference-scoring.ts), feeding the (host, model) detector
- * (lib/verification/cheat-detector.ts) and filing the check with its evidence on the host's
- * record. Real answers and canaries feed one detector: a canary is a real-shaped job whose
- * answer is always checked.
+ * Checking one served answer (a real job's or a canary's, in either format) against a trusted
+ * reference for the same model: scored under the reference's log-probabilities where it gives
+ * them (lib/verification/reference-scoring.ts), else compared with the reference's own samples of
+ * the same request (./resample-answer.ts); either way an e-value that feeds the (host, model)
+ * detector (lib/verification/cheat-detector.ts), and the check is filed with its evidence on the
+ * host's record. Real answers and canaries feed one detector: a canary is a real-shaped job
+ * whose answer is always checked.
  */
 
 /** What scoring costs is booked from this external budget to a per-host account. */
@@ -108,6 +113,11 @@ async function lastState(
   return state && Array.isArray(state.statistics) ? state : undefined;
 }
 
+/** How long a reference that answered without log-probabilities is asked for samples instead. */
+const noLogprobsMs = 60 * 60 * 1000;
+/** References (provider and model) known to give no log-probabilities, until when. */
+const withoutLogprobs = new Map<string, number>();
+
 async function bookScoring(
   app: TrustServices,
   hostId: string,
@@ -123,7 +133,7 @@ async function bookScoring(
     postTransaction(tx, {
       kind: "verification_check",
       idempotencyKey: `verification:${requestId}`,
-      metadata: { host_id: hostId, request_id: requestId, note: "reference scoring of an answer" },
+      metadata: { host_id: hostId, request_id: requestId, note: "reference check of an answer" },
       entries: [
         { accountId: budget, amount: -cost },
         { accountId: perHost, amount: cost },
@@ -141,15 +151,22 @@ export interface AnswerCheck {
   cheating: boolean;
 }
 
-/** The reference's teacher-forced reply, parsed; undefined (logged) when it gave none. */
+type Scoring =
+  | { kind: "scored"; scored: NonNullable<ReturnType<typeof parseScoring>> }
+  | { kind: "none" | "failed" };
+
+/**
+ * The reference's teacher-forced reply, parsed: `none` when it gives no log-probabilities (it
+ * refused the request as one it does not take, or answered without them), `failed` when it could
+ * not answer now.
+ */
 async function scoreUnderReference(
   reference: Candidate,
-  forwarded: Record<string, unknown>,
+  request: Record<string, unknown>,
   answer: string,
   maxTokens: number,
-): Promise<ReturnType<typeof parseScoring>> {
-  const body = scoringRequest({ ...forwarded, model: reference.upstreamModelId }, answer);
-  const response = await reference.dispatch(JSON.stringify(body), {
+): Promise<Scoring> {
+  const response = await reference.dispatch(JSON.stringify(scoringRequest(request, answer)), {
     signal: AbortSignal.timeout(scoringTimeoutMs),
     forwardHeaders: {},
   });
@@ -159,21 +176,117 @@ async function scoreUnderReference(
       provider: reference.providerId,
       status: response.status,
     });
-    return undefined;
+    const refused = response.status >= 400 && response.status < 500 && ![408, 429].includes(response.status);
+    return { kind: refused ? "none" : "failed" };
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return undefined;
+    return { kind: "failed" };
   }
   const scored = parseScoring(parsed, answer, maxTokens);
-  if (!scored)
-    log.info("reference answered no teacher-forced log-probabilities", { provider: reference.providerId });
-  return scored;
+  if (scored) return { kind: "scored", scored };
+  log.info("reference answered no teacher-forced log-probabilities", { provider: reference.providerId });
+  return { kind: "none" };
 }
 
-/** Scores one served answer and files the check; undefined when it could not be scored. */
+/** One check's own findings, before the detector: its e-value, its figures and its words for the record. */
+interface Finding {
+  logE: number;
+  figures: Record<string, unknown>;
+  words: string;
+}
+
+const rounded = (value: number) => Number(value.toFixed(4));
+
+/**
+ * The finding on `answer` from the reference, and what asking cost: teacher-forced where the
+ * reference gives log-probabilities, else from its samples of the same request. `request` is the
+ * job's, in the reference's format and for its model.
+ */
+async function findAgainstReference(
+  app: TrustServices,
+  reference: Candidate,
+  request: Record<string, unknown>,
+  answer: string,
+  temperature: number,
+  maxTokens: number,
+): Promise<{ finding?: Finding; cost: bigint }> {
+  const key = `${reference.providerId}\n${reference.upstreamModelId}`;
+  if (reference.dialect === "openai" && (withoutLogprobs.get(key) ?? 0) < Date.now()) {
+    const scoring = await scoreUnderReference(reference, request, answer, maxTokens);
+    if (scoring.kind === "failed") return { cost: 0n };
+    if (scoring.kind === "scored") {
+      const cost = costOfUsage(
+        { ...emptyUsage, inputTokens: scoring.scored.promptTokens, outputTokens: 1 },
+        reference.price,
+      );
+      const evidence = answerEvidence(scoring.scored.positions, temperature);
+      if (!evidence) return { cost };
+      return {
+        cost,
+        finding: {
+          logE: evidence.logE,
+          figures: {
+            method: "logprobs",
+            positions: evidence.positions,
+            mean_logprob: rounded(evidence.meanLogprob),
+            expected_logprob: rounded(evidence.expectedLogprob),
+            log_e: rounded(evidence.logE),
+          },
+          words: `scored ${evidence.meanLogprob.toFixed(2)} nats a token under the reference where the model's own samples at temperature ${temperature} score ${evidence.expectedLogprob.toFixed(2)} (evidence ${evidence.logE.toFixed(1)}`,
+        },
+      };
+    }
+    withoutLogprobs.set(key, Date.now() + noLogprobsMs);
+  }
+  const samples = app.env.VERIFY_RESAMPLES;
+  const sampledAt = Math.max(temperature, defaultEvidenceSettings.temperatureFloor);
+  const sampled = await referenceSamples(reference, request, sampledAt, samples);
+  const evidence = sampled.texts.length === samples ? resampleEvidence(answer, sampled.texts) : undefined;
+  if (!evidence) return { cost: sampled.cost };
+  return {
+    cost: sampled.cost,
+    finding: {
+      logE: evidence.logE,
+      figures: {
+        method: "resampled",
+        samples,
+        sampled_temperature: sampledAt,
+        host_similarity: rounded(evidence.hostSimilarity),
+        reference_similarity: rounded(evidence.referenceSimilarity),
+        rank: evidence.rank,
+        e_value: rounded(evidence.eValue),
+      },
+      words: `compared with ${samples} samples of the same request from the reference (temperature ${sampledAt}): its similarity to them ${evidence.hostSimilarity.toFixed(2)} where theirs to each other is ${evidence.referenceSimilarity.toFixed(2)}, ${evidence.eValue > 0 ? `the odd one out of ${samples + 1}` : `${evidence.rank} of ${samples + 1} answers at least as unlike the others`} (evidence ${evidence.eValue.toFixed(1)}`,
+    },
+  };
+}
+
+/** The job's request as the reference takes it: its format, its model; undefined when it cannot be expressed. */
+function referenceRequest(
+  host: Candidate,
+  reference: Candidate,
+  forwarded: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  try {
+    return translateRequest(host.dialect, reference.dialect, forwarded, reference.upstreamModelId);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The reference a check asks: a centralized source, one in the OpenAI format first (it may give
+ * log-probabilities; any other is asked for samples instead).
+ */
+export function referenceAmong(candidates: readonly Candidate[]): Candidate | undefined {
+  const centralized = candidates.filter((candidate) => candidate.route === "centralized");
+  return centralized.find((candidate) => candidate.dialect === "openai") ?? centralized[0];
+}
+
+/** Checks one served answer and files the check; undefined when it could not be checked. */
 export async function scoreServedAnswer(
   app: TrustServices,
   model: CatalogModel,
@@ -185,24 +298,25 @@ export async function scoreServedAnswer(
   const forwarded = JSON.parse(job.forwardedBody) as Record<string, unknown>;
   const temperature = scorableTemperature(forwarded);
   const answer = job.answer();
-  if (temperature === undefined || answer.trim() === "") return undefined;
+  const request = referenceRequest(host, reference, forwarded);
+  if (temperature === undefined || answer.trim() === "" || !request) return undefined;
   const maxTokens = Number(
     forwarded.max_tokens ?? forwarded.max_completion_tokens ?? Number.POSITIVE_INFINITY,
   );
-  const scored = await scoreUnderReference(reference, forwarded, answer, maxTokens);
-  if (!scored) return undefined;
-  await bookScoring(
+  const { finding, cost } = await findAgainstReference(
     app,
-    host.providerId,
-    job.requestId,
-    costOfUsage({ ...emptyUsage, inputTokens: scored.promptTokens, outputTokens: 1 }, reference.price),
+    reference,
+    request,
+    answer,
+    temperature,
+    maxTokens,
   );
-  const evidence = answerEvidence(scored.positions, temperature);
-  if (!evidence) return undefined;
+  await bookScoring(app, host.providerId, job.requestId, cost);
+  if (!finding) return undefined;
   const settings = detectorSettings(app);
   const step = observeAnswer(
     (await lastState(app, host.providerId, model.id)) ?? newDetector(settings),
-    evidence.logE,
+    finding.logE,
     settings,
   );
   const check = {
@@ -210,28 +324,25 @@ export async function scoreServedAnswer(
     request_id: job.requestId,
     reference: reference.providerId,
     temperature,
-    positions: evidence.positions,
-    mean_logprob: Number(evidence.meanLogprob.toFixed(4)),
-    expected_logprob: Number(evidence.expectedLogprob.toFixed(4)),
-    log_e: Number(evidence.logE.toFixed(4)),
-    statistic: Number(step.statistic.toFixed(4)),
-    threshold: Number(detectorThreshold(settings).toFixed(4)),
+    ...finding.figures,
+    statistic: rounded(step.statistic),
+    threshold: rounded(detectorThreshold(settings)),
     detector: step.state,
   };
-  const scoredWords = `scored ${evidence.meanLogprob.toFixed(2)} nats a token under the reference where the model's own samples at temperature ${temperature} score ${evidence.expectedLogprob.toFixed(2)} (evidence ${evidence.logE.toFixed(1)}, running ${step.statistic.toFixed(1)} of ${check.threshold})`;
+  const checkedWords = `${finding.words}, running ${step.statistic.toFixed(1)} of ${check.threshold})`;
   const events: TrustEventInput[] = [];
   if (origin.kind === "real")
     events.push({
       kind: "answer_checked",
-      detail: `answer ${scoredWords}`,
+      detail: `answer ${checkedWords}`,
       requestId: job.requestId,
       evidence: check,
     });
   else {
-    const failed = evidence.logE >= canaryFailLogE;
+    const failed = finding.logE >= canaryFailLogE;
     events.push({
       kind: failed ? "canary_fail" : "canary_pass",
-      detail: `canary answer ${scoredWords}${failed ? `: the evidence of this answer alone is beyond ${canaryFailLogE.toFixed(1)} (an honest host's canary fails with a chance of at most 1 in 1,000)` : ""}`,
+      detail: `canary answer ${checkedWords}${failed ? `: the evidence of this answer alone is beyond ${canaryFailLogE.toFixed(1)} (an honest host's canary fails with a chance of at most 1 in 1,000)` : ""}`,
       requestId: job.requestId,
       evidence: { ...check, canary: origin.shown },
     });
@@ -245,5 +356,5 @@ export async function scoreServedAnswer(
       evidence: { model: model.id, reference: reference.providerId, last_check: check },
     });
   await noteTrustEvents(app, host.providerId, events);
-  return { logE: evidence.logE, cheating: step.cheating };
+  return { logE: finding.logE, cheating: step.cheating };
 }

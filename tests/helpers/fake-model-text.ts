@@ -12,15 +12,42 @@ import {
  * over the real job path: a hostile agent answers from it (or from its smaller sibling) and the
  * fake upstream scores answers under it in the wire format a reference uses. Token `k` is the word
  * `w<k>`; an answer is its words joined by spaces; the prompt seeds the model through a hash of
- * its messages.
+ * its turns (the system prompt and each message's role and text), the same in either format, so
+ * a job translated between OpenAI's and Anthropic's format is the same prompt to the model.
  */
 export const referenceModel: ModelSpec = { seed: 7001, scale: 3.5 };
 export const smallerModel: ModelSpec = { seed: 9103, scale: 3.5, family: { seed: 7001, deviation: 0.55 } };
 const endText = "<|im_end|>";
 
-function promptSeed(messages: unknown): number {
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: unknown) =>
+      typeof part === "object" && part !== null && "text" in part && typeof part.text === "string"
+        ? part.text
+        : "",
+    )
+    .join("");
+}
+
+/** A request's turns as [role, text], whichever format it is in (a system prompt is the first turn). */
+function turnsOf(request: { system?: unknown; messages?: unknown }): string[][] {
+  const messages = Array.isArray(request.messages) ? request.messages : [];
+  const system = textOf(request.system);
+  return [
+    ...(system === "" ? [] : [["system", system]]),
+    ...messages.map((message: { role?: unknown; content?: unknown }) => [
+      String(message.role),
+      textOf(message.content),
+    ]),
+  ];
+}
+
+function promptSeed(request: { system?: unknown; messages?: unknown }): number {
   let hash = 0x811c9dc5;
-  for (const char of JSON.stringify(messages ?? [])) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
+  for (const char of JSON.stringify(turnsOf(request)))
+    hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
   return hash >>> 0;
 }
 
@@ -29,15 +56,15 @@ function tokenText(token: number, first: boolean): string {
   return first ? `w${token}` : ` w${token}`;
 }
 
-/** An answer from `model` to these messages at `temperature`, as text, and whether it stopped. */
+/** An answer from `model` to this request (its system prompt and messages) at `temperature`, as text, and whether it stopped. */
 export function answerFrom(
   model: ModelSpec,
-  messages: unknown,
+  request: { system?: unknown; messages?: unknown },
   temperature: number,
   maxTokens: number,
   seed: number,
 ): { text: string; tokens: number; stopped: boolean } {
-  const answer = generate(model, promptSeed(messages), temperature, maxTokens, 0.15, stream(seed));
+  const answer = generate(model, promptSeed(request), temperature, maxTokens, 0.15, stream(seed));
   return {
     text: answer.tokens.map((token, index) => tokenText(token, index === 0)).join(""),
     tokens: answer.tokens.length,
@@ -65,7 +92,7 @@ export function scoringReply(body: Record<string, unknown>): Record<string, unkn
   if (last?.role !== "assistant" || typeof last.content !== "string") return undefined;
   const answer = tokensOf(last.content);
   if (!answer) return undefined;
-  const prompt = promptSeed(messages.slice(0, -1));
+  const prompt = promptSeed({ ...body, messages: messages.slice(0, -1) });
   const top = Number(body.top_logprobs ?? 5);
   const tokens = ["<|im_start|>", "assistant", "\n"];
   const tokenLogprobs: Array<number | null> = [null, -0.01, -0.01];

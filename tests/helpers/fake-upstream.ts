@@ -38,6 +38,13 @@ export interface FakeUpstream {
   setModelList(body: unknown): void;
   /** From now on every generated token waits this long at least (this fake's own speed). */
   setTokenDelay(ms: number): void;
+  /** From now on answers come in this voice (FakeUpstreamOptions.voice). */
+  setVoice(voice: NonNullable<FakeUpstreamOptions["voice"]>): void;
+  /**
+   * Off: a scoring request (`echo` with `continue_final_message`) is refused as OpenAI's own API
+   * refuses an argument it does not take, a reference that gives no log-probabilities.
+   */
+  setLogprobs(on: boolean): void;
   /**
    * From now on streamed tokens come at this rate, each at its time from the answer's start
    * (token i at (i + 1) / rate seconds): a late timer delays one token, not every later one, so
@@ -63,6 +70,8 @@ interface Directives {
   lingerMs: number;
   /** The answer's words, by position: the fake's "model". */
   word(index: number): string;
+  /** Another answer to the same request, for each choice after the first when `n` asks for several. */
+  another?(): string;
 }
 
 function textOf(content: unknown): string {
@@ -227,6 +236,8 @@ export async function startFakeUpstream(
     modelList: undefined as unknown,
     tokenDelayMs: 0,
     paceMs: 0,
+    voice: options.voice ?? "default",
+    logprobs: true,
   };
   const server: Server = createServer((request, response) => {
     // What llama.cpp server, vLLM and LM Studio answer, so provider agents can discover models.
@@ -273,6 +284,20 @@ export async function startFakeUpstream(
         // A reference's teacher-forced scoring (lib/verification/reference-scoring.ts), as vLLM's
         // chat endpoint answers `echo` with `continue_final_message`: over the fake model's words.
         if (dialect === "openai" && body.echo === true && body.continue_final_message === true) {
+          if (!state.logprobs) {
+            response.writeHead(400, { "content-type": "application/json" });
+            response.end(
+              JSON.stringify({
+                error: {
+                  message: "Unrecognized request argument supplied: echo",
+                  type: "invalid_request_error",
+                  param: null,
+                  code: null,
+                },
+              }),
+            );
+            return;
+          }
           const scored = scoringReply(body);
           if (!scored) return sendError(dialect, response, 400);
           response.writeHead(200, { "content-type": "application/json" });
@@ -286,9 +311,9 @@ export async function startFakeUpstream(
           ...read,
           slowMs: Math.max(read.slowMs, state.tokenDelayMs),
           ...(state.paceMs > 0 ? { paceMs: state.paceMs } : {}),
-          ...(options.voice === "other" ? { word: otherWord } : {}),
-          ...(options.voice === "model" || options.voice === "smaller"
-            ? modelWords(options.voice, body, maxTokens)
+          ...(state.voice === "other" ? { word: otherWord } : {}),
+          ...(state.voice === "model" || state.voice === "smaller"
+            ? modelWords(state.voice, body, maxTokens)
             : {}),
           ...inventedWords(prompt),
         };
@@ -335,6 +360,12 @@ export async function startFakeUpstream(
     },
     setTokenDelay(ms) {
       state.tokenDelayMs = ms;
+    },
+    setVoice(voice) {
+      state.voice = voice;
+    },
+    setLogprobs(on) {
+      state.logprobs = on;
     },
     setTokenRate(tokensPerSecond) {
       state.paceMs = tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0;
@@ -410,23 +441,25 @@ function inventedWords(prompt: string): { tokens: number; word: (index: number) 
 }
 
 let modelAnswers = 0;
-/** The fake model's answer (or its smaller sibling's) to the body, word by word. */
+/** The fake model's answer (or its smaller sibling's) to the body, word by word; each call a new sample. */
 function modelWords(
   voice: "model" | "smaller",
   body: Record<string, unknown>,
   maxTokens: number | undefined,
-): { tokens: number; word: (index: number) => string } {
-  modelAnswers += 1;
-  const answer = answerFrom(
-    voice === "model" ? referenceModel : smallerModel,
-    body.messages,
-    typeof body.temperature === "number" ? body.temperature : 1,
-    // A word of the fake model is up to 3 tokens of the gateway's tokenizer: stay within the limit.
-    Math.max(1, Math.floor((maxTokens ?? 768) / 3)),
-    modelAnswers * 7919 + process.pid,
-  );
-  const words = answer.text.split(/(?= )/);
-  return { tokens: words.length, word: (index) => words[index] ?? "" };
+): { tokens: number; word: (index: number) => string; another: () => string } {
+  const sample = () => {
+    modelAnswers += 1;
+    return answerFrom(
+      voice === "model" ? referenceModel : smallerModel,
+      body,
+      typeof body.temperature === "number" ? body.temperature : 1,
+      // A word of the fake model is up to 3 tokens of the gateway's tokenizer: stay within the limit.
+      Math.max(1, Math.floor((maxTokens ?? 768) / 3)),
+      modelAnswers * 7919 + process.pid,
+    ).text;
+  };
+  const words = sample().split(/(?= )/);
+  return { tokens: words.length, word: (index) => words[index] ?? "", another: sample };
 }
 
 const otherWord = (index: number) => (index === 0 ? "Certainly" : ` z${index}`);
@@ -476,7 +509,10 @@ async function openaiWriter(
         model,
         choices: Array.from({ length: choices }, (_, index) => ({
           index,
-          message,
+          message:
+            index > 0 && directives.another && !callsTool && structured === undefined
+              ? { role: "assistant", content: directives.another() }
+              : message,
           finish_reason: callsTool ? "tool_calls" : "stop",
           logprobs: null,
         })),

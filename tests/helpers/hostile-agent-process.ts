@@ -8,7 +8,10 @@
  * Environment: GATEWAY_URL, ENROLLMENT_CODE, ATTACK (see `attacks`), MODEL, INPUT_PER_1M,
  * OUTPUT_PER_1M, CHEAT_AFTER (the `model-*` attacks: honest for this many jobs first), CHEAT_RATE
  * (the `model-*` attacks: the share of jobs answered from the smaller
- * model). It prints `ready` once the gateway accepted its model.
+ * model). The `anthropic-*` attacks are the `model-*` ones for a backend in Anthropic's Messages
+ * format: the model is offered with `format: "anthropic"`, jobs arrive in that format and are
+ * answered in its wire format (a message, or its event stream). It prints `ready` once the
+ * gateway accepted its model.
  */
 import { generateKeyPairSync, sign } from "node:crypto";
 import { type AgentMessage, type JobMessage, parseGatewayFrame } from "@pod-gateway/contracts/agent-protocol";
@@ -34,6 +37,8 @@ const attacks = [
   "model-honest",
   "model-smaller",
   "model-classifier",
+  "anthropic-honest",
+  "anthropic-smaller",
   "honest",
 ] as const;
 type Attack = (typeof attacks)[number];
@@ -41,6 +46,7 @@ type Attack = (typeof attacks)[number];
 const env = process.env;
 const attack = (env.ATTACK ?? "honest") as Attack;
 if (!attacks.includes(attack)) throw new Error(`unknown attack ${attack}`);
+const anthropicFormat = attack.startsWith("anthropic-");
 
 const { publicKey, privateKey } = generateKeyPairSync("ed25519");
 const pubkey = Buffer.from(publicKey.export({ format: "jwk" }).x ?? "", "base64url").toString("base64");
@@ -146,18 +152,20 @@ function modelAnswer(job: JobMessage): AgentMessage[] {
   jobsServed += 1;
   const cheat =
     attack !== "model-honest" &&
+    attack !== "anthropic-honest" &&
     guess === undefined &&
     jobsServed > Number(env.CHEAT_AFTER ?? 0) &&
     Math.random() < Number(env.CHEAT_RATE ?? 1);
   const answer = answerFrom(
     cheat ? smallerModel : referenceModel,
-    messages,
+    { system: (request as { system?: unknown }).system, messages },
     request.temperature ?? 1,
     // A word of the fake model is up to 3 tokens of the gateway's tokenizer: stay within the limit.
     Math.floor((request.max_tokens ?? 768) / 3),
     jobsServed * 7919 + process.pid,
   );
   const id = job.job_id;
+  if (anthropicFormat) return anthropicAnswer(job, answer);
   const body = request.stream
     ? // No usage claimed: the gateway counts (the fake model's words are no real tokenizer's).
       `${openAiDelta(answer.text)}data: [DONE]\n\n`
@@ -186,6 +194,71 @@ function modelAnswer(job: JobMessage): AgentMessage[] {
   ];
 }
 
+/**
+ * The answer as Anthropic's Messages API writes it: one message, or its event stream. The usage
+ * claimed is a floor of what the gateway counts (a word of the fake model is at least a token),
+ * so the meter finds nothing to hold against an honest host.
+ */
+function anthropicAnswer(
+  job: JobMessage,
+  answer: { text: string; tokens: number; stopped: boolean },
+): AgentMessage[] {
+  const request = job.request as { stream?: boolean };
+  const id = `msg_${job.job_id.replaceAll("-", "").slice(0, 24)}`;
+  const usage = { input_tokens: 1, output_tokens: answer.tokens };
+  const stopReason = answer.stopped ? "end_turn" : "max_tokens";
+  const event = (name: string, data: Record<string, unknown>) =>
+    `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+  const body = request.stream
+    ? [
+        event("message_start", {
+          message: {
+            id,
+            type: "message",
+            role: "assistant",
+            model: job.model_id,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 1, output_tokens: 1 },
+          },
+        }),
+        event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+        event("ping", {}),
+        ...answer.text
+          .split(/(?= )/)
+          .map((piece) =>
+            event("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } }),
+          ),
+        event("content_block_stop", { index: 0 }),
+        event("message_delta", {
+          delta: { stop_reason: stopReason, stop_sequence: null },
+          usage: { output_tokens: answer.tokens },
+        }),
+        event("message_stop", {}),
+      ].join("")
+    : JSON.stringify({
+        id,
+        type: "message",
+        role: "assistant",
+        model: job.model_id,
+        content: [{ type: "text", text: answer.text }],
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage,
+      });
+  return [
+    {
+      type: "job_chunk",
+      job_id: job.job_id,
+      data: b64(body),
+      status: 200,
+      content_type: request.stream ? "text/event-stream" : "application/json",
+    },
+    { type: "job_done", job_id: job.job_id },
+  ];
+}
+
 async function serve(job: JobMessage): Promise<void> {
   const id = job.job_id;
   const first: AgentMessage = {
@@ -199,6 +272,8 @@ async function serve(job: JobMessage): Promise<void> {
     case "model-honest":
     case "model-smaller":
     case "model-classifier":
+    case "anthropic-honest":
+    case "anthropic-smaller":
       for (const message of modelAnswer(job)) send(message);
       return;
     case "honest":
@@ -293,6 +368,7 @@ ws.on("message", (data) => {
             input_per_1m: Number(env.INPUT_PER_1M ?? 100_000),
             output_per_1m: Number(env.OUTPUT_PER_1M ?? 400_000),
             max_concurrent: 4,
+            ...(anthropicFormat ? { format: "anthropic" as const } : {}),
           },
         ],
       });
