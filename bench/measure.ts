@@ -2,7 +2,7 @@
 // a process's CPU time and resident memory read from /proc (the same for every system, whatever
 // it runs on).
 import { readFileSync } from "node:fs";
-import { Agent, request } from "node:http";
+import { Agent, type IncomingHttpHeaders, request } from "node:http";
 import autocannon from "autocannon";
 
 export interface Target {
@@ -16,6 +16,8 @@ export interface Timed {
   ok: boolean;
   total: number;
   firstByte: number;
+  /** The answer's headers (none when the socket failed first). */
+  headers: IncomingHttpHeaders;
 }
 
 /** One POST; total time and time to the first body byte in ms. Not ok: a non-200 or a socket error. */
@@ -38,13 +40,23 @@ export function timedPost(target: Target, payload: string, viaAgent: Agent = age
         incoming.on("data", () => {
           if (firstByte === 0) firstByte = performance.now() - started;
         });
+        const { headers } = incoming;
         incoming.on("end", () =>
-          resolve({ ok: incoming.statusCode === 200, total: performance.now() - started, firstByte }),
+          resolve({
+            ok: incoming.statusCode === 200,
+            total: performance.now() - started,
+            firstByte,
+            headers,
+          }),
         );
-        incoming.on("error", () => resolve({ ok: false, total: performance.now() - started, firstByte }));
+        incoming.on("error", () =>
+          resolve({ ok: false, total: performance.now() - started, firstByte, headers }),
+        );
       },
     );
-    outgoing.on("error", () => resolve({ ok: false, total: performance.now() - started, firstByte }));
+    outgoing.on("error", () =>
+      resolve({ ok: false, total: performance.now() - started, firstByte, headers: {} }),
+    );
     outgoing.end(payload);
   });
 }
@@ -54,6 +66,10 @@ export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
+
+/** A figure for the results' tables: "n/a" when there is none. */
+export const fmt = (value: number | undefined, digits = 2) =>
+  value === undefined || !Number.isFinite(value) ? "n/a" : value.toFixed(digits);
 
 export function median(values: number[]): number {
   return percentile(values, 50);

@@ -7,14 +7,16 @@
 // journal shared in the database against the local file journal, to price the hot path's insert),
 // --only cross-replica (just the issue-20 rows: two replicas on one Postgres and one Redis, an
 // instant agent on the first, at concurrency 1; pages off, so no build is needed), --only cache-hit
-// (issue 33: one gateway on PGlite, pages off, the same temperature-0 request with and without
-// X-Pod-Cache: on, against the direct upstream, and the CPU a hit costs).
+// (issue 33, bench/cache-hit.ts: response-cache hits in each wire format, whole and streamed,
+// against the direct upstream and a request without the cache, and the CPU a hit costs).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { cacheHitRun } from "./cache-hit";
 import {
   closeAgents,
   cpuMs,
+  fmt,
   type LoadResult,
   load,
   machineBusy,
@@ -175,9 +177,6 @@ async function measure(systems: System[]): Promise<{ rows: Row[]; busy: number }
   }));
   return { rows, busy };
 }
-
-const fmt = (value: number | undefined, digits = 2) =>
-  value === undefined || !Number.isFinite(value) ? "n/a" : value.toFixed(digits);
 
 function summarize(rows: Row[]) {
   const direct = rows.find((row) => row.system.key === "direct") as Row;
@@ -519,77 +518,6 @@ async function crossReplicaRun(): Promise<void> {
   if (!quick || process.env.BENCH_WRITE === "1") addRun(section);
 }
 
-/**
- * What a response-cache hit costs (issue 33): one gateway as `npm start` runs it on PGlite (pages
- * off), the same temperature-0 request sent with `X-Pod-Cache: on` (after the first, a hit: no
- * upstream is asked) and without it (a miss through to the instant upstream), interleaved with the
- * direct upstream request by request. A hit's gateway time is its latency minus the direct
- * round trip (an HTTP exchange with a server that does nothing); its CPU is the gateway process's,
- * hits run alone.
- */
-async function cacheHitRun(): Promise<void> {
-  const started = new Date();
-  const loadBefore = loadavg();
-  const upstream = await startUpstream();
-  const base = { upstreamOrigin: upstream.origin, env: { POD_PAGES: "off" } };
-  const hitting = await startGateway({
-    ...base,
-    key: "cache-hit",
-    label: "this gateway, X-Pod-Cache: on (hits)",
-    headers: { "x-pod-cache": "on" },
-  });
-  const missing: System = {
-    ...hitting,
-    key: "cache-off",
-    label: "this gateway, no cache (to the upstream)",
-    target: { url: hitting.target.url, headers: {} },
-  };
-  const systems: System[] = [directSystem(upstream), hitting, missing];
-  const repeatable = JSON.stringify({
-    model: "gpt-4o-mini",
-    max_tokens: 16,
-    temperature: 0,
-    messages: [message],
-  });
-  const streamed = JSON.stringify({ ...JSON.parse(repeatable), stream: true });
-  process.stdout.write("concurrency 1...\n");
-  const plain = await sequential(systems, repeatable, config.sequential, config.warmup);
-  const streams = await sequential(systems, streamed, Math.floor(config.sequential / 2), 50);
-  const p = (key: string, rank: number, from = plain) =>
-    percentile((from.get(key) as Sequential).totals, rank);
-  const cpuPerRequest = async (system: System) => {
-    const before = cpuMs(system.pid);
-    let served = 0;
-    for (let index = 0; index < config.sequential; index += 1)
-      if ((await timedPost(system.target, repeatable)).ok) served += 1;
-    return (cpuMs(system.pid) - before) / Math.max(1, served);
-  };
-  const cpuHit = await cpuPerRequest(hitting);
-  const cpuMiss = await cpuPerRequest(missing);
-  const loadAfter = loadavg();
-  const added = (key: string, rank: number, from = plain) => p(key, rank, from) - p("direct", rank, from);
-  const hitAdded = added("cache-hit", 50);
-  const failures = (key: string) =>
-    (plain.get(key) as Sequential).failures + (streams.get(key) as Sequential).failures;
-  const section = [
-    `### Run ${started.toISOString()}: cache hits only (npm run bench -- --only cache-hit)`,
-    "",
-    `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}). Machine load average ${loadBefore[0]?.toFixed(2)} before, ${loadAfter[0]?.toFixed(2)} after (other sessions' work included). Concurrency 1: ${config.sequential} non-streamed and ${Math.floor(config.sequential / 2)} streamed temperature-0 requests per system after ${config.warmup} warm-up rounds, interleaved request by request. One gateway on PGlite, pages off, balance leases on (the default).`,
-    "",
-    "| system | p50 ms | p99 ms | streamed p50 ms | streamed p99 ms | failures |",
-    "| --- | ---: | ---: | ---: | ---: | ---: |",
-    ...systems.map(
-      (system) =>
-        `| ${system.label} | ${fmt(p(system.key, 50), 3)} | ${fmt(p(system.key, 99), 3)} | ${fmt(p(system.key, 50, streams), 3)} | ${fmt(p(system.key, 99, streams), 3)} | ${failures(system.key)} |`,
-    ),
-    "",
-    `A hit's gateway time (its latency minus the direct round trip), p50: **${fmt(hitAdded, 3)} ms** (goal < 1 ms: ${hitAdded < 1 ? "met" : "not met"}), p99 ${fmt(added("cache-hit", 99), 3)} ms; streamed p50 ${fmt(added("cache-hit", 50, streams), 3)} ms. A request without the cache adds ${fmt(added("cache-off", 50), 3)} ms p50 over the direct one (the upstream's exchange included). Gateway CPU per request, ${config.sequential} requests run alone: **${fmt(cpuHit, 3)} ms per hit**, ${fmt(cpuMiss, 3)} ms per request to the upstream.`,
-    "",
-  ].join("\n");
-  process.stdout.write(`${section}\n`);
-  if (!quick || process.env.BENCH_WRITE === "1") addRun(section);
-}
-
 /** What Redis alone costs a cross-replica request here: the part of the added time no code of ours can remove. */
 function floorLine(floor: RoundTrip): string {
   return `The floor under that, measured in the same run: a message published through the same Redis to another idle Node process and published back (a job out and its answer home, with nothing else done on either side) takes ${fmt(floor.p50, 3)} ms p50, ${fmt(floor.p99, 3)} ms p99.`;
@@ -611,7 +539,12 @@ function addRun(section: string): void {
 async function main() {
   if (journals) return journalsRun();
   if (only === "cross-replica") return crossReplicaRun();
-  if (only === "cache-hit") return cacheHitRun();
+  if (only === "cache-hit") {
+    const section = await cacheHitRun({ count: config.sequential, warmup: config.warmup });
+    process.stdout.write(`${section}\n`);
+    if (!quick || process.env.BENCH_WRITE === "1") addRun(section);
+    return;
+  }
   const started = new Date();
   const loadBefore = loadavg();
   const notes: string[] = [];
