@@ -182,6 +182,63 @@ describe("response cache", () => {
     expect(upstreamCalls()).toBe(before);
   });
 
+  it("sends a streamed hit at once: the whole event stream as one body of known length, in each format", async () => {
+    const token = await gateway.createFundedToken(10_000_000n);
+    const formats = [
+      {
+        path: "/v1/chat/completions",
+        body: {
+          model: "gpt-4o-mini",
+          max_tokens: 40,
+          messages: [{ role: "user", content: "whole [fake:tokens=9]" }],
+        },
+        first: "data: {",
+        last: "data: [DONE]\n\n",
+      },
+      {
+        path: "/v1/messages",
+        body: {
+          model: "claude-haiku-4-5",
+          max_tokens: 40,
+          messages: [{ role: "user", content: "whole [fake:tokens=9]" }],
+        },
+        first: "event: message_start\n",
+        last: "event: message_stop\n",
+      },
+      {
+        path: "/v1/responses",
+        body: { model: "gpt-4o-mini", max_output_tokens: 40, input: "whole [fake:tokens=9]" },
+        first: "event: response.created\n",
+        last: "event: response.completed\n",
+      },
+    ];
+    for (const format of formats) {
+      const send = () =>
+        fetch(`${gateway.baseUrl}/proxy/${token}${format.path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-pod-cache": "on" },
+          body: JSON.stringify({ ...format.body, temperature: 0, stream: true }),
+        });
+      const miss = await send();
+      await miss.arrayBuffer();
+      expect(miss.headers.get("x-pod-cache")).toBe("miss");
+      // A live stream goes out event by event as the upstream sends them: no length up front.
+      expect(miss.headers.get("content-length")).toBeNull();
+      const hit = await send();
+      const bytes = new Uint8Array(await hit.arrayBuffer());
+      const text = new TextDecoder().decode(bytes);
+      expect(hit.headers.get("x-pod-cache")).toBe("hit");
+      expect(hit.headers.get("content-type")).toContain("text/event-stream");
+      // Its length was known before the first byte: every event was rendered before any was
+      // written, so no per-event write, timer or stream read can sit between two events.
+      expect(hit.headers.get("transfer-encoding")).toBeNull();
+      expect(Number(hit.headers.get("content-length"))).toBe(bytes.byteLength);
+      expect(text.startsWith(format.first)).toBe(true);
+      expect(text).toContain(format.last);
+      expect(text.endsWith("\n\n")).toBe(true);
+    }
+  });
+
   it("serves only what is meant to repeat, and only what was asked for", async () => {
     const token = await gateway.createFundedToken(10_000_000n);
     const prompt = "sampled [fake:tokens=3]";
