@@ -13,7 +13,7 @@ export async function connectHostileHost(
   market: MarketplaceFixture,
   processes: RunningAgent[],
   attack: string,
-  options: { cheatRate?: number; cheatAfter?: number; name?: string } = {},
+  options: { cheatRate?: number; cheatAfter?: number; name?: string; model?: string } = {},
 ): Promise<TestHost> {
   const host = await market.enroll(options.name === undefined ? {} : { name: options.name });
   const profile = (await (await host.call("GET", "/v1/host/profile")).json()) as {
@@ -23,6 +23,7 @@ export async function connectHostileHost(
     gatewayUrl: gateway.baseUrl,
     enrollmentCode: profile.metadata.enrollment_code,
     attack,
+    ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.cheatRate === undefined ? {} : { cheatRate: options.cheatRate }),
     ...(options.cheatAfter === undefined ? {} : { cheatAfter: options.cheatAfter }),
   });

@@ -14,7 +14,8 @@ import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers
  * OpenAI's API refuses an argument it does not take, and answer from the simulation's fake model,
  * so the gateway checks each answer against the reference's own samples of the same request
  * (lib/canaries/resample-answer.ts). The hosts are agent processes written from the protocol,
- * offering the model in Anthropic's format and answering in its wire format. Every answer is
+ * offering the model in Anthropic's format and answering in its wire format; one sells a model
+ * whose only reference is the Anthropic-format fake (no log-probabilities, no `n`). Every answer is
  * checked here (VERIFY_SHARE=1), with 8 samples each; the rates at the defaults are
  * bench/verification-sim.ts --fallback's.
  */
@@ -32,7 +33,7 @@ beforeAll(async () => {
       PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
     },
   });
-  for (const reference of [gateway.openai, gateway.openrouter]) {
+  for (const reference of [gateway.openai, gateway.openrouter, gateway.anthropic]) {
     reference.setLogprobs(false);
     reference.setVoice("model");
   }
@@ -57,7 +58,13 @@ async function events(providerId: string, kind: string) {
  * One real job, every other one in Anthropic's Messages format and the rest in OpenAI's (both
  * reach the host in its own format), streamed or not; the route that served it.
  */
-async function job(token: string, index: number, temperature: number): Promise<string | null> {
+async function job(
+  token: string,
+  index: number,
+  temperature: number,
+  model = "gpt-4o-mini",
+  ignore: string[] = [],
+): Promise<string | null> {
   const messages = index % 2 === 0;
   const question = `Question ${index}: what should I know about tides?`;
   const system = "You are a careful assistant.";
@@ -67,11 +74,11 @@ async function job(token: string, index: number, temperature: number): Promise<s
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        model: "gpt-4o-mini",
+        model,
         max_tokens: 600,
         temperature,
         // The cheapest source first: the marketplace host, with the centralized sources behind it.
-        provider: { sort: "price" },
+        provider: { sort: "price", ...(ignore.length > 0 ? { ignore } : {}) },
         stream: index % 4 < 2,
         ...(messages
           ? { system, messages: [{ role: "user", content: question }] }
@@ -204,5 +211,38 @@ describe("answer checks without log-probabilities, of hosts in Anthropic's forma
           ).length,
       )
       .toBe(1);
+  });
+
+  it("a host whose model's only reference is in Anthropic's format is checked against its samples, one request each, and excluded when it substitutes", async () => {
+    const model = "claude-haiku-4-5";
+    const host = await connectHostileHost(gateway, market, processes, "anthropic-smaller", {
+      cheatRate: 0.8,
+      model,
+    });
+    const token = await gateway.createFundedToken(50_000_000n);
+    let served = 0;
+    for (let index = 0; index < 200; index += 1) {
+      // OpenRouter (OpenAI's format) serves the model too: the caller keeps its job from it.
+      if ((await job(token, index, 0, model, ["openrouter"])) !== "marketplace") break;
+      served += 1;
+    }
+    expect(served).toBeLessThan(200);
+    await expect.poll(() => gateway.app.routing.reputation.standing(host.providerId)).toBe("excluded");
+    const [verdict] = await events(host.providerId, "answer_substitution");
+    const evidence = verdict?.evidence as unknown as { reference: string; last_check: ResampledCheck };
+    expect(evidence.reference).toBe("anthropic");
+    expect(evidence.last_check).toMatchObject({ method: "resampled", samples });
+    // Anthropic's format has no `n`: each sample is a request of its own, in that format, the
+    // greedy jobs sampled at the scoring floor; no scoring request was ever sent to it.
+    const checked = (await events(host.providerId, "answer_checked")).length;
+    const sampling = gateway.anthropic.requests.filter(
+      (request) => request.path === "/v1/messages" && request.body.temperature === 0.3,
+    );
+    expect(sampling.length).toBeGreaterThanOrEqual(checked * samples);
+    for (const request of sampling) {
+      expect(request.body).toMatchObject({ stream: false, max_tokens: 600, system: expect.anything() });
+      expect(request.body.n).toBeUndefined();
+      expect(request.body.echo).toBeUndefined();
+    }
   });
 });
