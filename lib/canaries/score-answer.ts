@@ -44,13 +44,19 @@ const scoringTimeoutMs = 30_000;
  */
 const canaryFailLogE = Math.log(1000);
 
-/** Sampling settings a teacher-forced score cannot account for: such jobs are not checked. */
+/**
+ * Settings a check cannot account for: such jobs are not checked. Penalties and tools change what
+ * is sampled; a reasoning setting puts a hidden trace before the answer, which a teacher-forced
+ * score of the answer alone would not see.
+ */
 const unscorableFields = [
   "logit_bias",
   "frequency_penalty",
   "presence_penalty",
   "repetition_penalty",
   "tools",
+  "reasoning_effort",
+  "thinking",
 ];
 
 /** Kinds whose evidence carries the detector's state after them. */
