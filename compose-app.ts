@@ -25,6 +25,7 @@ import { createLimiterFactory } from "./lib/rate-limit/shared-limiter";
 import { loadReceiptIssuer } from "./lib/receipts/receipt-issuer";
 import { connectReplicaSignals, type ReplicaSignals } from "./lib/replica-signals/replica-signals";
 import { createResponseCache } from "./lib/response-cache/response-cache";
+import { PendingResponseStores } from "./lib/responses/pending-stores";
 import { createRoutingState } from "./lib/routing/routing-state";
 import { startTracing } from "./lib/telemetry/tracing";
 import { forgetHere, shareCredentialChanges } from "./lib/tokens/authenticate-token";
@@ -147,10 +148,13 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
     receipts: await loadReceiptIssuer(env, database.db),
     usageRecords: loadUsageRecords(env),
     responseCache: createResponseCache(env),
+    pendingResponses: new PendingResponseStores(),
     async close() {
       stopMaintenance?.();
       catalogStore.stop();
       await app.trustFindings.idle();
+      // Answers already out name these responses: written before the database closes.
+      await app.pendingResponses.idle();
       await app.routing.registry.close();
       await limiters.close();
       await signals?.close();

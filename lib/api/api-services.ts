@@ -8,6 +8,7 @@ import type { TrustFindingSink } from "../providers/trust-finding-sink";
 import type { RateLimiter } from "../rate-limit/fixed-window";
 import type { ReceiptServices } from "../receipts/receipt-services";
 import type { ResponseCacheServices } from "../response-cache/response-cache";
+import type { ResponseStoreServices } from "../responses/pending-stores";
 import type { RoutingServices } from "../routing/routing-state";
 import type { TrustFindingRecorder } from "../trust/trust-finding-recorder";
 import type { UsageRecordServices } from "../usage-records/usage-record-services";
@@ -26,7 +27,8 @@ export interface ApiServices
     BalanceWatchServices,
     ReceiptServices,
     UsageRecordServices,
-    ResponseCacheServices {
+    ResponseCacheServices,
+    ResponseStoreServices {
   catalogStore: CatalogStore;
   registerLimiter: RateLimiter;
   /** Paid x402 attempts per client address: each one can cost RPC calls and simulations. */

@@ -49,6 +49,18 @@ export const gatewayMetrics = {
     "pod_usage_record_send_failures_total",
     "Sends of a usage record batch that failed and will be tried again, by destination.",
   ),
+  storedResponseFailures: new Counter(
+    "pod_stored_response_failures_total",
+    "Responses answered but not stored because the write behind the answer failed (continuing or reading them is a 404).",
+  ),
+  storedResponseWaits: new Counter(
+    "pod_stored_response_waits_total",
+    "Lookups of a stored response that waited for its write, by where it was being written (here: this process; replica: looked again) and outcome (found, not_found).",
+  ),
+  storedResponseWindowFull: new Counter(
+    "pod_stored_response_window_full_total",
+    "Responses answers that waited for their own store because too many writes were already behind their answers.",
+  ),
   upstreamErrors: new Counter("pod_upstream_errors_total", "Failed upstream attempts, by provider and kind."),
   upstreamLatency: new Histogram(
     "pod_upstream_time_to_headers_seconds",

@@ -1,8 +1,8 @@
 import { BufferedResponse } from "../http/buffered-response";
 import { type ChunkSource, StreamedResponse } from "../http/streamed-response";
-import { log } from "../log";
 import type { Services } from "../services";
 import { createSseDecoder } from "../sse/sse-decoder";
+import type { ResponseStoreServices } from "./pending-stores";
 import { type ResponseOwner, storeResponse } from "./stored-responses";
 
 const finalEvents = new Set(["response.completed", "response.incomplete", "response.failed"]);
@@ -38,11 +38,13 @@ function collector() {
 
 /**
  * Keeps a Responses answer for the token that asked (unless it said `store: false`): a whole
- * JSON answer at once, a stream once its final event has gone to the caller. A failure to
- * store is logged, never turned into a failed answer.
+ * JSON answer, or a stream once its final event has gone to the caller, is written right after
+ * the answer leaves (PendingResponseStores): a lookup of it here waits for that write, and one on
+ * another replica looks again briefly. A failure to store is logged and counted, never turned
+ * into a failed answer; a crash between the answer and its write loses the stored response.
  */
 export async function keepResponse(
-  app: Services,
+  app: Services & ResponseStoreServices,
   owner: ResponseOwner,
   requestBody: Record<string, unknown>,
   response: Response,
@@ -52,12 +54,13 @@ export async function keepResponse(
     retentionDays: app.env.RESPONSES_RETENTION_DAYS,
     maxBytes: app.env.RESPONSES_MAX_STORED_BYTES,
   };
-  const store = async (answer: unknown) => {
-    await storeResponse(app.database.db, { owner, requestBody, response: answer }, policy).catch(
-      (error: unknown) => log.error("storing a response failed", { error }),
+  const store = (answer: unknown): Promise<void> => {
+    const id = storedIdOf(answer);
+    if (id === undefined) return Promise.resolve();
+    return app.pendingResponses.behind(id, () =>
+      storeResponse(app.database.db, { owner, requestBody, response: answer }, policy),
     );
   };
-  // A whole answer is stored before it is handed back, so the next turn can name it at once.
   if (response instanceof BufferedResponse) {
     const text = response.bufferedText;
     if (text.startsWith("{")) {
@@ -80,10 +83,18 @@ export async function keepResponse(
         events.push(chunk);
         yield chunk;
       }
+      // Pending before the stream ends, so a turn sent on the last byte finds it.
       await store(events.finish());
     },
   };
   return new StreamedResponse(tapped, { status: response.status, headers: headersOf(response) });
+}
+
+/** The id of an answer storeResponse would keep (`store` on, an id), or undefined. */
+function storedIdOf(answer: unknown): string | undefined {
+  if (typeof answer !== "object" || answer === null || !("id" in answer) || !("store" in answer))
+    return undefined;
+  return answer.store === true && typeof answer.id === "string" ? answer.id : undefined;
 }
 
 function safeJson(text: string): unknown {

@@ -3,7 +3,10 @@ import type { Database } from "../db/client";
 import { storedResponses } from "../db/schema";
 import { GatewayError } from "../errors/gateway-error";
 import { log } from "../log";
+import type { Services } from "../services";
 import type { TokenRecord } from "../tokens/find-token";
+import { awaitWritten } from "./await-written";
+import type { ResponseStoreServices } from "./pending-stores";
 
 /**
  * Who may use a stored response: the key that made it, or its account's token (every response
@@ -51,13 +54,19 @@ export async function findStoredResponse(database: Database, owner: ResponseOwne
   return row;
 }
 
+/** A stored response this owner may use, once its write (here or on another replica) is done: see awaitWritten. */
+export function findWrittenResponse(app: Services & ResponseStoreServices, owner: ResponseOwner, id: string) {
+  return awaitWritten(app, id, () => findStoredResponse(app.database.db, owner, id));
+}
+
 /**
  * A Responses body that names `previous_response_id`, with the stored conversation (its
  * input, then its output) put before this turn's input. Another token's or key's response, an
- * expired one or an unknown id is a 404, exactly alike, so ids cannot be probed.
+ * expired one or an unknown id is a 404, exactly alike, so ids cannot be probed. A response
+ * still being written (its answer is out, its INSERT is not) is waited for.
  */
 export async function withPreviousResponse(
-  database: Database,
+  app: Services & ResponseStoreServices,
   owner: ResponseOwner,
   body: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
@@ -68,7 +77,7 @@ export async function withPreviousResponse(
       param: "previous_response_id",
     });
   }
-  const previous = await findStoredResponse(database, owner, previousId);
+  const previous = await findWrittenResponse(app, owner, previousId);
   if (!previous) {
     throw new GatewayError("not_found", `previous response not found: ${previousId}`, {
       param: "previous_response_id",
@@ -106,17 +115,20 @@ export async function storeResponse(
   });
 }
 
-/** Deletes a stored response; false when there is none this owner may use. */
+/** Deletes a stored response (once written, see awaitWritten); false when there is none this owner may use. */
 export async function deleteStoredResponse(
-  database: Database,
+  app: Services & ResponseStoreServices,
   owner: ResponseOwner,
   id: string,
 ): Promise<boolean> {
-  const deleted = await database
-    .delete(storedResponses)
-    .where(ownedBy(owner, id))
-    .returning({ id: storedResponses.id });
-  return deleted.length > 0;
+  const deleted = await awaitWritten(app, id, async () => {
+    const rows = await app.database.db
+      .delete(storedResponses)
+      .where(ownedBy(owner, id))
+      .returning({ id: storedResponses.id });
+    return rows.length > 0 ? true : undefined;
+  });
+  return deleted === true;
 }
 
 /** Removes responses past their retention. */

@@ -129,6 +129,8 @@ describe("scoped to the token that made it", () => {
     expect("store" in unstored ? unstored.store : undefined).toBe(false);
     await expect(client(token).responses.retrieve(unstored.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     const old = await client(token).responses.create({ model: "gpt-4o-mini", input: "three" });
+    // Its row is written just after the answer: reading it through the API waits for that write.
+    expect((await client(token).responses.retrieve(old.id)).id).toBe(old.id);
     const { db } = gateway.app.database;
     await db
       .update(storedResponses)

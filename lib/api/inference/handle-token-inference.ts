@@ -37,9 +37,7 @@ export async function handleTokenInference(
     app,
     request,
     dialect,
-    format.storesResponses
-      ? (body) => withPreviousResponse(app.database.db, responseOwner(record), body)
-      : undefined,
+    format.storesResponses ? (body) => withPreviousResponse(app, responseOwner(record), body) : undefined,
   );
   // Anthropic's Messages API requires an output limit; so does its drop-in.
   if (format.requiresOutputLimit && prepared.inference.maxTokens === undefined)

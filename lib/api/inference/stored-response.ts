@@ -1,6 +1,6 @@
 import { GatewayError } from "../../errors/gateway-error";
 import { jsonResponse } from "../../http/responses";
-import { deleteStoredResponse, findStoredResponse, responseOwner } from "../../responses/stored-responses";
+import { deleteStoredResponse, findWrittenResponse, responseOwner } from "../../responses/stored-responses";
 import type { ApiCall } from "../route-definition";
 
 function responseId(call: ApiCall<"token">): string {
@@ -13,7 +13,7 @@ function responseId(call: ApiCall<"token">): string {
 /** GET /proxy/<token>/v1/responses/:id – a response this key (or any key of this token) stored, as answered. */
 export async function getStoredResponse(call: ApiCall<"token">): Promise<Response> {
   const id = responseId(call);
-  const row = await findStoredResponse(call.app.database.db, responseOwner(call.principal), id);
+  const row = await findWrittenResponse(call.app, responseOwner(call.principal), id);
   if (!row) throw new GatewayError("not_found", `response not found: ${id}`);
   return jsonResponse(row.response);
 }
@@ -21,7 +21,7 @@ export async function getStoredResponse(call: ApiCall<"token">): Promise<Respons
 /** DELETE /proxy/<token>/v1/responses/:id – forgets a stored response (only the key that made it, or its token, can). */
 export async function deleteResponse(call: ApiCall<"token">): Promise<Response> {
   const id = responseId(call);
-  const deleted = await deleteStoredResponse(call.app.database.db, responseOwner(call.principal), id);
+  const deleted = await deleteStoredResponse(call.app, responseOwner(call.principal), id);
   if (!deleted) throw new GatewayError("not_found", `response not found: ${id}`);
   return jsonResponse({ id, object: "response", deleted: true });
 }

@@ -1,4 +1,4 @@
-import { newItemId } from "./new-item-id";
+import { newResponseId } from "./new-item-id";
 import type { OutputItem, ResponseEcho, ResponseObject, ResponseStatus, ResponsesUsage } from "./wire-types";
 
 /** The identity of one response, fixed before the first byte so every stream event agrees on it. */
@@ -9,7 +9,8 @@ export interface ResponseShell {
 }
 
 export function newResponseShell(echo: ResponseEcho): ResponseShell {
-  return { id: newItemId("resp"), createdAt: Math.floor(Date.now() / 1000), echo };
+  const createdAt = Math.floor(Date.now() / 1000);
+  return { id: newResponseId(createdAt), createdAt, echo };
 }
 
 export interface ResponseState {
