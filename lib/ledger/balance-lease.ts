@@ -310,6 +310,7 @@ export class BalanceLeases {
    */
   async flush(maxWaitMs = flushWaitMs): Promise<void> {
     const deadline = Date.now() + maxWaitMs;
+    if (this.#pending.length > 0) this.#writeNow();
     // A settlement answered within the journal window joins the batches once its row commits.
     if (this.#lastJournaled && !(await settledBy(this.#lastJournaled, deadline))) return;
     if (this.#pending.length > 0) this.#writeNow();

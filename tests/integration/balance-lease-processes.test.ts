@@ -527,6 +527,16 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     expect(held.early - before.early).toBe(4);
     expect(held.windowFull - before.windowFull).toBe(8);
     expect(held.widest).toBe(4);
+    // A balance read waits for the held-up rows at most its flush bound, and already counts what
+    // the four answered requests were charged.
+    const started = Date.now();
+    const read = await fetch(`${crashing.url}/proxy/${token}/balance`);
+    expect(read.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const { usdc_balance: available } = (await read.json()) as { usdc_balance: number };
+    const answeredCost = answers.reduce((total, one) => total + one.cost, 0n);
+    expect(answeredCost).toBeGreaterThan(warm.cost);
+    expect(BigInt(available)).toBeLessThanOrEqual(funded - answeredCost);
     await lock.release();
     await Promise.all(all);
     expect(answers.filter((one) => one.status === 200 && one.complete)).toHaveLength(13);
