@@ -54,22 +54,25 @@ export async function keepResponse(
     retentionDays: app.env.RESPONSES_RETENTION_DAYS,
     maxBytes: app.env.RESPONSES_MAX_STORED_BYTES,
   };
-  const store = (answer: unknown): Promise<void> => {
-    const id = storedIdOf(answer);
-    if (id === undefined) return Promise.resolve();
-    return app.pendingResponses.behind(id, () =>
-      storeResponse(app.database.db, { owner, requestBody, response: answer }, policy),
-    );
-  };
+  // The answer is read for its id after it has gone out: its parse is not on the answer's path.
+  const store = (answerOf: () => unknown): Promise<void> =>
+    app.pendingResponses.behind(() => {
+      const answer = answerOf();
+      const id = storedIdOf(answer);
+      if (id === undefined) return undefined;
+      return {
+        id,
+        write: () => storeResponse(app.database.db, { owner, requestBody, response: answer }, policy),
+      };
+    });
   if (response instanceof BufferedResponse) {
     const text = response.bufferedText;
-    if (text.startsWith("{")) {
-      await store(safeJson(text));
-      return response;
-    }
-    const events = collector();
-    events.push(new TextEncoder().encode(text));
-    await store(events.finish());
+    await store(() => {
+      if (text.startsWith("{")) return safeJson(text);
+      const events = collector();
+      events.push(new TextEncoder().encode(text));
+      return events.finish();
+    });
     return response;
   }
   if (!(response instanceof StreamedResponse)) return response;
@@ -83,8 +86,7 @@ export async function keepResponse(
         events.push(chunk);
         yield chunk;
       }
-      // Pending before the stream ends, so a turn sent on the last byte finds it.
-      await store(events.finish());
+      await store(() => events.finish());
     },
   };
   return new StreamedResponse(tapped, { status: response.status, headers: headersOf(response) });
