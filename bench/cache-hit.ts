@@ -154,6 +154,18 @@ export async function cacheHitRun(config: { count: number; warmup: number }): Pr
       true,
     ),
     probe(
+      "responses-miss",
+      "no cache (to the upstream), Responses (stored), whole",
+      at("/v1/responses", false),
+      JSON.stringify(responses),
+    ),
+    probe(
+      "responses-miss-unstored",
+      "no cache (to the upstream), Responses with store: false, whole",
+      at("/v1/responses", false),
+      JSON.stringify({ ...responses, store: false }),
+    ),
+    probe(
       "miss",
       "no cache (to the upstream), chat, whole",
       at("/v1/chat/completions", false),
