@@ -8,6 +8,9 @@
  *
  *   npx tsx bench/verification-sim.ts --runs 100 --write
  *   npx tsx bench/verification-sim.ts --fallback --runs 100 --write
+ *
+ * `--share S` and `--resamples K` set the share of real jobs checked and the samples per check
+ * (VERIFY_SHARE, VERIFY_RESAMPLES); `--only TEXT` runs the scenarios whose name contains TEXT.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,6 +27,8 @@ const argument = (name: string) => {
   return index === -1 ? undefined : process.argv[index + 1];
 };
 const runs = Number(argument("--runs") ?? 100);
+/** Only the scenarios whose name contains this. */
+const only = argument("--only");
 const within = 500;
 
 const cheaters = (["smaller", "garbage", "truncated"] as const).flatMap((mode) =>
@@ -110,7 +115,12 @@ function row(report: ScenarioReport): string {
   } |`;
 }
 
-const settings = defaultSimulationSettings;
+// `--share` and `--resamples` override VERIFY_SHARE's and VERIFY_RESAMPLES's defaults: the levers.
+const settings = {
+  ...defaultSimulationSettings,
+  verifyShare: Number(argument("--share") ?? defaultSimulationSettings.verifyShare),
+  resamples: Number(argument("--resamples") ?? defaultSimulationSettings.resamples),
+};
 const fallback = process.argv.includes("--fallback");
 const started = Date.now();
 const lines = [
@@ -124,7 +134,8 @@ const lines = [
   "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
 ];
 for (const scenario of fallback ? fallbackScenarios : scenarios) {
-  const report = simulateScenario(scenario, runs, within);
+  if (only !== undefined && !scenario.name.includes(only)) continue;
+  const report = simulateScenario(scenario, runs, within, settings);
   lines.push(row(report));
   console.error(`${scenario.name}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
