@@ -46,7 +46,7 @@ function inputItems(input: unknown): unknown[] {
 }
 
 /** A stored response this owner may use that has not expired, or undefined. */
-export async function findStoredResponse(database: Database, owner: ResponseOwner, id: string) {
+async function findStoredResponse(database: Database, owner: ResponseOwner, id: string) {
   const [row] = await database
     .select()
     .from(storedResponses)

@@ -106,7 +106,7 @@ async function storedConversation(db: Database, id: string): Promise<string[]> {
 }
 
 describe("a follow-up sent the instant the answer arrives", () => {
-  it("waits for the pending write, whole and streamed, and a GET finds the response too", async () => {
+  it("waits for the pending write, whole and streamed; a GET finds it, a DELETE forgets it", async () => {
     const token = await gateway.createFundedToken(5_000_000n);
     await slowStores(gateway.app.database.db, 0.15);
     for (const stream of [false, true]) {
@@ -125,6 +125,16 @@ describe("a follow-up sent the instant the answer arrives", () => {
       const sent = gateway.openai.requests.at(-1)?.body.messages as Array<{ content: string }>;
       expect(sent.map((message) => message.content)).toEqual([`first ${stream}`, first.answer, "second"]);
     }
+    // A DELETE sent at once forgets it (it waits for the write, rather than finding nothing and
+    // leaving the row to land after it).
+    const doomed = await turn(gateway.baseUrl, token, { input: "forget me" });
+    const removed = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/responses/${doomed.id}`, {
+      method: "DELETE",
+    });
+    expect(removed.status).toBe(200);
+    await gateway.app.pendingResponses.idle();
+    expect((await fetch(`${gateway.baseUrl}/proxy/${token}/v1/responses/${doomed.id}`)).status).toBe(404);
+    expect(await storedConversation(gateway.app.database.db, doomed.id)).toEqual([]);
   });
 
   it("continues a cache hit's response named at once", async () => {
