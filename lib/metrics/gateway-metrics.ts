@@ -55,7 +55,7 @@ export const gatewayMetrics = {
   ),
   storedResponseWaits: new Counter(
     "pod_stored_response_waits_total",
-    "Lookups of a stored response that waited for its write, by where it was being written (here: this process; replica: looked again) and outcome (found, not_found).",
+    "Lookups of a stored response that waited for its write, by where it was being written (here: this process; replica: looked again) and outcome (found, not_found; crowded: more than 32 were already looking again, so not looked for).",
   ),
   storedResponseWindowFull: new Counter(
     "pod_stored_response_window_full_total",

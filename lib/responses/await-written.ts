@@ -14,6 +14,14 @@ const replicaRetryMs = [20, 40, 60, 80, 100, 200];
 /** How far from now an id's creation second may be and the response still be on its way (clocks of replicas differ). */
 const recentSeconds = 60;
 
+/**
+ * How many requests of this process may be looking again at once. Anyone can make up a recent id,
+ * so without a bound each made-up id would hold a request and seven queries for 500 ms; past it an
+ * unknown id is a 404 at once (a real follow-up on another replica is rarely this crowded).
+ */
+const maxLookingAgain = 32;
+let lookingAgain = 0;
+
 function mayBeInFlight(id: string): boolean {
   const second = responseIdSecond(id);
   return second !== undefined && Math.abs(Date.now() / 1000 - second) <= recentSeconds;
@@ -26,7 +34,7 @@ function mayBeInFlight(id: string): boolean {
  * 500 ms. Undefined when it is still not there. On PGlite there is no other replica to wait for.
  */
 export async function awaitWritten<T>(
-  app: Services & ResponseStoreServices,
+  app: Pick<Services, "env"> & ResponseStoreServices,
   id: string,
   attempt: () => Promise<T | undefined>,
 ): Promise<T | undefined> {
@@ -42,13 +50,22 @@ export async function awaitWritten<T>(
   }
   const found = await attempt();
   if (found !== undefined || app.env.DATABASE_URL === undefined || !mayBeInFlight(id)) return found;
-  for (const pause of replicaRetryMs) {
-    await sleep(pause);
-    const later = await attempt();
-    if (later !== undefined) {
-      gatewayMetrics.storedResponseWaits.inc({ where: "replica", outcome: "found" });
-      return later;
+  if (lookingAgain >= maxLookingAgain) {
+    gatewayMetrics.storedResponseWaits.inc({ where: "replica", outcome: "crowded" });
+    return undefined;
+  }
+  lookingAgain += 1;
+  try {
+    for (const pause of replicaRetryMs) {
+      await sleep(pause);
+      const later = await attempt();
+      if (later !== undefined) {
+        gatewayMetrics.storedResponseWaits.inc({ where: "replica", outcome: "found" });
+        return later;
+      }
     }
+  } finally {
+    lookingAgain -= 1;
   }
   gatewayMetrics.storedResponseWaits.inc({ where: "replica", outcome: "not_found" });
   return undefined;
