@@ -1,12 +1,13 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hostSlashes, hostTrustEvents, ledgerTransactions } from "../../../lib/db/schema";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { withAgentMarket } from "../../helpers/agent-market";
 import type { RunningAgent } from "../../helpers/agent-process";
-import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import type { TestGateway } from "../../helpers/gateway";
 import { connectHostileHost } from "../../helpers/hostile-host";
-import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
+import type { MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
  * Answer checks of hosts serving Anthropic's Messages format, against references that give no
@@ -24,27 +25,23 @@ let gateway: TestGateway;
 let market: MarketplaceFixture;
 const processes: RunningAgent[] = [];
 
-beforeAll(async () => {
-  gateway = await startTestGateway({
-    env: {
-      VERIFY_SHARE: "1",
-      VERIFY_RESAMPLES: String(samples),
-      CANARY_SHARE: "0",
-      PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
-    },
-  });
-  for (const reference of [gateway.openai, gateway.openrouter, gateway.anthropic]) {
-    reference.setLogprobs(false);
-    reference.setVoice("model");
-  }
-  market = createMarketplaceFixture(gateway);
-});
-afterEach(async () => {
-  for (const agent of processes.splice(0)) await agent.stop();
-  await market.cleanup();
-});
-afterAll(async () => {
-  await gateway?.close();
+withAgentMarket({
+  env: {
+    VERIFY_SHARE: "1",
+    VERIFY_RESAMPLES: String(samples),
+    CANARY_SHARE: "0",
+    PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
+  },
+  processes,
+  prepare: (started) => {
+    for (const reference of [started.openai, started.openrouter, started.anthropic]) {
+      reference.setLogprobs(false);
+      reference.setVoice("model");
+    }
+  },
+  started: (started) => {
+    ({ gateway, market } = started);
+  },
 });
 
 async function events(providerId: string, kind: string) {

@@ -1,12 +1,13 @@
 import { type HostAgent, hostAgentSchema, hostProfileSchema } from "@pod-gateway/contracts/host-api";
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hosts, hostTrustEvents } from "../../../lib/db/schema";
 import { performanceKey } from "../../../lib/routing/source-performance";
+import { withAgentMarket } from "../../helpers/agent-market";
 import type { RunningAgent } from "../../helpers/agent-process";
-import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import type { TestGateway } from "../../helpers/gateway";
 import { connectHostileHost } from "../../helpers/hostile-host";
-import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
+import type { MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
  * Hosts that accept jobs and break them (issue 31, item 4), as hostile agent processes over a
@@ -21,23 +22,17 @@ let gateway: TestGateway;
 let market: MarketplaceFixture;
 const processes: RunningAgent[] = [];
 
-beforeAll(async () => {
-  gateway = await startTestGateway({
-    env: {
-      PROVIDER_JOB_DEADLINE_MS: String(deadlineMs),
-      PROVIDER_FIRST_CHUNK_MS: String(firstChunkMs),
-      PROVIDER_STALL_MS: String(stallMs),
-      PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
-    },
-  });
-  market = createMarketplaceFixture(gateway);
-});
-afterEach(async () => {
-  for (const agent of processes.splice(0)) await agent.stop();
-  await market.cleanup();
-});
-afterAll(async () => {
-  await gateway?.close();
+withAgentMarket({
+  env: {
+    PROVIDER_JOB_DEADLINE_MS: String(deadlineMs),
+    PROVIDER_FIRST_CHUNK_MS: String(firstChunkMs),
+    PROVIDER_STALL_MS: String(stallMs),
+    PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
+  },
+  processes,
+  started: (started) => {
+    ({ gateway, market } = started);
+  },
 });
 
 const hostileHost = (attack: string) => connectHostileHost(gateway, market, processes, attack);

@@ -1,10 +1,11 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hostTrustEvents } from "../../../lib/db/schema";
+import { withAgentMarket } from "../../helpers/agent-market";
 import type { RunningAgent } from "../../helpers/agent-process";
-import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import type { TestGateway } from "../../helpers/gateway";
 import { connectHostileHost } from "../../helpers/hostile-host";
-import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
+import type { MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
  * Hidden canaries for a host serving Anthropic's Messages format, judged by a reference that
@@ -18,28 +19,24 @@ let gateway: TestGateway;
 let market: MarketplaceFixture;
 const processes: RunningAgent[] = [];
 
-beforeAll(async () => {
-  gateway = await startTestGateway({
-    env: {
-      CANARY_SHARE: "1",
-      CANARY_MAX_DELAY_MS: "0",
-      VERIFY_SHARE: "0",
-      VERIFY_RESAMPLES: String(samples),
-      PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
-    },
-  });
-  for (const reference of [gateway.openai, gateway.openrouter]) {
-    reference.setLogprobs(false);
-    reference.setVoice("model");
-  }
-  market = createMarketplaceFixture(gateway);
-});
-afterEach(async () => {
-  for (const agent of processes.splice(0)) await agent.stop();
-  await market.cleanup();
-});
-afterAll(async () => {
-  await gateway?.close();
+withAgentMarket({
+  env: {
+    CANARY_SHARE: "1",
+    CANARY_MAX_DELAY_MS: "0",
+    VERIFY_SHARE: "0",
+    VERIFY_RESAMPLES: String(samples),
+    PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
+  },
+  processes,
+  prepare: (started) => {
+    for (const reference of [started.openai, started.openrouter]) {
+      reference.setLogprobs(false);
+      reference.setVoice("model");
+    }
+  },
+  started: (started) => {
+    ({ gateway, market } = started);
+  },
 });
 
 describe("canaries of a host in Anthropic's format, without log-probabilities", () => {

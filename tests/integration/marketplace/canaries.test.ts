@@ -1,10 +1,11 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hostSlashes, hosts, hostTrustEvents } from "../../../lib/db/schema";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { withAgentMarket } from "../../helpers/agent-market";
 import { type RunningAgent, startHostileAgent } from "../../helpers/agent-process";
-import { startTestGateway, type TestGateway, testAdminToken } from "../../helpers/gateway";
-import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
+import { type TestGateway, testAdminToken } from "../../helpers/gateway";
+import type { MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
  * Hidden canaries over real HTTP (issue 31, item 1), with hosts as agent processes written from
@@ -17,23 +18,17 @@ let gateway: TestGateway;
 let market: MarketplaceFixture;
 const processes: RunningAgent[] = [];
 
-beforeAll(async () => {
-  gateway = await startTestGateway({
-    env: {
-      CANARY_SHARE: "1",
-      CANARY_MAX_DELAY_MS: "0",
-      VERIFY_SHARE: "0",
-      PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
-    },
-  });
-  market = createMarketplaceFixture(gateway);
-});
-afterEach(async () => {
-  for (const agent of processes.splice(0)) await agent.stop();
-  await market.cleanup();
-});
-afterAll(async () => {
-  await gateway?.close();
+withAgentMarket({
+  env: {
+    CANARY_SHARE: "1",
+    CANARY_MAX_DELAY_MS: "0",
+    VERIFY_SHARE: "0",
+    PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000",
+  },
+  processes,
+  started: (started) => {
+    ({ gateway, market } = started);
+  },
 });
 
 const db = () => gateway.app.database.db;

@@ -1,14 +1,15 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hostTrustEvents } from "../../../lib/db/schema";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { worstCaseCost } from "../../../lib/pricing/cost";
 import type { HostFinding, TrustFindingSink } from "../../../lib/providers/trust-finding-sink";
+import { withAgentMarket } from "../../helpers/agent-market";
 import type { RunningAgent } from "../../helpers/agent-process";
-import { startTestGateway, type TestGateway } from "../../helpers/gateway";
+import type { TestGateway } from "../../helpers/gateway";
 import { connectHostileHost } from "../../helpers/hostile-host";
-import { createMarketplaceFixture, type MarketplaceFixture } from "../../helpers/marketplace-fixture";
+import type { MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
  * Each attack of issue 17's list, done by a hostile agent process (written from the shared
@@ -22,18 +23,12 @@ let gateway: TestGateway;
 let market: MarketplaceFixture;
 const processes: RunningAgent[] = [];
 
-beforeAll(async () => {
-  gateway = await startTestGateway({
-    env: { PROVIDER_JOB_DEADLINE_MS: String(deadlineMs), PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000" },
-  });
-  market = createMarketplaceFixture(gateway);
-});
-afterEach(async () => {
-  for (const agent of processes.splice(0)) await agent.stop();
-  await market.cleanup();
-});
-afterAll(async () => {
-  await gateway?.close();
+withAgentMarket({
+  env: { PROVIDER_JOB_DEADLINE_MS: String(deadlineMs), PROVIDER_HEARTBEAT_TIMEOUT_MS: "5000" },
+  processes,
+  started: (started) => {
+    ({ gateway, market } = started);
+  },
 });
 
 const price = {
