@@ -8,7 +8,9 @@
 // --only cross-replica (just the issue-20 rows: two replicas on one Postgres and one Redis, an
 // instant agent on the first, at concurrency 1; pages off, so no build is needed), --only cache-hit
 // (issue 33, bench/cache-hit.ts: response-cache hits in each wire format, whole and streamed,
-// against the direct upstream and a request without the cache, and the CPU a hit costs).
+// against the direct upstream and a request without the cache, and the CPU a hit costs),
+// --only latency (issue 34: the concurrency-1 phase alone, direct, the bare proxy and this gateway
+// on PGlite and, when it answers, Postgres, pages off; prints the added p50 and TTFB p50, writes nothing).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,8 +52,8 @@ const journals = args.has("--journals");
 const argv = process.argv.slice(2);
 const onlyAt = argv.indexOf("--only");
 const only = onlyAt >= 0 ? argv[onlyAt + 1] : argv.find((arg) => arg.startsWith("--only="))?.slice(7);
-if (only !== undefined && only !== "cross-replica" && only !== "cache-hit")
-  throw new Error(`--only ${only}: the scenarios that run alone are cross-replica and cache-hit`);
+if (only !== undefined && only !== "cross-replica" && only !== "cache-hit" && only !== "latency")
+  throw new Error(`--only ${only}: the scenarios that run alone are cross-replica, cache-hit and latency`);
 const config = {
   sequential: Number(process.env.BENCH_COUNT ?? (quick ? 300 : 1000)),
   warmup: quick ? 100 : 300,
@@ -536,9 +538,56 @@ function addRun(section: string): void {
   writeFileSync(path, `${previous.slice(0, end)}\n\n${section.trim()}\n${previous.slice(end)}`);
 }
 
+/**
+ * The concurrency-1 phase alone, for working on the added latency: no build (pages off, not on
+ * this path), no throughput rounds, no slow streams; prints and writes nothing to results.md.
+ */
+async function latencyRun(): Promise<void> {
+  const loadBefore = loadavg();
+  const upstream = await startUpstream();
+  const systems: System[] = [directSystem(upstream), await startBareProxy(upstream.origin)];
+  const env = { POD_PAGES: "off" };
+  systems.push(
+    await startGateway({
+      key: "gateway-pglite",
+      label: "this gateway, PGlite",
+      upstreamOrigin: upstream.origin,
+      env,
+    }),
+  );
+  const databaseUrl = await scratchPostgres(postgresBase, "pod_bench");
+  if (databaseUrl)
+    systems.push(
+      await startGateway({
+        key: "gateway-postgres",
+        label: "this gateway, Postgres",
+        upstreamOrigin: upstream.origin,
+        databaseUrl,
+        env,
+      }),
+    );
+  process.stdout.write("concurrency 1...\n");
+  const plain = await sequential(systems, body, config.sequential, config.warmup);
+  const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);
+  const direct = { plain: plain.get("direct") as Sequential, streamed: streamed.get("direct") as Sequential };
+  for (const system of systems.slice(1)) {
+    const own = plain.get(system.key) as Sequential;
+    const streams = streamed.get(system.key) as Sequential;
+    const added = percentile(own.totals, 50) - percentile(direct.plain.totals, 50);
+    const firstByte = percentile(streams.firstBytes, 50) - percentile(direct.streamed.firstBytes, 50);
+    process.stdout.write(
+      `${system.label}: added p50 ${fmt(added, 3)} ms, added TTFB p50 ${fmt(firstByte, 3)} ms, failures ${own.failures + streams.failures}\n`,
+    );
+  }
+  process.stdout.write(
+    `load average ${loadBefore[0]?.toFixed(2)} before, ${loadavg()[0]?.toFixed(2)} after\n`,
+  );
+}
+
 async function main() {
   if (journals) return journalsRun();
   if (only === "cross-replica") return crossReplicaRun();
+  if (only === "latency") return latencyRun();
   if (only === "cache-hit") {
     const section = await cacheHitRun({ count: config.sequential, warmup: config.warmup });
     process.stdout.write(`${section}\n`);
