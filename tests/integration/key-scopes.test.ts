@@ -106,6 +106,8 @@ describe("key scopes", () => {
           messages: [{ role: "user", content: "hi [fake:tokens=2]" }],
         });
     await gateway.app.leases?.returnAll();
+    // Receipts are stored a few ms behind their answers: written now, every read below sees the same rows.
+    await gateway.app.receipts?.store.flush();
 
     const rows = async (credential: string) =>
       ((await call(credential, "/transactions")).body.transactions as Array<{
