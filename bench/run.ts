@@ -34,6 +34,7 @@ import { type RoundTrip, redisRoundTrip } from "./redis-round-trip";
 import {
   directSystem,
   ensureFreshBuild,
+  type GatewayOptions,
   type System,
   scratchPostgres,
   startBareProxy,
@@ -539,21 +540,16 @@ function addRun(section: string): void {
 }
 
 /**
- * The concurrency-1 phase alone, for working on the added latency: no build (pages off, not on
- * this path), no throughput rounds, no slow streams; prints and writes nothing to results.md.
+ * This gateway twice, on a fresh file-backed PGlite and on a scratch Postgres database when
+ * Postgres answers, appended to `systems`; the Postgres URL, or undefined when it did not answer.
  */
-async function latencyRun(): Promise<void> {
-  const loadBefore = loadavg();
-  const upstream = await startUpstream();
-  const systems: System[] = [directSystem(upstream), await startBareProxy(upstream.origin)];
-  const env = { POD_PAGES: "off" };
+async function startOurGateways(
+  systems: System[],
+  upstreamOrigin: string,
+  options: Pick<GatewayOptions, "env" | "exposeGc">,
+): Promise<string | undefined> {
   systems.push(
-    await startGateway({
-      key: "gateway-pglite",
-      label: "this gateway, PGlite",
-      upstreamOrigin: upstream.origin,
-      env,
-    }),
+    await startGateway({ key: "gateway-pglite", label: "this gateway, PGlite", upstreamOrigin, ...options }),
   );
   const databaseUrl = await scratchPostgres(postgresBase, "pod_bench");
   if (databaseUrl)
@@ -561,11 +557,23 @@ async function latencyRun(): Promise<void> {
       await startGateway({
         key: "gateway-postgres",
         label: "this gateway, Postgres",
-        upstreamOrigin: upstream.origin,
+        upstreamOrigin,
         databaseUrl,
-        env,
+        ...options,
       }),
     );
+  return databaseUrl;
+}
+
+/**
+ * The concurrency-1 phase alone, for working on the added latency: no build (pages off, not on
+ * this path), no throughput rounds, no slow streams; prints and writes nothing to results.md.
+ */
+async function latencyRun(): Promise<void> {
+  const loadBefore = loadavg();
+  const upstream = await startUpstream();
+  const systems: System[] = [directSystem(upstream), await startBareProxy(upstream.origin)];
+  await startOurGateways(systems, upstream.origin, { env: { POD_PAGES: "off" } });
   process.stdout.write("concurrency 1...\n");
   const plain = await sequential(systems, body, config.sequential, config.warmup);
   const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);
@@ -604,26 +612,9 @@ async function main() {
   if (portkey) systems.push(portkey);
   else notes.push("Portkey is not installed (npm install): left out.");
   if (portkey?.note) notes.push(`Portkey: ${portkey.note}.`);
-  systems.push(
-    await startGateway({
-      key: "gateway-pglite",
-      label: "this gateway, PGlite",
-      upstreamOrigin: upstream.origin,
-      exposeGc: soak,
-    }),
-  );
-  const databaseUrl = await scratchPostgres(postgresBase, "pod_bench");
-  if (databaseUrl)
-    systems.push(
-      await startGateway({
-        key: "gateway-postgres",
-        label: "this gateway, Postgres",
-        upstreamOrigin: upstream.origin,
-        databaseUrl,
-        exposeGc: soak,
-      }),
-    );
-  else notes.push(`Postgres at ${postgresBase} did not answer: the Postgres gateway is left out.`);
+  const databaseUrl = await startOurGateways(systems, upstream.origin, { exposeGc: soak });
+  if (!databaseUrl)
+    notes.push(`Postgres at ${postgresBase} did not answer: the Postgres gateway is left out.`);
   const replicasUrl =
     databaseUrl && !soak ? await scratchPostgres(postgresBase, "pod_bench_replicas") : undefined;
   if (replicasUrl) {

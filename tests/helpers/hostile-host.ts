@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import { expect } from "vitest";
+import { hostSlashes } from "../../lib/db/schema";
 import { type RunningAgent, startHostileAgent } from "./agent-process";
 import type { TestGateway } from "./gateway";
 import type { MarketplaceFixture, TestHost } from "./marketplace-fixture";
@@ -33,4 +35,10 @@ export async function connectHostileHost(
     .poll(() => gateway.marketplace.liveOffers().some((offer) => offer.providerId === host.providerId))
     .toBe(true);
   return host;
+}
+
+/** How many times the host has been slashed. */
+export async function slashCount(gateway: TestGateway, hostId: string): Promise<number> {
+  const rows = await gateway.app.database.db.select().from(hostSlashes).where(eq(hostSlashes.hostId, hostId));
+  return rows.length;
 }

@@ -1,12 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { hostSlashes, hostTrustEvents, ledgerTransactions } from "../../../lib/db/schema";
+import { hostTrustEvents, ledgerTransactions } from "../../../lib/db/schema";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { withAgentMarket } from "../../helpers/agent-market";
 import type { RunningAgent } from "../../helpers/agent-process";
 import type { TestGateway } from "../../helpers/gateway";
-import { connectHostileHost } from "../../helpers/hostile-host";
+import { connectHostileHost, slashCount } from "../../helpers/hostile-host";
 import type { MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
@@ -197,17 +197,7 @@ describe("answer checks without log-probabilities, of hosts in Anthropic's forma
     const odd = checks.filter((check) => check.e_value > 0).length;
     expect(odd / checks.length).toBeGreaterThan(2 / (samples + 1));
     // Proven substitution is slashed, as with canaries.
-    await expect
-      .poll(
-        async () =>
-          (
-            await gateway.app.database.db
-              .select()
-              .from(hostSlashes)
-              .where(eq(hostSlashes.hostId, host.providerId))
-          ).length,
-      )
-      .toBe(1);
+    await expect.poll(() => slashCount(gateway, host.providerId)).toBe(1);
   });
 
   it("a host whose model's only reference is in Anthropic's format is checked against its samples, one request each, and excluded when it substitutes", async () => {

@@ -1,12 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { hostSlashes, hostTrustEvents, ledgerTransactions } from "../../../lib/db/schema";
+import { hostTrustEvents, ledgerTransactions } from "../../../lib/db/schema";
 import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
 import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { withAgentMarket } from "../../helpers/agent-market";
 import type { RunningAgent } from "../../helpers/agent-process";
 import type { TestGateway } from "../../helpers/gateway";
-import { connectHostileHost } from "../../helpers/hostile-host";
+import { connectHostileHost, slashCount } from "../../helpers/hostile-host";
 import type { MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
@@ -105,17 +105,7 @@ describe("answer checks", () => {
     expect(evidence.last_check.request_id).toMatch(/^req_/);
     expect(evidence.last_check.statistic).toBeGreaterThanOrEqual(evidence.last_check.threshold);
     // Proven substitution is slashed, as with canaries.
-    await expect
-      .poll(
-        async () =>
-          (
-            await gateway.app.database.db
-              .select()
-              .from(hostSlashes)
-              .where(eq(hostSlashes.hostId, host.providerId))
-          ).length,
-      )
-      .toBe(1);
+    await expect.poll(() => slashCount(gateway, host.providerId)).toBe(1);
   });
 
   it("a host that behaves until it is trusted, then answers from a smaller model, is excluded on the answers after its switch", async () => {
