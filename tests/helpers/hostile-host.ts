@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
-import { hostSlashes } from "../../lib/db/schema";
+import { hostSlashes, ledgerTransactions } from "../../lib/db/schema";
+import { ensureAccount, getAccountBalance } from "../../lib/ledger/accounts";
+import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { type RunningAgent, startHostileAgent } from "./agent-process";
 import type { TestGateway } from "./gateway";
 import type { MarketplaceFixture, TestHost } from "./marketplace-fixture";
@@ -41,4 +43,25 @@ export async function connectHostileHost(
 export async function slashCount(gateway: TestGateway, hostId: string): Promise<number> {
   const rows = await gateway.app.database.db.select().from(hostSlashes).where(eq(hostSlashes.hostId, hostId));
   return rows.length;
+}
+
+/**
+ * What checking the host's answers cost is on the books: its per-host verification account holds
+ * a positive balance, at least `checks` verification_check transactions were posted, and the
+ * ledger balances.
+ */
+export async function expectVerificationBooked(
+  gateway: TestGateway,
+  hostId: string,
+  checks: number,
+): Promise<void> {
+  const db = gateway.app.database.db;
+  const perHost = await ensureAccount(db, "suspense", `verification:${hostId}`);
+  expect((await getAccountBalance(db, perHost)).balance).toBeGreaterThan(0n);
+  const booked = await db
+    .select({ kind: ledgerTransactions.kind })
+    .from(ledgerTransactions)
+    .where(eq(ledgerTransactions.kind, "verification_check"));
+  expect(booked.length).toBeGreaterThanOrEqual(checks);
+  expect(await verifyLedger(db)).toEqual([]);
 }

@@ -1,12 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { hostTrustEvents, ledgerTransactions } from "../../../lib/db/schema";
-import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
-import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { hostTrustEvents } from "../../../lib/db/schema";
 import { withAgentMarket } from "../../helpers/agent-market";
 import type { RunningAgent } from "../../helpers/agent-process";
 import type { TestGateway } from "../../helpers/gateway";
-import { connectHostileHost, slashCount } from "../../helpers/hostile-host";
+import { connectHostileHost, expectVerificationBooked, slashCount } from "../../helpers/hostile-host";
 import type { MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
@@ -153,18 +151,7 @@ describe("answer checks without log-probabilities, of hosts in Anthropic's forma
       ]);
     }
     // What the samples cost is on the books, against this host's account.
-    const perHost = await ensureAccount(
-      gateway.app.database.db,
-      "suspense",
-      `verification:${host.providerId}`,
-    );
-    expect((await getAccountBalance(gateway.app.database.db, perHost)).balance).toBeGreaterThan(0n);
-    const booked = await gateway.app.database.db
-      .select({ kind: ledgerTransactions.kind })
-      .from(ledgerTransactions)
-      .where(eq(ledgerTransactions.kind, "verification_check"));
-    expect(booked.length).toBeGreaterThanOrEqual(jobs);
-    expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
+    await expectVerificationBooked(gateway, host.providerId, jobs);
   });
 
   it("a host answering from a smaller model on 80% of its greedy jobs is excluded and slashed, with the evidence", async () => {

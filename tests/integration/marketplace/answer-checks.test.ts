@@ -1,12 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { hostTrustEvents, ledgerTransactions } from "../../../lib/db/schema";
-import { ensureAccount, getAccountBalance } from "../../../lib/ledger/accounts";
-import { verifyLedger } from "../../../lib/ledger/verify-ledger";
+import { hostTrustEvents } from "../../../lib/db/schema";
 import { withAgentMarket } from "../../helpers/agent-market";
 import type { RunningAgent } from "../../helpers/agent-process";
 import type { TestGateway } from "../../helpers/gateway";
-import { connectHostileHost, slashCount } from "../../helpers/hostile-host";
+import { connectHostileHost, expectVerificationBooked, slashCount } from "../../helpers/hostile-host";
 import type { MarketplaceFixture } from "../../helpers/marketplace-fixture";
 
 /**
@@ -75,18 +73,7 @@ describe("answer checks", () => {
     expect(await events(host.providerId, "answer_substitution")).toEqual([]);
     expect(gateway.app.routing.reputation.standing(host.providerId)).toBe("good");
     // What scoring cost is on the books, against this host's account.
-    const perHost = await ensureAccount(
-      gateway.app.database.db,
-      "suspense",
-      `verification:${host.providerId}`,
-    );
-    expect((await getAccountBalance(gateway.app.database.db, perHost)).balance).toBeGreaterThan(0n);
-    const booked = await gateway.app.database.db
-      .select({ kind: ledgerTransactions.kind })
-      .from(ledgerTransactions)
-      .where(eq(ledgerTransactions.kind, "verification_check"));
-    expect(booked.length).toBeGreaterThanOrEqual(12);
-    expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
+    await expectVerificationBooked(gateway, host.providerId, 12);
   });
 
   it("a host that answers from a smaller model on half its jobs, honest on whatever it takes for a canary, is excluded and slashed with the evidence", async () => {
