@@ -10,7 +10,9 @@
 // (issue 33, bench/cache-hit.ts: response-cache hits in each wire format, whole and streamed,
 // against the direct upstream and a request without the cache, and the CPU a hit costs),
 // --only latency (issue 34: the concurrency-1 phase alone, direct, the bare proxy and this gateway
-// on PGlite and, when it answers, Postgres, pages off; prints the added p50 and TTFB p50, writes nothing).
+// on PGlite and, when it answers, Postgres, pages off; prints the added p50 and TTFB p50, writes nothing;
+// with BENCH_AB_DIR=<another checkout> also that checkout's gateway on PGlite, interleaved with the rest:
+// a before/after of a hot-path change in one run).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -574,6 +576,17 @@ async function latencyRun(): Promise<void> {
   const upstream = await startUpstream();
   const systems: System[] = [directSystem(upstream), await startBareProxy(upstream.origin)];
   await startOurGateways(systems, upstream.origin, { env: { POD_PAGES: "off" } });
+  const other = process.env.BENCH_AB_DIR;
+  if (other)
+    systems.push(
+      await startGateway({
+        key: "gateway-pglite-b",
+        label: `PGlite, ${other}`,
+        upstreamOrigin: upstream.origin,
+        env: { POD_PAGES: "off" },
+        cwd: other,
+      }),
+    );
   process.stdout.write("concurrency 1...\n");
   const plain = await sequential(systems, body, config.sequential, config.warmup);
   const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);

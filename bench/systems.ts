@@ -178,6 +178,8 @@ export interface GatewayOptions {
   headers?: Record<string, string>;
   /** Starts it with --expose-gc, so `liveHeap` can collect first (the soak's leak check). */
   exposeGc?: boolean;
+  /** Another checkout to run it from (an A/B of two versions of the code in one run); this one by default. */
+  cwd?: string;
 }
 
 function nodeArgs(): string[] {
@@ -235,6 +237,7 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
       {
         stdio: ["ignore", "ignore", "pipe", "ipc"],
         env,
+        ...(options.cwd ? { cwd: options.cwd } : {}),
       },
     ),
     options.key,
