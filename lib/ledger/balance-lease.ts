@@ -428,7 +428,7 @@ export class BalanceLeases {
     this.#writing ??= this.#drain();
   }
 
-  /** One batch, then more only while they are full or a reader is waiting for everything. */
+  /** One batch, then more only while a reader is waiting for everything; `#scheduleWrite` decides the next. */
   async #drain(): Promise<void> {
     try {
       while (this.#pending.length > 0 && !this.#stopped) {
@@ -442,13 +442,13 @@ export class BalanceLeases {
           await new Promise((resolve) => setTimeout(resolve, retryDelayMs).unref());
           continue;
         }
-        const full = this.#pending.length >= maxBatch;
-        if (!full && this.#flushing === 0 && this.#options.writeDelayMs > 0) break;
+        if (this.#flushing === 0) break;
       }
     } finally {
       this.#writing = undefined;
     }
-    // What arrived during the write waits for company like any first settlement.
+    // What arrived during the write is scheduled like any first settlement (at once when the
+    // batch is full or there is no delay).
     if (this.#pending.length > 0 && !this.#stopped) this.#scheduleWrite();
   }
 
