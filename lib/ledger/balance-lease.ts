@@ -272,7 +272,7 @@ export class BalanceLeases {
    * must be there to be deleted (a row committed after its batch would outlive the settlement).
    */
   #journal(full: LeaseSettlement, early: boolean): Promise<void> {
-    const journaled = this.#options.journal.append(full).finally(() => {
+    const journaled = this.#options.journal.append(full, !early).finally(() => {
       if (early) this.window.close();
       this.#pending.push(full);
       this.#scheduleWrite();

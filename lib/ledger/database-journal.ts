@@ -25,37 +25,56 @@ export class DatabaseJournal implements Journal {
   #queuedCommit: Promise<void> | undefined;
   #settleQueued: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   #inserting = false;
+  /** The pause before an idle journal's next INSERT, while it gathers settlements. */
+  #gathering: NodeJS.Timeout | undefined;
   /** Request ids journaled to the file because the database could not take them. */
   readonly #inFile = new Set<string>();
   /** A stream's running count still being inserted: its removal waits for it, or would miss it. */
   readonly #progressing = new Map<string, Promise<void>>();
 
-  constructor(database: Database, instanceId: string, fallback: SettlementJournal) {
+  /** How long an idle journal waits for more settlements before its INSERT goes out (0: this turn). */
+  readonly #gatherMs: number;
+
+  constructor(database: Database, instanceId: string, fallback: SettlementJournal, gatherMs = 0) {
     this.#database = database;
     this.#instanceId = instanceId;
     this.#fallback = fallback;
+    this.#gatherMs = gatherMs;
   }
 
   /**
    * Group commit: one INSERT in flight at a time. Settlements that arrive while it runs join the
    * next one, started as soon as it commits, so a busy process sends one statement per commit
    * rather than one per event-loop turn (each statement costs this process a socket write and
-   * the database a wake-up). With nothing in flight the INSERT goes out at the end of this
-   * turn, as soon as before.
+   * the database a wake-up). With nothing in flight the INSERT goes out after `gatherMs`
+   * (BILLING_JOURNAL_GATHER_MS), so answers one at a time share a statement too; a settlement
+   * whose answer waits for it (`awaited`: the journal window is full) cuts the pause short, so
+   * the gathering delays no answer, it only lengthens how long a row is on its way, which the
+   * window bounds by count.
    */
-  append(settlement: LeaseSettlement): Promise<void> {
+  append(settlement: LeaseSettlement, awaited = false): Promise<void> {
     this.#queued.push(settlement);
     if (this.#inserting) gatewayMetrics.journalGroupWaits.inc();
     if (!this.#queuedCommit) {
       this.#queuedCommit = new Promise<void>((resolve, reject) => {
         this.#settleQueued = { resolve, reject };
       });
-      if (!this.#inserting) setImmediate(() => this.#commitQueued());
+      if (!this.#inserting) {
+        if (this.#gatherMs > 0 && !awaited)
+          this.#gathering = setTimeout(() => this.#commitQueued(), this.#gatherMs);
+        else setImmediate(() => this.#commitQueued());
+      }
+    } else if (awaited && this.#gathering) {
+      clearTimeout(this.#gathering);
+      this.#gathering = undefined;
+      setImmediate(() => this.#commitQueued());
     }
     return this.#queuedCommit;
   }
 
   #commitQueued(): void {
+    if (this.#gathering) clearTimeout(this.#gathering);
+    this.#gathering = undefined;
     const batch = this.#queued;
     const settle = this.#settleQueued;
     this.#queued = [];

@@ -36,8 +36,9 @@ export interface Journal {
   /**
    * Resolves once the settlement is durable; the client is answered after, or before within the
    * journal window (balance-lease.ts). Appends resolve in the order they were made.
+   * `awaited`: an answer waits for this one (the window is full), so nothing may hold it back.
    */
-  append(settlement: LeaseSettlement): Promise<void>;
+  append(settlement: LeaseSettlement, awaited?: boolean): Promise<void>;
   /** A stream's running count so far: billed if the process dies before the stream ends. */
   progress(settlement: LeaseSettlement): void;
   /** These settlements are in the ledger now. */
