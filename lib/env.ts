@@ -308,9 +308,10 @@ const envSchema = z.object({
   /**
    * With the database journal: how long an idle journal gathers settlements before one INSERT
    * takes them all (0: at the end of the event-loop turn). Answers within the window do not wait
-   * for it; at one request at a time it turns a statement per answer into one per few.
+   * for it, nor do balance reads (they cut it short); at one request at a time it turns a
+   * statement per answer into one per many.
    */
-  BILLING_JOURNAL_GATHER_MS: z.coerce.number().int().min(0).max(1_000).default(5),
+  BILLING_JOURNAL_GATHER_MS: z.coerce.number().int().min(0).max(1_000).default(20),
   /** How often a replica looks for dead ones, bills their journals and releases their holds. */
   DEAD_INSTANCE_CHECK_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),

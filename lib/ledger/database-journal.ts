@@ -64,12 +64,16 @@ export class DatabaseJournal implements Journal {
           this.#gathering = setTimeout(() => this.#commitQueued(), this.#gatherMs);
         else setImmediate(() => this.#commitQueued());
       }
-    } else if (awaited && this.#gathering) {
-      clearTimeout(this.#gathering);
-      this.#gathering = undefined;
-      setImmediate(() => this.#commitQueued());
-    }
+    } else if (awaited) this.hurry();
     return this.#queuedCommit;
+  }
+
+  /** A gathering pause ends now: its INSERT goes out at the end of this turn. */
+  hurry(): void {
+    if (!this.#gathering) return;
+    clearTimeout(this.#gathering);
+    this.#gathering = undefined;
+    setImmediate(() => this.#commitQueued());
   }
 
   #commitQueued(): void {

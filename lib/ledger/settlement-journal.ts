@@ -49,6 +49,8 @@ export interface Journal {
    * (the request's usage record exists), this only keeps the journal short.
    */
   settledDirectly(requestId: string): void;
+  /** Someone waits for everything appended so far (a balance read, shutdown): send it now. */
+  hurry?(): void;
   close(): void;
 }
 

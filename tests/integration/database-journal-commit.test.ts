@@ -118,7 +118,7 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
     immediate.close();
   });
 
-  it("never holds back a settlement whose answer waits for it: the window being full cuts the gathering pause short", async () => {
+  it("never holds back a settlement someone waits for: an answer past the window, or a flush, cuts the gathering pause short", async () => {
     const fallback = new SettlementJournal(journalDir, "instance-awaited", "database-a");
     // A pause far longer than the test: only cutting it short can commit in time.
     const journal = new DatabaseJournal(handle.db, "instance-awaited", fallback, 60_000);
@@ -129,6 +129,12 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
     expect(performance.now() - started).toBeLessThan(5_000);
     const journaled = await journaledBy(handle.db, "instance-awaited");
     expect(journaled.map((one) => one.requestId).sort()).toEqual(["req_answer_waits", "req_early_in_window"]);
+    // A reader that waits for everything (a balance read's flush) cuts the pause short too.
+    const hurried = performance.now();
+    const gathered = journal.append(settlement("req_before_a_read"));
+    journal.hurry();
+    await gathered;
+    expect(performance.now() - hurried).toBeLessThan(5_000);
     // Alone, too: an awaited settlement on an idle journal goes out this turn.
     const alone = performance.now();
     await journal.append(settlement("req_awaited_alone"), true);
