@@ -36,6 +36,14 @@ function filtersOf(request: ApiRequest) {
 }
 
 /**
+ * What this process answered but has only queued: the settlements (leases) and their receipts,
+ * both written a few milliseconds later; written now so the list has the latest requests whole.
+ */
+function writeQueued(app: ApiCall<"token">["app"]): Promise<unknown> {
+  return Promise.all([app.leases?.flush(), app.receipts?.store.flush()]);
+}
+
+/**
  * GET /proxy/<token>/transactions – the token's credits and debits, newest first, with usage,
  * route, provider and key per request; filtered by `kind`, `model` and `route`. A key without
  * the `read` scope sees its own requests only.
@@ -47,7 +55,7 @@ export async function listTransactions(call: ApiCall<"token">): Promise<Response
   const limit = Number(params.get("limit") ?? "50");
   if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit)
     throw badRequest(`limit must be an integer from 1 to ${maxLimit}`);
-  await app.leases?.flush();
+  await writeQueued(app);
   const page = await listActivity(app.database.db, record.accountId, {
     ...filters,
     limit,
@@ -66,7 +74,7 @@ export async function exportTransactions(call: ApiCall<"token">): Promise<Respon
   const { app, request, principal: record } = call;
   const token = call.params.token ?? "";
   const { params: _params, ...filters } = filtersOf(request);
-  await app.leases?.flush();
+  await writeQueued(app);
   const page = await listActivity(app.database.db, record.accountId, {
     ...filters,
     limit: maxExportRows,

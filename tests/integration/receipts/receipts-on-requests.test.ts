@@ -62,6 +62,25 @@ describe("usage receipts on requests", () => {
     expect(BigInt(receipt.prices.output_per_1m)).toBeGreaterThan(0n);
   });
 
+  it("the activity listed right after an answer carries its receipt (the listing writes what is queued)", async () => {
+    // Receipts are queued and written a few milliseconds later; a listing that wrote the ledger's
+    // queue but not theirs would show the request without its receipt in that moment.
+    for (let index = 0; index < 5; index += 1) {
+      const response = await chat({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: `listed at once ${index} [fake:tokens=3]` }],
+      });
+      await response.text();
+      const jws = response.headers.get("x-pod-receipt");
+      expect(jws).toBeTruthy();
+      const requestId = response.headers.get("x-request-id");
+      const activity = (await (
+        await fetch(`${gateway.baseUrl}/proxy/${token}/transactions?kind=inference`)
+      ).json()) as { transactions: Array<{ request_id: string; receipt: string | null }> };
+      expect(activity.transactions.find((row) => row.request_id === requestId)?.receipt).toBe(jws);
+    }
+  });
+
   it("a stream ends with its receipt as an SSE comment over the bytes before it", async () => {
     const response = await chat({
       model: "gpt-4o-mini",
