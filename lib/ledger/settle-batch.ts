@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { queryPrepared } from "../db/client";
+import { newTimeOrderedUuid } from "../ids";
 import type { UpstreamExcessBooking, UsageRecordFields } from "./settle-inference";
 
 /** One served request's settlement, charged out of a lease (a hold this process keeps for many requests). */
@@ -37,6 +38,7 @@ function asRecord(settlement: LeaseSettlement) {
   const { usage } = settlement.usageRecord;
   return {
     request_id: settlement.requestId,
+    transaction_id: newTimeOrderedUuid(),
     account_id: settlement.accountId.toString(),
     lease_id: settlement.leaseId,
     cost: settlement.cost.toString(),
@@ -75,7 +77,7 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
     "settle_batch",
     sql`WITH input AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch.map(asRecord))}::jsonb) AS r(
-            request_id text, account_id bigint, lease_id text, cost bigint, charged bigint, shortfall bigint,
+            request_id text, transaction_id uuid, account_id bigint, lease_id text, cost bigint, charged bigint, shortfall bigint,
             provider_account bigint, treasury_account bigint, loss_account bigint, provider_share bigint,
             excess bigint, excess_account bigint, metadata jsonb, model text, route text, provider_id text, input_tokens bigint,
             output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint, outcome text,
@@ -104,17 +106,17 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           WHERE h.id = u.lease_id AND h.amount >= u.amount AND u.amount > 0
           RETURNING h.id, h.account_id, u.amount
         ), txn AS (
-          INSERT INTO ledger_transactions (kind, idempotency_key, metadata)
-          SELECT 'inference', 'inference:' || request_id,
+          INSERT INTO ledger_transactions (id, kind, idempotency_key, metadata)
+          SELECT transaction_id, 'inference', 'inference:' || request_id,
                  metadata || jsonb_build_object('cost', cost::text, 'shortfall', shortfall::text)
                  || CASE WHEN excess > 0 THEN jsonb_build_object('upstream_excess', excess::text) ELSE '{}'::jsonb END
           FROM applied WHERE charged > 0 OR shortfall > 0 OR excess > 0
-          RETURNING id, idempotency_key
+          RETURNING id
         ), shares AS (
           SELECT t.id AS transaction_id, a.account_id, a.charged, a.shortfall, a.provider_account,
                  a.treasury_account, a.loss_account, a.excess, a.excess_account,
                  CASE WHEN a.provider_account IS NULL THEN 0 ELSE a.charged * a.provider_share / 100 END AS provider_amount
-          FROM applied AS a JOIN txn AS t ON t.idempotency_key = 'inference:' || a.request_id
+          FROM applied AS a JOIN txn AS t ON t.id = a.transaction_id
         ), parts AS (
           SELECT transaction_id, account_id, -charged AS amount FROM shares
           UNION ALL

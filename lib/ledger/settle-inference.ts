@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { queryPrepared } from "../db/client";
+import { newTimeOrderedUuid } from "../ids";
 import type { Usage } from "../pricing/cost";
 
 /** The usage row a settlement writes beside its ledger entries (one per request id). */
@@ -132,8 +133,8 @@ export async function settleInference(
           UNION ALL
           SELECT ${input.treasuryAccountId}::bigint, ${excess}::bigint FROM user_account WHERE ${excessAccount}::bigint IS NOT NULL
         ), txn AS (
-          INSERT INTO ledger_transactions (kind, idempotency_key, metadata)
-          SELECT 'inference', ${input.idempotencyKey},
+          INSERT INTO ledger_transactions (id, kind, idempotency_key, metadata)
+          SELECT ${newTimeOrderedUuid()}::uuid, 'inference', ${input.idempotencyKey},
                  ${JSON.stringify({ ...input.metadata, cost: input.cost.toString(), ...(excess > 0n ? { upstream_excess: excess.toString() } : {}) })}::jsonb || jsonb_build_object('shortfall', shortfall::text)
           FROM user_account WHERE charged > 0 OR shortfall > 0 OR ${excess}::bigint > 0
           RETURNING id
