@@ -55,10 +55,16 @@ function owedPrice(price: TokenPrice, outcome: RequestOutcome): TokenPrice {
   return answered ? price : { ...price, requestPrice: 0n };
 }
 
-/** Account ids never change once created, so the hot path looks each one up once per process. */
-const accountIds = new WeakMap<Executor, Map<string, bigint>>();
+/**
+ * Account ids never change once created, so the hot path looks each one up once per process.
+ * The lookup itself is what is kept: requests that settle together before the first answer
+ * (a burst on a fresh process) share it instead of each sending their own, which on Postgres
+ * queued two thousand statements behind ten connections and held a thousand streams' ends
+ * for over a second.
+ */
+const accountIds = new WeakMap<Executor, Map<string, Promise<bigint>>>();
 
-async function cachedAccountId(executor: Executor, kind: AccountKind, ref: string): Promise<bigint> {
+function cachedAccountId(executor: Executor, kind: AccountKind, ref: string): Promise<bigint> {
   let perDatabase = accountIds.get(executor);
   if (!perDatabase) {
     perDatabase = new Map();
@@ -67,10 +73,14 @@ async function cachedAccountId(executor: Executor, kind: AccountKind, ref: strin
   const key = `${kind}:${ref}`;
   const cached = perDatabase.get(key);
   if (cached !== undefined) return cached;
-  const id = await ensureAccount(executor, kind, ref);
   if (perDatabase.size > 100_000) perDatabase.clear();
-  perDatabase.set(key, id);
-  return id;
+  const lookup = ensureAccount(executor, kind, ref);
+  perDatabase.set(key, lookup);
+  // A failed lookup is not kept: the next request asks again.
+  lookup.catch(() => {
+    if (perDatabase.get(key) === lookup) perDatabase.delete(key);
+  });
+  return lookup;
 }
 
 /** The settlement of a request against a lease, as journaled and written (lib/ledger/settle-batch.ts). */
