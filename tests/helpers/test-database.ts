@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { type DatabaseHandle, openDatabase } from "../../lib/db/client";
 
 export interface TestDatabase {
   /** Postgres URL of a fresh database, or undefined to run on in-memory PGlite. */
@@ -29,6 +30,23 @@ export async function createTestDatabase(options: { memory?: boolean } = {}): Pr
       const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
       await cleanup.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await cleanup.end();
+    },
+  };
+}
+
+/**
+ * A database of the caller's own, migrated and opened in this process (PGlite on the test's own
+ * thread), for suites that call the ledger directly; `close` closes and drops it.
+ */
+export async function openTestLedger(): Promise<{ handle: DatabaseHandle; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const handle = await openDatabase({ url: database.url, dataDir: database.dataDir, pgliteThread: "main" });
+  await handle.migrate();
+  return {
+    handle,
+    async close() {
+      await handle.close();
+      await database.drop();
     },
   };
 }

@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase, queryRows } from "../../lib/db/client";
+import { type DatabaseHandle, queryRows } from "../../lib/db/client";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../lib/ledger/accounts";
 import { postTransaction } from "../../lib/ledger/post-transaction";
 import type { LeaseSettlement } from "../../lib/ledger/settle-batch";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { writeSettlements } from "../../lib/ledger/write-settlements";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { openTestLedger } from "../helpers/test-database";
 
 /**
  * The hold is the promise: a lease settlement pays at most what its hold covered when it
@@ -15,17 +15,15 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database"
  * (a top-up in between), it must still stop at `charged` and post the rest of the cost to the
  * loss account, never bill the whole cost.
  */
-let testDatabase: TestDatabase;
+let ledger: Awaited<ReturnType<typeof openTestLedger>>;
 let handle: DatabaseHandle;
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase();
-  handle = await openDatabase({ url: testDatabase.url, dataDir: testDatabase.dataDir, pgliteThread: "main" });
-  await handle.migrate();
+  ledger = await openTestLedger();
+  handle = ledger.handle;
 });
 afterAll(async () => {
-  await handle?.close();
-  await testDatabase?.drop();
+  await ledger?.close();
 });
 
 /**

@@ -1,17 +1,17 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase, queryRows } from "../../lib/db/client";
+import { type DatabaseHandle, queryRows } from "../../lib/db/client";
 import { postgresErrorCode } from "../../lib/db/postgres-error-code";
 import { newTimeOrderedUuid } from "../../lib/ids";
 import { ensureAccount } from "../../lib/ledger/accounts";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { openTestLedger } from "../helpers/test-database";
 
 /**
  * A ledger entry names its account and its ledger transaction. Migration 0027 checks that per
  * statement (triggers) instead of per row (foreign keys): these are the writes a foreign key
  * refused, made on purpose, each of which must still be refused whole, on PGlite and on Postgres.
  */
-let testDatabase: TestDatabase;
+let ledger: Awaited<ReturnType<typeof openTestLedger>>;
 let handle: DatabaseHandle;
 let account: bigint;
 let other: bigint;
@@ -34,9 +34,8 @@ const entryCount = async () =>
   );
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase();
-  handle = await openDatabase({ url: testDatabase.url, dataDir: testDatabase.dataDir, pgliteThread: "main" });
-  await handle.migrate();
+  ledger = await openTestLedger();
+  handle = ledger.handle;
   account = await ensureAccount(handle.db, "token", "references-a");
   other = await ensureAccount(handle.db, "external", "references-b");
   transaction = newTimeOrderedUuid();
@@ -47,8 +46,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await handle?.close();
-  await testDatabase?.drop();
+  await ledger?.close();
 });
 
 describe("ledger entries name rows that exist", () => {

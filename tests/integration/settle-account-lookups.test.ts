@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../lib/db/client";
+import type { DatabaseHandle } from "../../lib/db/client";
 import * as accounts from "../../lib/ledger/accounts";
 import type { LedgerServices } from "../../lib/ledger/ledger-services";
 import type { Candidate } from "../../lib/providers/candidate";
 import { leaseSettlementOf, type SettleRequestInput } from "../../lib/proxy/settle-request";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { openTestLedger } from "../helpers/test-database";
 
 vi.mock("../../lib/ledger/accounts", async (importOriginal) => {
   const actual = await importOriginal<typeof import("../../lib/ledger/accounts")>();
@@ -17,7 +17,7 @@ vi.mock("../../lib/ledger/accounts", async (importOriginal) => {
  * lookup once, not once per request: on Postgres a thousand lookups queued behind the pool's ten
  * connections held every stream's end for over a second (bench: 197 to 1,000 stalls in 1,000).
  */
-let testDatabase: TestDatabase;
+let ledger: Awaited<ReturnType<typeof openTestLedger>>;
 let handle: DatabaseHandle;
 const ensureAccount = vi.mocked(accounts.ensureAccount);
 
@@ -45,13 +45,11 @@ function settlementInput(index: number): SettleRequestInput {
 const app = () => ({ database: handle }) as unknown as { database: DatabaseHandle } & LedgerServices;
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase();
-  handle = await openDatabase({ url: testDatabase.url, dataDir: testDatabase.dataDir, pgliteThread: "main" });
-  await handle.migrate();
+  ledger = await openTestLedger();
+  handle = ledger.handle;
 });
 afterAll(async () => {
-  await handle?.close();
-  await testDatabase?.drop();
+  await ledger?.close();
 });
 
 describe("settling a burst on a fresh process", () => {
@@ -67,16 +65,11 @@ describe("settling a burst on a fresh process", () => {
   });
 
   it("does not keep a failed lookup: the next request asks again and gets the id", async () => {
-    const fresh = await openDatabase({
-      url: testDatabase.url,
-      dataDir: testDatabase.dataDir,
-      pgliteThread: "main",
-    });
+    const fresh = await openTestLedger();
     try {
-      await fresh.migrate();
       ensureAccount.mockClear();
       ensureAccount.mockRejectedValueOnce(new Error("connection reset"));
-      const freshApp = { database: fresh } as unknown as { database: DatabaseHandle } & LedgerServices;
+      const freshApp = { database: fresh.handle } as unknown as { database: DatabaseHandle } & LedgerServices;
       await expect(leaseSettlementOf(freshApp, settlementInput(1))).rejects.toThrow("connection reset");
       const again = await leaseSettlementOf(freshApp, settlementInput(2));
       expect(again.treasuryAccountId).toBeGreaterThan(0n);
