@@ -316,7 +316,7 @@ export class BalanceLeases {
     try {
       if (this.#pending.length > 0) this.#writeNow();
       // A settlement answered within the journal window joins the batches once its row commits.
-      this.#options.journal.hurry?.();
+      this.#options.journal.hurry();
       if (this.#lastJournaled && !(await settledBy(this.#lastJournaled, deadline))) return;
       while (!this.#stopped && (this.#pending.length > 0 || this.#writing)) {
         if (!this.#writing) this.#writeNow();

@@ -50,7 +50,7 @@ export interface Journal {
    */
   settledDirectly(requestId: string): void;
   /** Someone waits for everything appended so far (a balance read, shutdown): send it now. */
-  hurry?(): void;
+  hurry(): void;
   close(): void;
 }
 
@@ -140,6 +140,9 @@ export class SettlementJournal implements Journal {
     if (this.#fd !== undefined && this.#unwritten === 0) ftruncateSync(this.#fd, 0);
   }
 
+  /** Nothing waits here: a turn's lines are written before that turn's appends resolve. */
+  hurry(): void {}
+
   close(): void {
     if (this.#fd === undefined) return;
     closeSync(this.#fd);
@@ -161,6 +164,7 @@ export class VolatileJournal implements Journal {
   progress(_settlement: LeaseSettlement): void {}
   written(_batch: readonly LeaseSettlement[]): void {}
   settledDirectly(_requestId: string): void {}
+  hurry(): void {}
   close(): void {}
 }
 
