@@ -9,7 +9,8 @@ import { openTestLedger } from "../helpers/test-database";
 /**
  * A ledger entry names its account and its ledger transaction. Migration 0027 checks that per
  * statement (triggers) instead of per row (foreign keys): these are the writes a foreign key
- * refused, made on purpose, each of which must still be refused whole, on PGlite and on Postgres.
+ * refused, made on purpose, each of which must still be refused whole, on PGlite and on Postgres
+ * (TEST_DATABASE_URL, which .ci/run's service pass sets).
  */
 let ledger: Awaited<ReturnType<typeof openTestLedger>>;
 let handle: DatabaseHandle;

@@ -16,6 +16,7 @@ vi.mock("../../lib/ledger/accounts", async (importOriginal) => {
  * that settles a burst of requests at once (a thousand streams ending together) must send that
  * lookup once, not once per request: on Postgres a thousand lookups queued behind the pool's ten
  * connections held every stream's end for over a second (bench: 197 to 1,000 stalls in 1,000).
+ * Runs on PGlite, and on Postgres too where TEST_DATABASE_URL is set (.ci/run's service pass).
  */
 let ledger: Awaited<ReturnType<typeof openTestLedger>>;
 let handle: DatabaseHandle;
