@@ -28,29 +28,23 @@ CREATE TRIGGER ledger_entries_updated_name_existing_rows AFTER UPDATE ON ledger_
   REFERENCING NEW TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION ledger_entries_name_existing_rows();
 --> statement-breakpoint
 -- The referenced side: a row an entry names is neither deleted nor given another id.
+-- TG_ARGV[0] is the ledger_entries column that names the rows of the table deleted from.
 CREATE FUNCTION ledger_rows_keep_their_entries() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   named boolean;
 BEGIN
-  IF TG_TABLE_NAME = 'accounts' THEN
-    EXECUTE 'SELECT EXISTS (SELECT 1 FROM removed r JOIN ledger_entries e ON e.account_id = r.id)' INTO named;
-    IF named THEN
-      RAISE EXCEPTION 'an account with ledger entries cannot be deleted' USING ERRCODE = 'foreign_key_violation';
-    END IF;
-  ELSE
-    EXECUTE 'SELECT EXISTS (SELECT 1 FROM removed r JOIN ledger_entries e ON e.transaction_id = r.id)' INTO named;
-    IF named THEN
-      RAISE EXCEPTION 'a ledger transaction with entries cannot be deleted' USING ERRCODE = 'foreign_key_violation';
-    END IF;
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM removed r JOIN ledger_entries e ON e.%I = r.id)', TG_ARGV[0]) INTO named;
+  IF named THEN
+    RAISE EXCEPTION 'a row of % that ledger entries name cannot be deleted', TG_TABLE_NAME USING ERRCODE = 'foreign_key_violation';
   END IF;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
 CREATE TRIGGER accounts_deleted_keep_their_entries AFTER DELETE ON accounts
-  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION ledger_rows_keep_their_entries();
+  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION ledger_rows_keep_their_entries('account_id');
 --> statement-breakpoint
 CREATE TRIGGER ledger_transactions_deleted_keep_their_entries AFTER DELETE ON ledger_transactions
-  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION ledger_rows_keep_their_entries();
+  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION ledger_rows_keep_their_entries('transaction_id');
 --> statement-breakpoint
 CREATE FUNCTION ledger_row_ids_are_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
