@@ -7,7 +7,7 @@ const nextConfig: NextConfig = {
   // No next/image here: sharp's native builds are left out of the install (scripts/complete-lockfile.mjs).
   images: { unoptimized: true },
   // Native and server-only packages stay out of the bundle.
-  serverExternalPackages: ["@electric-sql/pglite", "postgres", "litesvm"],
+  serverExternalPackages: ["@electric-sql/pglite", "postgres", "litesvm", "sodium-native"],
   async rewrites() {
     return {
       // Checked before the dynamic /docs/[section]/[page] route would take "page.md" as a page name.

@@ -1,12 +1,15 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import type { ReceiptKey, ReceiptKeySet } from "@pod-gateway/contracts/usage-receipt";
 import { calculateJwkThumbprint } from "jose";
+import sodium from "sodium-native";
 import { ed25519PrivateKey } from "../crypto/ed25519-seed";
 
 /** The key this gateway signs receipts with, and the public JWK it publishes for it. */
 export interface ReceiptSigner {
   kid: string;
   privateKey: KeyObject;
+  /** The same key as libsodium's signing key (seed and public key), in memory it guards. */
+  secretKey: Buffer;
   /** `exp` absent: it is the key signing now. */
   published: ReceiptKey;
 }
@@ -31,7 +34,10 @@ export async function publicReceiptKey(seed: Buffer, nbf: number, exp?: number):
 
 export async function receiptSigner(seed: Buffer, nbf: number): Promise<ReceiptSigner> {
   const published = await publicReceiptKey(seed, nbf);
-  return { kid: published.kid, privateKey: ed25519PrivateKey(seed), published };
+  const publicKey = Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES);
+  const secretKey = sodium.sodium_malloc(sodium.crypto_sign_SECRETKEYBYTES);
+  sodium.crypto_sign_seed_keypair(publicKey, secretKey, seed);
+  return { kid: published.kid, privateKey: ed25519PrivateKey(seed), secretKey, published };
 }
 
 /**

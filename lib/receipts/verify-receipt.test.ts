@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ed25519PrivateKey, newSeed } from "../crypto/ed25519-seed";
 import { publicReceiptKey, receiptKeySet, receiptSigner } from "./receipt-keys";
 import { signReceipt } from "./sign-receipt";
-import { sha256Hex, verifyReceipt } from "./verify-receipt";
+import { attestationHolds, sha256Hex, verifyReceipt } from "./verify-receipt";
 
 const requestBody = '{"model":"m","messages":[{"role":"user","content":"hi"}]}';
 const responseBody = '{"choices":[{"message":{"content":"hello"}}]}';
@@ -86,6 +86,18 @@ describe("verifyReceipt", () => {
       responseBody,
     });
     expect(result).toMatchObject({ ok: true, receipt: { charge: "3" }, key: { kid: signer.kid } });
+  });
+
+  it("signs the bytes node:crypto's Ed25519 would (RFC 8032 signatures are deterministic)", async () => {
+    const { signer } = await setup();
+    for (const overrides of [{}, { charge: "999999999999" }, { request_id: "req_ffffffff" }]) {
+      const jws = await signReceipt(signer, receipt(overrides));
+      const [header, payload, signature] = jws.split(".");
+      const expected = sign(null, Buffer.from(`${header}.${payload}`), signer.privateKey).toString(
+        "base64url",
+      );
+      expect(signature).toBe(expected);
+    }
   });
 
   it.each([
@@ -178,6 +190,36 @@ describe("verifyReceipt", () => {
     const elsewhere = hostAttest(hostSeed, "job-2");
     const moved = await signReceipt(signer, receipt({ host: { ...elsewhere, job_id: "job-1" } }));
     expect((await verifyReceipt(moved, keySet)).ok).toBe(false);
+  });
+
+  it("holds a host's attestation only when its key and signature are whole and its own", () => {
+    const host = hostAttest(newSeed(), "job-1");
+    expect(attestationHolds(host)).toBe(true);
+    const bytes = (text: string) => Buffer.from(text, "base64");
+    const flipped = bytes(host.signature);
+    flipped[10] = (flipped[10] ?? 0) ^ 1;
+    const attacks = {
+      "a flipped bit": { ...host, signature: flipped.toString("base64") },
+      "a signature cut short": {
+        ...host,
+        signature: bytes(host.signature).subarray(0, 63).toString("base64"),
+      },
+      "a signature too long": {
+        ...host,
+        signature: Buffer.concat([bytes(host.signature), Buffer.alloc(1)]).toString("base64"),
+      },
+      "no signature": { ...host, signature: "" },
+      "an all-zero signature": { ...host, signature: Buffer.alloc(64).toString("base64") },
+      "a key cut short": { ...host, pubkey: bytes(host.pubkey).subarray(0, 31).toString("base64") },
+      "the identity point as key": {
+        ...host,
+        pubkey: Buffer.from([1, ...Buffer.alloc(31)]).toString("base64"),
+      },
+      "text that is not base64": { ...host, pubkey: "%%%%", signature: "!!" },
+      "other counts": { ...host, output_tokens: host.output_tokens + 1 },
+    };
+    for (const [name, attestation] of Object.entries(attacks))
+      expect({ name, holds: attestationHolds(attestation) }).toEqual({ name, holds: false });
   });
 
   it("refuses other signed objects under a receipt key, and unsigned ones", async () => {
