@@ -8,6 +8,11 @@ const nextConfig: NextConfig = {
   images: { unoptimized: true },
   // Native and server-only packages stay out of the bundle.
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "litesvm", "sodium-native"],
+  // sodium-native loads its prebuilt addon by a path the output tracer cannot follow: the
+  // build's own platform's copy goes into .next/standalone by name.
+  outputFileTracingIncludes: {
+    "/**": [`./node_modules/sodium-native/prebuilds/${process.platform}-${process.arch}/**`],
+  },
   async rewrites() {
     return {
       // Checked before the dynamic /docs/[section]/[page] route would take "page.md" as a page name.
