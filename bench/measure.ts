@@ -110,15 +110,20 @@ export async function load(
 const clockTicksPerSecond = 100;
 
 /** User + system CPU of a process in ms (from /proc; 0 when it is gone). */
-export function cpuMs(pid: number): number {
+export function cpuMs(pid: number, statFile = `/proc/${pid}/stat`): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(statFile, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime and stime are fields 14 and 15 of the full line, 12 and 13 after the command name.
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
   } catch {
     return 0;
   }
+}
+
+/** User + system CPU of a process's main thread in ms (its own thread, not its workers or V8's helpers). */
+export function mainThreadCpuMs(pid: number): number {
+  return cpuMs(pid, `/proc/${pid}/task/${pid}/stat`);
 }
 
 /** Resident memory of a process in MiB. */

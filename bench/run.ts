@@ -10,7 +10,9 @@
 // (issue 33, bench/cache-hit.ts: response-cache hits in each wire format, whole and streamed,
 // against the direct upstream and a request without the cache, and the CPU a hit costs),
 // --only latency (issue 34: the concurrency-1 phase alone, direct, the bare proxy and this gateway
-// on PGlite and, when it answers, Postgres, pages off; prints the added p50 and TTFB p50, writes nothing;
+// on PGlite and, when it answers, Postgres, pages off; prints the added p50 and TTFB p50, each
+// process's main-thread CPU a whole request, and, inside each gateway, a request's time with its
+// event loop's active and idle parts (bench/probe.mjs); writes nothing;
 // with BENCH_AB_DIR=<another checkout> also that checkout's gateway on PGlite, interleaved with the rest:
 // a before/after of a hot-path change in one run).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -24,6 +26,7 @@ import {
   type LoadResult,
   load,
   machineBusy,
+  mainThreadCpuMs,
   median,
   percentile,
   rssMiB,
@@ -37,6 +40,7 @@ import {
   directSystem,
   ensureFreshBuild,
   type GatewayOptions,
+  type RequestTimings,
   type System,
   scratchPostgres,
   startBareProxy,
@@ -91,11 +95,18 @@ interface Sequential {
 }
 
 /** Concurrency 1, systems interleaved request by request, order rotated each round. */
-async function sequential(systems: System[], payload: string, count: number, warmup: number) {
+async function sequential(
+  systems: System[],
+  payload: string,
+  count: number,
+  warmup: number,
+  onWarm?: () => Promise<void>,
+) {
   const results = new Map<string, Sequential>(
     systems.map((system) => [system.key, { totals: [], firstBytes: [], failures: 0 }]),
   );
   for (let index = 0; index < warmup + count; index += 1) {
+    if (index === warmup) await onWarm?.();
     for (let offset = 0; offset < systems.length; offset += 1) {
       const system = systems[(index + offset) % systems.length] as System;
       const timed = await timedPost(system.target, payload);
@@ -575,7 +586,7 @@ async function latencyRun(): Promise<void> {
   const loadBefore = loadavg();
   const upstream = await startUpstream();
   const systems: System[] = [directSystem(upstream), await startBareProxy(upstream.origin)];
-  await startOurGateways(systems, upstream.origin, { env: { POD_PAGES: "off" } });
+  await startOurGateways(systems, upstream.origin, { env: { POD_PAGES: "off", BENCH_TIME_REQUESTS: "1" } });
   const other = process.env.BENCH_AB_DIR;
   if (other)
     systems.push(
@@ -583,12 +594,27 @@ async function latencyRun(): Promise<void> {
         key: "gateway-pglite-b",
         label: `PGlite, ${other}`,
         upstreamOrigin: upstream.origin,
-        env: { POD_PAGES: "off" },
+        env: { POD_PAGES: "off", BENCH_TIME_REQUESTS: "1" },
         cwd: other,
       }),
     );
   process.stdout.write("concurrency 1...\n");
-  const plain = await sequential(systems, body, config.sequential, config.warmup);
+  // Inside each process over the measured requests: its main thread's CPU, and for the gateways
+  // what their probe timed (is a request's time spent running or waiting?).
+  const cpuAtStart = new Map<string, number>();
+  const warm = async () => {
+    for (const system of systems) {
+      cpuAtStart.set(system.key, mainThreadCpuMs(system.pid));
+      await system.requestTimings?.();
+    }
+  };
+  const plain = await sequential(systems, body, config.sequential, config.warmup, warm);
+  const inside = new Map<string, { cpu: number; timings: RequestTimings | undefined }>();
+  for (const system of systems)
+    inside.set(system.key, {
+      cpu: (mainThreadCpuMs(system.pid) - (cpuAtStart.get(system.key) ?? 0)) / config.sequential,
+      timings: await system.requestTimings?.(),
+    });
   const streamed = await sequential(systems, streamBody, Math.floor(config.sequential / 2), 50);
   const direct = { plain: plain.get("direct") as Sequential, streamed: streamed.get("direct") as Sequential };
   for (const system of systems.slice(1)) {
@@ -598,6 +624,14 @@ async function latencyRun(): Promise<void> {
     const firstByte = percentile(streams.firstBytes, 50) - percentile(direct.streamed.firstBytes, 50);
     process.stdout.write(
       `${system.label}: added p50 ${fmt(added, 3)} ms, added TTFB p50 ${fmt(firstByte, 3)} ms, failures ${own.failures + streams.failures}\n`,
+    );
+    const { cpu, timings } = inside.get(system.key) ?? { cpu: 0, timings: undefined };
+    process.stdout.write(
+      `  whole requests: main thread ${fmt(cpu, 3)} ms of CPU a request${
+        timings
+          ? `; inside the gateway p50 ${fmt(timings.wall, 3)} ms, its event loop active ${fmt(timings.active, 3)} and idle ${fmt(timings.idle, 3)} of it`
+          : ""
+      }\n`,
     );
   }
   process.stdout.write(

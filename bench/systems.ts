@@ -24,9 +24,19 @@ export interface System {
   idleRss?: number;
   /** Database statements and round trips sent so far, when the system has a database. */
   statements?(): Promise<{ statements: number; roundTrips: number }>;
+  /** Medians of the chat requests it timed inside itself since the last call (bench/probe.mjs). */
+  requestTimings?(): Promise<RequestTimings>;
   /** Bytes still reachable on its V8 heap after a full collection (a gateway started with `exposeGc`). */
   liveHeap?(): Promise<number>;
   note?: string;
+}
+
+/** Inside a gateway, per request: wall time, and the event loop's active and idle time within it (ms). */
+export interface RequestTimings {
+  count: number;
+  wall: number;
+  active: number;
+  idle: number;
 }
 
 const children: ChildProcess[] = [];
@@ -273,6 +283,7 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
     idleRss,
     pids: async () => [pid, ...(await databasePids())],
     statements: () => askProbe<{ statements: number; roundTrips: number }>(child, "stats"),
+    requestTimings: () => askProbe<RequestTimings>(child, "requests"),
     liveHeap: async () => {
       const { liveHeap, collected } = await askProbe<{ liveHeap: number; collected: boolean }>(
         child,
@@ -285,7 +296,7 @@ export async function startGateway(options: GatewayOptions): Promise<System> {
 }
 
 /** One request to the gateway's probe (bench/probe.mjs) over IPC, and its answer; one at a time. */
-function askProbe<T>(child: ChildProcess, request: "stats" | "memory"): Promise<T> {
+function askProbe<T>(child: ChildProcess, request: "stats" | "memory" | "requests"): Promise<T> {
   return new Promise((resolve) => {
     child.once("message", (message) => resolve(message as T));
     child.send(request);
