@@ -37,6 +37,9 @@ export async function receiptSigner(seed: Buffer, nbf: number): Promise<ReceiptS
   const publicKey = Buffer.alloc(sodium.crypto_sign_PUBLICKEYBYTES);
   const secretKey = sodium.sodium_malloc(sodium.crypto_sign_SECRETKEYBYTES);
   sodium.crypto_sign_seed_keypair(publicKey, secretKey, seed);
+  // Two libraries derive the key from the seed: what signs must be what is published.
+  if (publicKey.toString("base64url") !== published.x)
+    throw new Error("libsodium and node:crypto derived different public keys from the receipt seed");
   return { kid: published.kid, privateKey: ed25519PrivateKey(seed), secretKey, published };
 }
 
