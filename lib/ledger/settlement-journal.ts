@@ -10,21 +10,48 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import { log } from "../log";
+import { fromJournalPayload, toJournalPayload } from "./journal-payload";
 import type { LeaseSettlement } from "./settle-batch";
 
 const suffix = ".journal";
 /** Between the instance and the database a journal was written against: `<instance>.db-<database>.journal`. */
 const databaseMark = ".db-";
 
-type JournalLine = { settle: LeaseSettlement } | { progress: LeaseSettlement } | { written: number };
+/**
+ * A line: `{"settle": ...}` or `{"progress": ...}` with the settlement as a database journal row
+ * keeps it plus its `requestId`, or `{"written": n}`. Lines before that form held the whole
+ * settlement with bigints as "123n" strings; `fromJournalPayload` reads both.
+ */
+type JournalLine = { settle: unknown } | { progress: unknown } | { written: number };
 
-/** Bigints are written as "123n" strings, so a line round-trips to the same settlement. */
+/** Bigints as "123n" strings: the form of lines written before the compact one (tests write it). */
 export function bigintAsText(_key: string, value: unknown): unknown {
   return typeof value === "bigint" ? `${value}n` : value;
 }
 
-function textAsBigint(_key: string, value: unknown): unknown {
-  return typeof value === "string" && /^-?\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value;
+/**
+ * A settlement as its line carries it: the flat payload of `toJournalPayload`, no replacer over
+ * every key (2.4% of the request thread's time at 50 connections with one).
+ */
+function lineOf(kind: "settle" | "progress", settlement: LeaseSettlement): string {
+  return `{"${kind}":${JSON.stringify({ requestId: settlement.requestId, ...toJournalPayload(settlement) })}}\n`;
+}
+
+/** The settlement a line's record holds, or undefined (logged) when it is not one. */
+function settlementOf(record: unknown): LeaseSettlement | undefined {
+  const requestId =
+    typeof record === "object" && record !== null && "requestId" in record ? record.requestId : undefined;
+  if (typeof requestId !== "string" || requestId === "") {
+    log.warn("a settlement journal line without a request id was skipped");
+    return undefined;
+  }
+  try {
+    return fromJournalPayload(requestId, record);
+  } catch (error) {
+    log.warn("a settlement journal line that is not a settlement was skipped", { requestId, error });
+    return undefined;
+  }
 }
 
 /**
@@ -98,7 +125,7 @@ export class SettlementJournal implements Journal {
    * request is on disk before anyone has its answer.
    */
   append(settlement: LeaseSettlement): Promise<void> {
-    this.#lines.push(`${JSON.stringify({ settle: settlement }, bigintAsText)}\n`);
+    this.#lines.push(lineOf("settle", settlement));
     this.#unwritten += 1;
     this.#turn ??= new Promise<void>((resolve, reject) => {
       setImmediate(() => {
@@ -120,7 +147,7 @@ export class SettlementJournal implements Journal {
   /** A running count, written at once (streams journal one about every second). */
   progress(settlement: LeaseSettlement): void {
     this.#fd ??= openSync(this.#file, "a");
-    writeSync(this.#fd, `${JSON.stringify({ progress: settlement }, bigintAsText)}\n`);
+    writeSync(this.#fd, lineOf("progress", settlement));
   }
 
   /** These settlements reached the database; with none left the file starts over. */
@@ -200,12 +227,17 @@ function readJournal(file: string): LeaseSettlement[] {
     if (line.trim() === "") continue;
     let parsed: JournalLine;
     try {
-      parsed = JSON.parse(line, textAsBigint) as JournalLine;
+      parsed = JSON.parse(line) as JournalLine;
     } catch {
       continue; // a line cut by the crash was never acknowledged to anyone
     }
-    if ("settle" in parsed) records.push({ settlement: parsed.settle, final: true });
-    else if ("progress" in parsed) records.push({ settlement: parsed.progress, final: false });
+    // A cut line can still parse, as a number say.
+    if (typeof parsed !== "object" || parsed === null) continue;
+    const [record, final] =
+      "settle" in parsed ? [parsed.settle, true] : "progress" in parsed ? [parsed.progress, false] : [];
+    if (final === undefined) continue;
+    const settlement = settlementOf(record);
+    if (settlement) records.push({ settlement, final });
   }
   return lastPerRequest(records);
 }
