@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from "node:crypto";
+import { createPublicKey } from "node:crypto";
 import type { ReceiptKey, ReceiptKeySet } from "@pod-gateway/contracts/usage-receipt";
 import { calculateJwkThumbprint } from "jose";
 import sodium from "sodium-native";
@@ -7,8 +7,7 @@ import { ed25519PrivateKey } from "../crypto/ed25519-seed";
 /** The key this gateway signs receipts with, and the public JWK it publishes for it. */
 export interface ReceiptSigner {
   kid: string;
-  privateKey: KeyObject;
-  /** The same key as libsodium's signing key (seed and public key), in memory it guards. */
+  /** libsodium's signing key (seed and public key), in memory it guards. */
   secretKey: Buffer;
   /** `exp` absent: it is the key signing now. */
   published: ReceiptKey;
@@ -40,7 +39,7 @@ export async function receiptSigner(seed: Buffer, nbf: number): Promise<ReceiptS
   // Two libraries derive the key from the seed: what signs must be what is published.
   if (publicKey.toString("base64url") !== published.x)
     throw new Error("libsodium and node:crypto derived different public keys from the receipt seed");
-  return { kid: published.kid, privateKey: ed25519PrivateKey(seed), secretKey, published };
+  return { kid: published.kid, secretKey, published };
 }
 
 /**
