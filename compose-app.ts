@@ -220,9 +220,7 @@ function settlementJournal(
   const file = new SettlementJournal(directory, claim.ownInstanceId, claim.databaseId);
   const shared =
     env.BILLING_JOURNAL === "database" || (env.BILLING_JOURNAL === "auto" && database.kind === "postgres");
-  return shared
-    ? new DatabaseJournal(database.db, claim.ownInstanceId, file, env.BILLING_JOURNAL_GATHER_MS)
-    : file;
+  return shared ? new DatabaseJournal(database.db, claim.ownInstanceId, file) : file;
 }
 
 const globalKey = Symbol.for("pod-gateway.app-context");

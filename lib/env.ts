@@ -300,18 +300,12 @@ const envSchema = z.object({
    */
   BILLING_JOURNAL: z.enum(["auto", "database", "file"]).default("auto"),
   /**
-   * With the database journal: how many answers may go out before their journal rows commit
-   * (0: every answer waits for its row). A process killed meanwhile leaves at most this many
-   * answers unbilled, in the caller's favour (content/docs/resources/crash-recovery.mdx).
+   * With the database journal: how many answers may go out before their settlements are stored
+   * (0: every answer waits for its journal row). Those skip the journal and go straight to the
+   * ledger's next batch. A process killed meanwhile leaves at most this many answers unbilled, in
+   * the caller's favour (content/docs/resources/crash-recovery.mdx).
    */
   BILLING_JOURNAL_WINDOW: z.coerce.number().int().min(0).max(10_000).default(64),
-  /**
-   * With the database journal: how long an idle journal gathers settlements before one INSERT
-   * takes them all (0: at the end of the event-loop turn). Answers within the window do not wait
-   * for it, nor do balance reads (they cut it short); at one request at a time it turns a
-   * statement per answer into one per many.
-   */
-  BILLING_JOURNAL_GATHER_MS: z.coerce.number().int().min(0).max(1_000).default(20),
   /** How often a replica looks for dead ones, bills their journals and releases their holds. */
   DEAD_INSTANCE_CHECK_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),

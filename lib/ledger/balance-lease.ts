@@ -70,8 +70,9 @@ export interface BalanceLeasesOptions {
   /** How long a settlement may wait for others to share its write. */
   writeDelayMs: number;
   /**
-   * How many answers may go out before their journal rows commit (0: each answer waits for its
-   * row). Only the shared database journal has a round trip worth saving.
+   * How many answers may go out with their settlement stored nowhere yet (0: each answer waits
+   * for its journal row). Those skip the journal and go straight to the ledger's next batch.
+   * Only the shared database journal has a round trip worth saving.
    */
   journalWindow?: number;
 }
@@ -124,7 +125,8 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
  * Prepaid holds and settlements without a database round trip per request. Each process
  * leases a slice of an account's balance (a hold row it owns, grown in one statement when
  * it runs low); requests hold and settle against the slice in memory; each settlement is
- * journaled (before its client is answered, or just after within the journal window) and
+ * journaled before its client is answered (within the journal window, it goes straight to the
+ * next batch instead: answered first, stored by that batch) and
  * written to the database in batches,
  * one statement for everything settled within `writeDelayMs`. A lease idle for `idleMs` goes
  * back to the balance. Nothing is spent that a lease does not cover, so across any number
@@ -133,7 +135,7 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
  */
 export class BalanceLeases {
   readonly #options: BalanceLeasesOptions;
-  /** Answers out before their journal rows committed: bounded, and counted on /metrics. */
+  /** Answers out with their settlements stored nowhere yet: bounded, and counted on /metrics. */
   readonly window: JournalWindow;
   readonly #leases = new Map<bigint, AccountLease>();
   #pending: LeaseSettlement[] = [];
@@ -142,6 +144,11 @@ export class BalanceLeases {
   #writing: Promise<void> | undefined;
   /** Readers waiting in `flush`: while there are any, a write goes on until nothing is pending. */
   #flushing = 0;
+  /**
+   * Answered within the window and sent straight to the ledger's next batch, with no journal
+   * row: each holds a window slot until its batch commits (or the journal takes it after all).
+   */
+  readonly #direct = new Set<string>();
   #writeTimer: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout;
   #owingTimer: NodeJS.Timeout;
@@ -251,19 +258,16 @@ export class BalanceLeases {
     const charged = min(settlement.cost, coverable);
     lease.unwritten += charged;
     const full: LeaseSettlement = { ...settlement, leaseId: lease.leaseId, charged };
-    // Within the window the caller is answered while the row is on its way: a crash before it
-    // commits leaves this request unbilled (its lease goes back whole), the bounded loss the
-    // docs state. Past it, the answer waits for the row.
-    const early = this.window.tryOpen();
-    const journaled = this.#journal(full, early);
-    if (early)
-      journaled.catch((error: unknown) =>
-        log.error("journaling an answered settlement failed; the ledger gets it with the next batch", {
-          requestId: full.requestId,
-          error,
-        }),
-      );
-    else await journaled;
+    // Within the window the caller is answered before the settlement is stored anywhere, and it
+    // goes straight to the ledger's next batch: a journal row would be inserted only for that
+    // batch to delete it (a fifth of the database's work a request). A crash before the batch
+    // commits leaves this request unbilled (its lease goes back whole), the bounded loss the docs
+    // state. Past the window, the answer waits for its journal row.
+    if (this.window.tryOpen()) {
+      this.#direct.add(full.requestId);
+      this.#pending.push(full);
+      this.#scheduleWrite();
+    } else await this.#journal(full);
     return { charged, shortfall: settlement.cost - charged, availableAfter: free(lease) + lease.outside };
   }
 
@@ -271,9 +275,8 @@ export class BalanceLeases {
    * Only once journaled may a batch write a settlement: the batch deletes its journal row, which
    * must be there to be deleted (a row committed after its batch would outlive the settlement).
    */
-  #journal(full: LeaseSettlement, early: boolean): Promise<void> {
-    const journaled = this.#options.journal.append(full, !early).finally(() => {
-      if (early) this.window.close();
+  #journal(full: LeaseSettlement): Promise<void> {
+    const journaled = this.#options.journal.append(full).finally(() => {
       this.#pending.push(full);
       this.#scheduleWrite();
     });
@@ -315,8 +318,6 @@ export class BalanceLeases {
     this.#flushing += 1;
     try {
       if (this.#pending.length > 0) this.#writeNow();
-      // A settlement answered within the journal window joins the batches once its row commits.
-      this.#options.journal.hurry();
       if (this.#lastJournaled && !(await settledBy(this.#lastJournaled, deadline))) return;
       while (!this.#stopped && (this.#pending.length > 0 || this.#writing)) {
         if (!this.#writing) this.#writeNow();
@@ -416,7 +417,10 @@ export class BalanceLeases {
    */
   #scheduleWrite(): void {
     if (this.#writing || this.#writeTimer) return;
-    if (this.#options.writeDelayMs <= 0 || this.#pending.length >= maxBatch) {
+    // A window half taken by settlements waiting for this batch does not wait for more company:
+    // past the window, answers would wait for journal rows instead.
+    const windowCrowded = this.#direct.size > 0 && this.#direct.size * 2 >= this.window.bound;
+    if (this.#options.writeDelayMs <= 0 || this.#pending.length >= maxBatch || windowCrowded) {
       this.#writeNow();
       return;
     }
@@ -439,6 +443,7 @@ export class BalanceLeases {
         );
         if (left.length > 0) {
           // The database is unreachable: wait, then try again (refusals never come back here).
+          this.#journalStranded(left);
           this.#pending.unshift(...left);
           await new Promise((resolve) => setTimeout(resolve, retryDelayMs).unref());
           continue;
@@ -453,9 +458,31 @@ export class BalanceLeases {
     if (this.#pending.length > 0 && !this.#stopped) this.#scheduleWrite();
   }
 
+  /**
+   * Settlements that went straight to a batch the database could not take: the journal gets them
+   * now (its file when the database is gone too), so they outlive this process like the rest.
+   * A row that lands after a later batch wrote its settlement outlives it, harmlessly: a replay
+   * bills a request once (its usage record exists).
+   */
+  #journalStranded(left: readonly LeaseSettlement[]): void {
+    for (const settlement of left) {
+      if (!this.#direct.delete(settlement.requestId)) continue;
+      this.#options.journal
+        .append(settlement)
+        .finally(() => this.window.close())
+        .catch((error: unknown) =>
+          log.error("journaling a settlement the ledger could not take failed", {
+            requestId: settlement.requestId,
+            error,
+          }),
+        );
+    }
+  }
+
   #written(batch: LeaseSettlement[], result: SettleBatchResult): void {
     const touched = new Set<AccountLease>();
     for (const settlement of batch) {
+      if (this.#direct.delete(settlement.requestId)) this.window.close();
       const lease = this.#leases.get(settlement.accountId);
       if (lease?.leaseId !== settlement.leaseId) continue;
       lease.unwritten -= settlement.charged;

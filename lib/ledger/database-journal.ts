@@ -9,12 +9,13 @@ import { type Journal, lastPerRequest, type SettlementJournal } from "./settleme
 
 /**
  * The journal on shared storage: each settlement is a `settlement_journal` row (settlements that
- * arrive together share one INSERT), committed before its client is answered or, within the
- * journal window, just after (balance-lease.ts), so when this process dies, with its disk or not,
- * a surviving replica reads the rows and bills them before it releases the dead process's leases. Rows go with the statement that puts their
- * settlements in the ledger. A database that cannot take the row right now falls back to the
- * local file journal (replayed when a process starts on the same disk), so a request is never
- * answered unjournaled.
+ * arrive together share one INSERT), committed before its client is answered, so when this
+ * process dies, with its disk or not, a surviving replica reads the rows and bills them before it
+ * releases the dead process's leases. Rows go with the statement that puts their settlements in
+ * the ledger. Within the journal window a settlement skips the journal and goes straight to the
+ * ledger's next batch (balance-lease.ts). A database that cannot take the row right now falls
+ * back to the local file journal (replayed when a process starts on the same disk), so no answer
+ * past the window goes out unjournaled.
  */
 export class DatabaseJournal implements Journal {
   readonly #database: Database;
@@ -25,60 +26,37 @@ export class DatabaseJournal implements Journal {
   #queuedCommit: Promise<void> | undefined;
   #settleQueued: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   #inserting = false;
-  /** The pause before an idle journal's next INSERT, while it gathers settlements. */
-  #gathering: NodeJS.Timeout | undefined;
   /** Request ids journaled to the file because the database could not take them. */
   readonly #inFile = new Set<string>();
   /** A stream's running count still being inserted: its removal waits for it, or would miss it. */
   readonly #progressing = new Map<string, Promise<void>>();
 
-  /** How long an idle journal waits for more settlements before its INSERT goes out (0: this turn). */
-  readonly #gatherMs: number;
-
-  constructor(database: Database, instanceId: string, fallback: SettlementJournal, gatherMs = 0) {
+  constructor(database: Database, instanceId: string, fallback: SettlementJournal) {
     this.#database = database;
     this.#instanceId = instanceId;
     this.#fallback = fallback;
-    this.#gatherMs = gatherMs;
   }
 
   /**
    * Group commit: one INSERT in flight at a time. Settlements that arrive while it runs join the
    * next one, started as soon as it commits, so a busy process sends one statement per commit
    * rather than one per event-loop turn (each statement costs this process a socket write and
-   * the database a wake-up). With nothing in flight the INSERT goes out after `gatherMs`
-   * (BILLING_JOURNAL_GATHER_MS), so answers one at a time share a statement too; a settlement
-   * whose answer waits for it (`awaited`: the journal window is full) cuts the pause short, so
-   * the gathering delays no answer, it only lengthens how long a row is on its way, which the
-   * window bounds by count.
+   * the database a wake-up). With nothing in flight the INSERT goes out at the end of this turn:
+   * an answer waits for it.
    */
-  append(settlement: LeaseSettlement, awaited = false): Promise<void> {
+  append(settlement: LeaseSettlement): Promise<void> {
     this.#queued.push(settlement);
     if (this.#inserting) gatewayMetrics.journalGroupWaits.inc();
     if (!this.#queuedCommit) {
       this.#queuedCommit = new Promise<void>((resolve, reject) => {
         this.#settleQueued = { resolve, reject };
       });
-      if (!this.#inserting) {
-        if (this.#gatherMs > 0 && !awaited)
-          this.#gathering = setTimeout(() => this.#commitQueued(), this.#gatherMs);
-        else setImmediate(() => this.#commitQueued());
-      }
-    } else if (awaited) this.hurry();
+      if (!this.#inserting) setImmediate(() => this.#commitQueued());
+    }
     return this.#queuedCommit;
   }
 
-  /** A gathering pause ends now: its INSERT goes out at the end of this turn. */
-  hurry(): void {
-    if (!this.#gathering) return;
-    clearTimeout(this.#gathering);
-    this.#gathering = undefined;
-    setImmediate(() => this.#commitQueued());
-  }
-
   #commitQueued(): void {
-    if (this.#gathering) clearTimeout(this.#gathering);
-    this.#gathering = undefined;
     const batch = this.#queued;
     const settle = this.#settleQueued;
     this.#queued = [];
@@ -125,6 +103,12 @@ export class DatabaseJournal implements Journal {
   }
 
   settledDirectly(requestId: string): void {
+    this.#forgetRunningCount(requestId);
+    this.#fallback.settledDirectly(requestId);
+  }
+
+  /** Its running counts are void: deleted once the one still on its way (if any) has landed. */
+  #forgetRunningCount(requestId: string): void {
     (this.#progressing.get(requestId) ?? Promise.resolve())
       .then(() =>
         this.#database.execute(
@@ -135,11 +119,17 @@ export class DatabaseJournal implements Journal {
       .catch((error: unknown) =>
         log.warn("clearing a settled stream's running count failed (replay skips it)", { error }),
       );
-    this.#fallback.settledDirectly(requestId);
   }
 
-  /** Their rows went with the statement that wrote them (`settleBatch`, `forgetSettled`). */
+  /**
+   * Their rows went with the statement that wrote them (`settleBatch`, `forgetSettled`). A
+   * stream's running count still being inserted then (its settlement went straight to the batch,
+   * with no final row to stop it) would land after: it goes once it has.
+   */
   written(batch: readonly LeaseSettlement[]): void {
+    if (this.#progressing.size > 0)
+      for (const settlement of batch)
+        if (this.#progressing.has(settlement.requestId)) this.#forgetRunningCount(settlement.requestId);
     const inFile = batch.filter((settlement) => this.#inFile.delete(settlement.requestId));
     if (inFile.length > 0) this.#fallback.written(inFile);
   }

@@ -61,11 +61,10 @@ function settlementOf(record: unknown): LeaseSettlement | undefined {
  */
 export interface Journal {
   /**
-   * Resolves once the settlement is durable; the client is answered after, or before within the
-   * journal window (balance-lease.ts). Appends resolve in the order they were made.
-   * `awaited`: an answer waits for this one (the window is full), so nothing may hold it back.
+   * Resolves once the settlement is durable; its client is answered after (an answer within the
+   * journal window skips the journal: balance-lease.ts). Appends resolve in the order they were made.
    */
-  append(settlement: LeaseSettlement, awaited?: boolean): Promise<void>;
+  append(settlement: LeaseSettlement): Promise<void>;
   /** A stream's running count so far: billed if the process dies before the stream ends. */
   progress(settlement: LeaseSettlement): void;
   /** These settlements are in the ledger now. */
@@ -76,8 +75,6 @@ export interface Journal {
    * (the request's usage record exists), this only keeps the journal short.
    */
   settledDirectly(requestId: string): void;
-  /** Someone waits for everything appended so far (a balance read, shutdown): send it now. */
-  hurry(): void;
   close(): void;
 }
 
@@ -167,9 +164,6 @@ export class SettlementJournal implements Journal {
     if (this.#fd !== undefined && this.#unwritten === 0) ftruncateSync(this.#fd, 0);
   }
 
-  /** Nothing waits here: a turn's lines are written before that turn's appends resolve. */
-  hurry(): void {}
-
   close(): void {
     if (this.#fd === undefined) return;
     closeSync(this.#fd);
@@ -191,7 +185,6 @@ export class VolatileJournal implements Journal {
   progress(_settlement: LeaseSettlement): void {}
   written(_batch: readonly LeaseSettlement[]): void {}
   settledDirectly(_requestId: string): void {}
-  hurry(): void {}
   close(): void {}
 }
 

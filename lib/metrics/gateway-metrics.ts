@@ -22,11 +22,11 @@ export const gatewayMetrics = {
   ),
   journalEarlyAnswers: new Counter(
     "pod_journal_early_answers_total",
-    "Answers sent before their settlement's journal row committed (a kill -9 before it commits leaves the request unbilled).",
+    "Answers sent before their settlement was stored: sent straight to the ledger's next batch, no journal row (a kill -9 before it commits leaves the request unbilled).",
   ),
   journalWindowFull: new Counter(
     "pod_journal_window_full_total",
-    "Answers that waited for their journal row because BILLING_JOURNAL_WINDOW answers were already out without theirs.",
+    "Answers that waited for their journal row because BILLING_JOURNAL_WINDOW answers were already out with their settlements unstored.",
   ),
   chargedMicrounits: new Counter("pod_charged_microunits_total", "Microunits charged for inference."),
   lossEvents: new Counter(

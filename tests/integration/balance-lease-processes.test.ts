@@ -314,7 +314,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
 
   /**
    * Every answer billed once, except at most `window.bound` of `window.among` (the answers of a
-   * replica killed with kill -9): an answer goes out before its journal row commits, and a crash
+   * replica killed with kill -9): an answer goes out before its settlement is stored, and a crash
    * in that moment leaves it unbilled (BILLING_JOURNAL_WINDOW, crash-recovery.mdx). Unbilled is
    * never overcharged: the balance is the funding less what the ledger billed, nothing held.
    */
@@ -425,16 +425,19 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
   }, 120_000);
 
   /**
-   * INSERTs into the journal the gateways have in the database: running, and of those waiting for
-   * a lock. Read outside the locking transaction, whose view of pg_stat_activity is a snapshot.
+   * Statements the gateways have in the database (the journal's INSERTs, or the ledger's batches,
+   * known by their opening: pg_stat_activity keeps a statement's first kilobyte): running, and of
+   * those waiting for a lock. Read outside the locking transaction, whose view of
+   * pg_stat_activity is a snapshot.
    */
-  async function journalInserts(): Promise<{ active: number; waiting: number }> {
+  async function inserts(writer: "journal" | "ledger"): Promise<{ active: number; waiting: number }> {
+    const pattern = writer === "journal" ? "%INSERT INTO settlement_journal %" : "WITH input AS (%";
     const [row] = await queryRows<{ active: number; waiting: number }>(
       handle.db,
       sql`SELECT COUNT(*)::int AS active, (COUNT(*) FILTER (WHERE wait_event_type = 'Lock'))::int AS waiting
           FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-            AND query LIKE '%INSERT INTO settlement_journal%'`,
+            AND query LIKE ${pattern}`,
     );
     return { active: row?.active ?? 0, waiting: row?.waiting ?? 0 };
   }
@@ -465,19 +468,22 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     }
   }
 
-  /** The journal table locked as a slow database would hold it: INSERTs wait in the database. */
-  async function lockJournal() {
+  /**
+   * The journal and the ledger locked as a slow database would hold them: the journal's INSERTs
+   * and the ledger's batches wait in the database.
+   */
+  async function lockDatabase() {
     const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
     const session = await locker.reserve();
     await session`BEGIN`;
-    await session`LOCK TABLE settlement_journal IN SHARE ROW EXCLUSIVE MODE`;
+    await session`LOCK TABLE settlement_journal, usage_records IN SHARE ROW EXCLUSIVE MODE`;
     return {
-      /** The rows' INSERTs still waiting never commit: their connections are ended first (a lost host's). */
+      /** The statements still waiting never commit: their connections are ended first (a lost host's). */
       async dropWaitingInserts() {
         await handle.db.execute(
           sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
               WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
-                AND query LIKE '%INSERT INTO settlement_journal%'`,
+                AND (query LIKE '%INSERT INTO settlement_journal %' OR query LIKE 'WITH input AS (%')`,
         );
       },
       async release() {
@@ -488,8 +494,8 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     };
   }
 
-  it("a journal held up: at most BILLING_JOURNAL_WINDOW answers go out before their rows commit, the rest wait in one group, all are billed once", async () => {
-    // Nothing reaches the ledger before the kill: the journal is all there is.
+  it("a database held up: at most BILLING_JOURNAL_WINDOW answers go out before their settlements are stored, the rest wait for their journal rows in one group, all are billed once", async () => {
+    // Settlements wait a second for company before the ledger (unless the window crowds).
     const { first: crashing, second: survivor } = await twoReplicas(1000, { BILLING_JOURNAL_WINDOW: "4" });
     const funded = 20_000_000n;
     const { token, accountId } = await fundedToken(crashing, funded);
@@ -497,37 +503,38 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     expect(warm.status).toBe(200);
     await until(async () => (await journalFigures(crashing)).unjournaled === 0);
 
-    // The journal table is locked: the first group's INSERT waits in the database, and the
-    // requests that settle behind it queue for the next group instead of sending their own.
-    const lock = await lockJournal();
+    // The journal and the ledger are locked: the ledger's batch and the journal's INSERT wait in
+    // the database, and the requests that settle behind that INSERT queue for the next group.
+    const lock = await lockDatabase();
     const answers: Answer[] = [warm];
     let answeredSince = 0;
     const before = await journalFigures(crashing);
     expect(before.bound).toBe(4);
-    const first = answer(crashing, token, 1, false);
-    // The first settlement's INSERT is in the database, waiting for the lock.
-    await until(async () => (await journalInserts()).waiting === 1);
-    const rest = Array.from({ length: 11 }, (_, index) => answer(crashing, token, index + 2, false));
-    const all = [first, ...rest].map((one) =>
-      one.then((settled) => {
+    const all = Array.from({ length: 12 }, (_, index) =>
+      answer(crashing, token, index + 1, false).then((settled) => {
         answeredSince += 1;
         answers.push(settled);
       }),
     );
-    // Every one of the eleven found a write in flight and queued for the next group: still one
-    // INSERT in the database. Four (the window) were answered before their rows committed, the
-    // eight past the window wait for theirs, as every answer did before the window.
-    await until(async () => (await journalFigures(crashing)).groupWaits - before.groupWaits === 11);
+    // Four (the window) were answered at once and went straight to the ledger, whose batch waits
+    // for the lock. The eight past the window wait for their journal rows: one INSERT in the
+    // database, the ones behind it queued for the next group, as every answer waited before the window.
     await until(async () => answeredSince === 4);
+    await until(async () => (await inserts("ledger")).waiting === 1);
+    await until(async () => (await inserts("journal")).waiting === 1);
+    await until(async () => (await journalFigures(crashing)).windowFull - before.windowFull === 8);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(answeredSince).toBe(4);
-    expect((await journalInserts()).active).toBe(1);
+    // Those that came in the INSERT's own turn went with it; every later one queued behind it.
+    expect((await journalFigures(crashing)).groupWaits - before.groupWaits).toBeGreaterThan(0);
+    expect((await inserts("journal")).active).toBe(1);
+    expect((await inserts("ledger")).active).toBe(1);
     const held = await journalFigures(crashing);
     expect(held.unjournaled).toBe(4);
     expect(held.early - before.early).toBe(4);
     expect(held.windowFull - before.windowFull).toBe(8);
     expect(held.widest).toBe(4);
-    // A balance read waits for the held-up rows at most its flush bound, and already counts what
+    // A balance read waits for the held-up writes at most its flush bound, and already counts what
     // the four answered requests were charged.
     const started = Date.now();
     const read = await fetch(`${crashing.url}/proxy/${token}/balance`);
@@ -552,7 +559,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     expect(billed.size).toBe(13);
   }, 120_000);
 
-  it("kill -9 under concurrent load with the journal held up: exactly the answers the counter showed unjournaled go unbilled, never more than the window, in the caller's favour", async () => {
+  it("kill -9 under concurrent load with the database held up: exactly the answers the counter showed unstored go unbilled, never more than the window, in the caller's favour", async () => {
     const { first: crashing, second: survivor } = await twoReplicas(1000, { BILLING_JOURNAL_WINDOW: "5" });
     const funded = 20_000_000n;
     const { token, accountId } = await fundedToken(crashing, funded);
@@ -560,10 +567,11 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     expect(warm.status).toBe(200);
     await until(async () => (await journalFigures(crashing)).unjournaled === 0);
 
-    const lock = await lockJournal();
+    const lock = await lockDatabase();
     const before = await journalFigures(crashing);
     const answers: Answer[] = [];
-    // Twenty at once, more than the window: five answered with their rows on the way, fifteen waiting.
+    // Twenty at once, more than the window: five answered with their settlements on the way to
+    // the ledger, fifteen waiting for their journal rows.
     const concurrent = Array.from({ length: 20 }, (_, index) =>
       answer(crashing, token, index + 1, false).then((settled) => {
         answers.push(settled);
@@ -572,10 +580,11 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     );
     await until(async () => (await journalFigures(crashing)).windowFull - before.windowFull === 15);
     await until(async () => answers.length === 5);
+    await until(async () => (await inserts("ledger")).waiting === 1);
     const atKill = await journalFigures(crashing);
     expect(atKill.unjournaled).toBe(5);
     await crashing.kill();
-    // The dead process's INSERT never commits (its connection ends, as with a lost host).
+    // The dead process's ledger batch and journal INSERT never commit (its connections end, as with a lost host).
     await lock.dropWaitingInserts();
     await lock.release();
     const all = await Promise.all(concurrent);
@@ -583,14 +592,14 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     expect(answered).toHaveLength(5);
     for (const one of answered) expect(one.cost).toBeGreaterThan(0n);
 
-    // The survivor bills what the dead replica's journal holds (the warm-up) and releases its lease.
+    // The survivor finds the dead replica's journal empty (the warm-up reached the ledger) and releases its lease.
     await until(async () => (await heldBy(1)) === 0);
     await survivor.stop();
     const { billed, unbilled } = await billedOnce([warm, ...all], accountId, funded, {
       bound: atKill.bound,
       among: all,
     });
-    // Exactly the answers the counter showed out before their rows: the loss is counted, not guessed.
+    // Exactly the answers the counter showed out unstored: the loss is counted, not guessed.
     expect(unbilled.map((one) => one.id).sort()).toEqual(answered.map((one) => one.id).sort());
     expect(unbilled).toHaveLength(atKill.unjournaled);
     expect([...billed.keys()]).toEqual([warm.id]);
@@ -601,6 +610,58 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       held: 0n,
       available: funded - warm.cost,
     });
+  }, 120_000);
+
+  it("a ledger the database cannot take: answers sent straight to it get journal rows after all, so a kill -9 then loses none of them", async () => {
+    const env = {
+      ...gatewayEnv("database"),
+      BALANCE_LEASE_WRITE_DELAY_MS: "50",
+      BILLING_JOURNAL_WINDOW: "8",
+    };
+    const crashing = await startGatewayProcess(env);
+    const funded = 20_000_000n;
+    const { token, accountId } = await fundedToken(crashing, funded);
+    const warm = await answer(crashing, token, 0, false);
+    expect(warm.status).toBe(200);
+    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+    // Every ledger batch fails as a database that cannot take it right now does (55P03,
+    // lock_not_available: transient, retried), while the journal's table takes rows.
+    await handle.db.execute(
+      sql.raw(`
+      CREATE FUNCTION pod_test_ledger_unavailable() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'ledger held' USING ERRCODE = '55P03'; END $$;
+      CREATE TRIGGER pod_test_ledger_unavailable BEFORE INSERT ON usage_records
+      FOR EACH STATEMENT EXECUTE FUNCTION pod_test_ledger_unavailable();`),
+    );
+    const answers: Answer[] = [warm];
+    try {
+      const before = await journalFigures(crashing);
+      // One at a time, each within the window: answered at once, sent straight to the ledger.
+      for (let index = 1; index <= 5; index += 1) answers.push(await answer(crashing, token, index, false));
+      expect(answers.filter((one) => one.status === 200 && one.complete)).toHaveLength(6);
+      expect((await journalFigures(crashing)).early - before.early).toBe(5);
+      // The batches failed, so the five were journaled instead and their window slots closed.
+      await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+      const rows = await queryRows<{ request_id: string }>(
+        handle.db,
+        sql`SELECT request_id FROM settlement_journal`,
+      );
+      expect(rows.map((row) => row.request_id).sort()).toEqual(
+        answers
+          .slice(1)
+          .map((one) => one.id)
+          .sort(),
+      );
+      expect((await usageOf(accountId)).requests).toBe(1);
+      await crashing.kill();
+    } finally {
+      await handle.db.execute(sql.raw("DROP FUNCTION pod_test_ledger_unavailable() CASCADE"));
+    }
+    // A process on another disk bills the dead one's journal: nothing answered is lost.
+    const next = await startGatewayProcess(gatewayEnv("database"));
+    await next.stop();
+    const { billed } = await billedOnce(answers, accountId, funded);
+    expect(billed.size).toBe(6);
   }, 120_000);
 
   it("two replicas spending one small balance never spend more than it", async () => {

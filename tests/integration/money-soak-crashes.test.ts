@@ -280,8 +280,8 @@ describe.skipIf(!postgresUrl)(`money soak with crashes (seed ${seed}, ${steps} s
           const cut = await Promise.all(streams);
           answers.push(...plain, ...cut);
           // Any answer of the killed process may be among the at most BILLING_JOURNAL_WINDOW whose
-          // journal rows had not committed (they gather up to BILLING_JOURNAL_GATHER_MS), not
-          // only the last ones.
+          // settlements were on their way to the ledger (a batch gathers for its write delay),
+          // not only the last ones.
           beforeKills.push(answers.filter((one) => servedBy.get(one) === killed));
           // Back on its own journal: what it answered and never wrote is billed at this start.
           victim.process = await startGatewayProcess(victim.env);

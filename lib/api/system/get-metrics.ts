@@ -60,12 +60,12 @@ export async function getMetrics({ app }: ApiCall<"admin">): Promise<Response> {
     },
     {
       name: "pod_journal_unjournaled_answers",
-      help: "Answers this process sent whose journal rows have not committed: what a kill -9 now would leave unbilled.",
+      help: "Answers this process sent whose settlements are not stored yet (no journal row, ledger batch not committed): what a kill -9 now would leave unbilled.",
       value: window?.open ?? 0,
     },
     {
       name: "pod_journal_unjournaled_answers_max",
-      help: "The most answers this process has had out at once without their journal rows committed.",
+      help: "The most answers this process has had out at once with their settlements not stored.",
       value: window?.widest ?? 0,
     },
     {
