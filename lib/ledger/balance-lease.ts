@@ -125,10 +125,9 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
  * Prepaid holds and settlements without a database round trip per request. Each process
  * leases a slice of an account's balance (a hold row it owns, grown in one statement when
  * it runs low); requests hold and settle against the slice in memory; each settlement is
- * journaled before its client is answered (within the journal window, it goes straight to the
- * next batch instead: answered first, stored by that batch) and
- * written to the database in batches,
- * one statement for everything settled within `writeDelayMs`. A lease idle for `idleMs` goes
+ * journaled before its client is answered (within the journal window it goes straight to the
+ * next batch instead: answered first, stored by that batch) and written to the database in
+ * batches, one statement for everything settled within `writeDelayMs`. A lease idle for `idleMs` goes
  * back to the balance. Nothing is spent that a lease does not cover, so across any number
  * of processes no account spends more than its balance; a process that dies leaves its
  * journal, replayed at the next start before its leases are released.

@@ -424,20 +424,27 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     await billedOnce(answers, accountId, funded, { bound: 2, among: answers });
   }, 120_000);
 
+  /** How pg_stat_activity shows the journal's INSERT and the ledger's batch (`settle_batch`). */
+  const statementOpenings = {
+    journal: "%INSERT INTO settlement_journal %",
+    ledger: "WITH input AS (%",
+  } as const;
+
   /**
    * Statements the gateways have in the database (the journal's INSERTs, or the ledger's batches,
    * known by their opening: pg_stat_activity keeps a statement's first kilobyte): running, and of
    * those waiting for a lock. Read outside the locking transaction, whose view of
    * pg_stat_activity is a snapshot.
    */
-  async function inserts(writer: "journal" | "ledger"): Promise<{ active: number; waiting: number }> {
-    const pattern = writer === "journal" ? "%INSERT INTO settlement_journal %" : "WITH input AS (%";
+  async function inserts(
+    writer: keyof typeof statementOpenings,
+  ): Promise<{ active: number; waiting: number }> {
     const [row] = await queryRows<{ active: number; waiting: number }>(
       handle.db,
       sql`SELECT COUNT(*)::int AS active, (COUNT(*) FILTER (WHERE wait_event_type = 'Lock'))::int AS waiting
           FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-            AND query LIKE ${pattern}`,
+            AND query LIKE ${statementOpenings[writer]}`,
     );
     return { active: row?.active ?? 0, waiting: row?.waiting ?? 0 };
   }
@@ -483,7 +490,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
         await handle.db.execute(
           sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
               WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
-                AND (query LIKE '%INSERT INTO settlement_journal %' OR query LIKE 'WITH input AS (%')`,
+                AND (query LIKE ${statementOpenings.journal} OR query LIKE ${statementOpenings.ledger})`,
         );
       },
       async release() {
