@@ -1,4 +1,3 @@
-import type { Readable } from "node:stream";
 import { GatewayError } from "../errors/gateway-error";
 import { NodeBodyResponse } from "../providers/node-body-response";
 
@@ -10,31 +9,22 @@ const timedOut = (options: ReadUpstreamBodyOptions) =>
 const tooLarge = (options: ReadUpstreamBodyOptions) =>
   new GatewayError("upstream_error", `upstream error: the response body exceeds ${options.maxBytes} bytes`);
 
-/** The same bounds on undici's node stream, read without a web stream in between. */
-function readNodeBody(body: Readable, options: ReadUpstreamBodyOptions): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const fail = (error: unknown) => {
-      clearTimeout(timer);
-      body.off("data", onData);
-      options.abort();
-      body.destroy();
-      reject(error);
-    };
-    const timer = setTimeout(() => fail(timedOut(options)), options.timeoutMs);
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > options.maxBytes) fail(tooLarge(options));
-      else chunks.push(chunk);
-    };
-    body.on("data", onData);
-    body.once("end", () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-    body.once("error", (error) => fail(error));
-  });
+/** The same bounds on undici's chunks, read with no stream in between. */
+async function readSource(response: NodeBodyResponse, options: ReadUpstreamBodyOptions): Promise<string> {
+  const { source } = response;
+  const bounds = { maxBytes: options.maxBytes, tooLarge: () => tooLarge(options) };
+  // A whole answer has usually come in with its headers: no deadline to set.
+  const timer = source.complete
+    ? undefined
+    : setTimeout(() => source.cancel(timedOut(options)), options.timeoutMs);
+  try {
+    return await source.text(bounds);
+  } catch (error) {
+    options.abort();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface ReadUpstreamBodyOptions {
@@ -54,7 +44,7 @@ export async function readUpstreamBody(
   response: Response,
   options: ReadUpstreamBodyOptions,
 ): Promise<string> {
-  if (response instanceof NodeBodyResponse) return readNodeBody(response.nodeBody, options);
+  if (response instanceof NodeBodyResponse) return readSource(response, options);
   if (!response.body) return "";
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -8,6 +8,7 @@ import { issueReceipt } from "../receipts/issue-receipt";
 import type { ReceiptServices } from "../receipts/receipt-services";
 import { attestationHolds } from "../receipts/verify-receipt";
 import type { MeteredUsage, TokenizerFamily } from "../usage/meter-usage";
+import { whileUpstreamWorks } from "./after-answer";
 import type { RequestOutcome } from "./settle-request";
 
 /** The response header a receipt travels in; a stream's comes as its last SSE comment instead. */
@@ -23,9 +24,31 @@ export interface ReceiptDraft {
   jws: string | undefined;
 }
 
-export function receiptDraft(requestBody: string): ReceiptDraft {
+/**
+ * A request body's SHA-256 for its receipt, worked out while the upstream works on the request
+ * (`soon`) or when first asked: not between the upstream's answer and the caller's.
+ */
+export class RequestDigest {
+  readonly #body: string;
+  #hex: string | undefined;
+
+  constructor(body: string) {
+    this.#body = body;
+  }
+
+  get hex(): string {
+    this.#hex ??= createHash("sha256").update(this.#body).digest("hex");
+    return this.#hex;
+  }
+
+  soon(): void {
+    whileUpstreamWorks(() => this.hex);
+  }
+}
+
+export function receiptDraft(request: RequestDigest): ReceiptDraft {
   return {
-    requestSha256: createHash("sha256").update(requestBody).digest("hex"),
+    requestSha256: request.hex,
     response: createHash("sha256"),
     host: undefined,
     jws: undefined,

@@ -30,10 +30,12 @@ import {
 import type { RelayedContent } from "../usage/relayed-content";
 import type { StreamUsageTap } from "../usage/stream-usage-tap";
 import type { UsageRecordServices } from "../usage-records/usage-record-services";
+import { afterAnswer } from "./after-answer";
 import { runningCountJournal } from "./journal-running-count";
 import {
   countedBy,
   type ReceiptDraft,
+  RequestDigest,
   receiptDraft,
   receiptedStream,
   receiptHeader,
@@ -95,6 +97,8 @@ export class RequestSettlement {
       agentAttestation(): HostAttestation | undefined;
       /** Told the metered usage, the outcome and the charge once settled (measured performance, the response cache). */
       onSettled?(usage: Usage, outcome: RequestOutcome, charged: bigint): void;
+      /** The request body's digest, already on its way (worked out while the upstream worked). */
+      requestDigest?: RequestDigest;
     },
   ) {
     this.#app = app;
@@ -103,7 +107,9 @@ export class RequestSettlement {
     this.#forwardedBody = served.forwardedBody;
     this.#agentTokens = served.agentTokens;
     this.#agentAttestation = served.agentAttestation;
-    this.#receipt = app.receipts ? receiptDraft(reserved.inference.rawBody) : undefined;
+    this.#receipt = app.receipts
+      ? receiptDraft(served.requestDigest ?? new RequestDigest(reserved.inference.rawBody))
+      : undefined;
     this.#trace = activeTraceContext();
     this.#onSettled = served.onSettled;
     this.#identity = {
@@ -134,8 +140,9 @@ export class RequestSettlement {
   }
 
   /**
-   * Meters, files the findings (not awaited), settles, signs the receipt, then tells the
-   * request's `onServed`.
+   * Meters, files the findings (not awaited), settles, signs the receipt and tells the request's
+   * `onServed`; what only follows the bill (`onSettled`, the usage record) runs once the answer is
+   * written.
    */
   settle(metering: MeterInput, outcome: RequestOutcome): Promise<SettleInferenceResult> {
     return inSpan(
@@ -151,10 +158,13 @@ export class RequestSettlement {
           excess: metered.excess,
           outcome,
         });
-        this.#onSettled?.(metered.usage, outcome, settled.charged);
         if (this.#receipt) await this.#sign(this.#receipt, metering, metered, settled.charged, outcome);
-        if (this.#app.usageRecords) this.#record(span, metering, metered, settled.charged, outcome);
         span?.setAttributes(settlementAttributes(metered.usage, settled.charged, this.#reserved.model.id));
+        afterAnswer(() => {
+          this.#onSettled?.(metered.usage, outcome, settled.charged);
+          if (this.#app.usageRecords) this.#record(span, metering, metered, settled.charged, outcome);
+        });
+        // Told at once: a canary's own request reads what was served as soon as it has the answer.
         this.#reserved.onServed?.(this.#candidate, {
           requestId: this.#identity.requestId,
           outcome,

@@ -20,8 +20,10 @@ import {
   rawContent,
   tapWholeStream,
 } from "../usage/usage-from-body";
+import { afterAnswer } from "./after-answer";
 import { dispatchWithFailover } from "./dispatch-with-failover";
 import { readUpstreamBody } from "./read-upstream-body";
+import { RequestDigest } from "./request-receipt";
 import { RequestSettlement, type SettlementServices } from "./request-settlement";
 import type { ReservedRequest } from "./reserved-request";
 import { relayStream } from "./stream-relay";
@@ -91,7 +93,8 @@ export async function serveReserved(
     )
   )
     loadedTokenizer();
-  const success = await dispatchWithFailover(reserved.candidates, {
+  const requestDigest = app.receipts ? new RequestDigest(reserved.inference.rawBody) : undefined;
+  const dispatched = dispatchWithFailover(reserved.candidates, {
     onAgentTokens: (tokens) => {
       agentTokens = tokens;
     },
@@ -118,13 +121,17 @@ export async function serveReserved(
     },
     onAttemptSucceeded: (candidate, elapsedMs) => {
       dispatchedAt = performance.now() - elapsedMs;
-      health.recordSuccess(candidate.providerId, elapsedMs);
-      gatewayMetrics.upstreamLatency.observe(
-        { provider: candidate.providerId, result: "ok" },
-        elapsedMs / 1000,
-      );
+      afterAnswer(() => {
+        health.recordSuccess(candidate.providerId, elapsedMs);
+        gatewayMetrics.upstreamLatency.observe(
+          { provider: candidate.providerId, result: "ok" },
+          elapsedMs / 1000,
+        );
+      });
     },
   });
+  requestDigest?.soon();
+  const success = await dispatched;
   const { candidate, response } = success;
   const { inference } = reserved;
   const exchange = exchangeFor(candidate);
@@ -135,6 +142,7 @@ export async function serveReserved(
     forwardedBody: success.body,
     agentTokens: () => agentTokens,
     agentAttestation: () => agentAttestation,
+    ...(requestDigest ? { requestDigest } : {}),
     // What the source did, measured here on real traffic (a client's own stall or exit says nothing of it).
     onSettled: (usage, outcome, charged) => {
       if (outcome === "completed") keeper?.settled(charged);
@@ -150,7 +158,7 @@ export async function serveReserved(
   });
 
   const contentType = response.headers.get("content-type") ?? "application/json";
-  const upstreamBody = response instanceof NodeBodyResponse ? response.nodeBody : response.body;
+  const upstreamBody = response instanceof NodeBodyResponse ? response.source : response.body;
   if (inference.stream && upstreamBody && contentType.includes("text/event-stream")) {
     const translate = exchange.streamTranslator(
       exchange.streamNeedsPromptCount ? await countPromptTokens(success.body) : undefined,

@@ -15,6 +15,7 @@ import { gatewayMetrics } from "../metrics/gateway-metrics";
 import { costOfUsage, type TokenPrice, type Usage } from "../pricing/cost";
 import type { Candidate } from "../providers/candidate";
 import type { Services } from "../services";
+import { afterAnswer } from "./after-answer";
 import type { ReservedHold } from "./reserve";
 
 export type RequestOutcome =
@@ -180,16 +181,21 @@ export async function settleRequest(
   if (input.hold.key) app.keyLimits.settle(input.hold.key, input.requestId, settled.charged);
   // A low-balance alert or auto top-up of this account may be due (a map lookup when none is set).
   if (settled.charged > 0n) app.balanceWatch.afterCharge(input.accountId, settled.availableAfter);
-  gatewayMetrics.settlements.inc({ outcome: input.outcome, route: input.candidate.route });
-  gatewayMetrics.chargedMicrounits.inc({}, Number(settled.charged));
-  if (shared.upstreamExcess)
-    gatewayMetrics.upstreamExcessMicrounits.inc(
-      { provider: input.candidate.providerId },
-      Number(shared.upstreamExcess.amount),
-    );
+  const { charged, shortfall } = settled;
+  afterAnswer(() => {
+    gatewayMetrics.settlements.inc({ outcome: input.outcome, route: input.candidate.route });
+    gatewayMetrics.chargedMicrounits.inc({}, Number(charged));
+    if (shared.upstreamExcess)
+      gatewayMetrics.upstreamExcessMicrounits.inc(
+        { provider: input.candidate.providerId },
+        Number(shared.upstreamExcess.amount),
+      );
+    if (shortfall > 0n) {
+      gatewayMetrics.lossEvents.inc();
+      gatewayMetrics.lossMicrounits.inc({}, Number(shortfall));
+    }
+  });
   if (settled.shortfall > 0n) {
-    gatewayMetrics.lossEvents.inc();
-    gatewayMetrics.lossMicrounits.inc({}, Number(settled.shortfall));
     log.warn("usage cost exceeded what the account could cover: shortfall posted to the loss account", {
       requestId: input.requestId,
       cost: cost.toString(),
