@@ -123,6 +123,7 @@ export async function startGatewayServer(options: StartOptions = {}): Promise<Ga
       toApiRequest(incoming, outgoing, origin, {
         trustProxy: app.env.TRUST_PROXY,
         bufferLimit: app.env.MAX_BODY_BYTES,
+        pathname,
       })
         .then((request) => serveApiRequest(app, request))
         .then((response) => sendWebResponse(response, outgoing))

@@ -91,7 +91,7 @@ async function runRoute(
  */
 export async function serveApiRequest(app: ApiServices, request: ApiRequest): Promise<Response> {
   const requestId = newId("req");
-  const { pathname } = new URL(request.url);
+  const pathname = request.pathname ?? new URL(request.url).pathname;
   if (request.method === "OPTIONS") return finish(preflightResponse(request), "openai", requestId);
   let match: ReturnType<typeof matcher.match>;
   try {

@@ -6,4 +6,7 @@
 export type ApiRequest = Pick<
   Request,
   "method" | "url" | "headers" | "signal" | "body" | "text" | "json" | "arrayBuffer"
->;
+> & {
+  /** The path, when the server already checked the request target (request-target.ts): no URL parse. */
+  readonly pathname?: string;
+};

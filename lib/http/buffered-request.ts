@@ -11,9 +11,15 @@ export class BufferedRequest implements ApiRequest {
   readonly headers: Headers;
   readonly signal: AbortSignal;
   readonly bufferedBody: Buffer;
+  readonly pathname: string | undefined;
 
-  constructor(url: string, init: { method: string; headers: Headers; signal: AbortSignal }, body: Buffer) {
+  constructor(
+    url: string,
+    init: { method: string; headers: Headers; signal: AbortSignal; pathname?: string },
+    body: Buffer,
+  ) {
     this.url = url;
+    this.pathname = init.pathname;
     this.method = init.method;
     this.headers = init.headers;
     this.signal = init.signal;

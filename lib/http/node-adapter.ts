@@ -50,7 +50,12 @@ export async function toApiRequest(
   incoming: IncomingMessage,
   response: ServerResponse,
   origin: string,
-  options: { trustProxy: boolean; bufferLimit: number },
+  options: {
+    trustProxy: boolean;
+    bufferLimit: number;
+    /** The target's path as checkRequestTarget passed it. */
+    pathname?: string;
+  },
 ): Promise<ApiRequest> {
   const controller = new AbortController();
   // The client went away before we finished: abort whatever the handler is waiting on.
@@ -66,15 +71,17 @@ export async function toApiRequest(
   });
   const method = incoming.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
-  const url = new URL(incoming.url ?? "/", origin);
   const declared = Number(incoming.headers["content-length"] ?? Number.NaN);
   // A body of known, acceptable length (what SDKs send) is read here whole, without web streams.
-  if (hasBody && Number.isSafeInteger(declared) && declared <= options.bufferLimit)
+  // Its target passed checkRequestTarget (a canonical path from "/"): the URL is the origin and
+  // the target as sent, parsed only by a handler that reads its query.
+  if (hasBody && Number.isSafeInteger(declared) && declared <= options.bufferLimit && options.pathname)
     return new BufferedRequest(
-      url.href,
-      { method, headers, signal: controller.signal },
+      `${origin}${incoming.url ?? "/"}`,
+      { method, headers, signal: controller.signal, pathname: options.pathname },
       await readDeclaredBody(incoming, declared),
     );
+  const url = new URL(incoming.url ?? "/", origin);
   return new Request(url, {
     method,
     headers,

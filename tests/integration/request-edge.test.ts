@@ -91,6 +91,19 @@ describe("the request line is checked before anything routes on it", () => {
     expect(bodyOf(answer).error.message).toMatch(/percent-encoding/);
   });
 
+  it("a POST whose path holds bytes a URL parser would escape is refused like any unknown token", async () => {
+    // The adapter hands the target on as sent (no URL parse): such bytes must still reach the
+    // token lookup as a mere unknown token, with the answer in the caller's dialect.
+    const body = JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] });
+    for (const target of ['/proxy/a"b<c>{d}|e^f`g/v1/chat/completions', "/proxy/%22x%22/v1/messages"]) {
+      const answer = await rawRequest(
+        `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect(statusOf(answer), target).toBe(401);
+      expect(bodyOf(answer).request_id).toMatch(/^req_/);
+    }
+  });
+
   it("a NUL or control character in a path parameter is a 400, never a database error", async () => {
     const { token } = await gateway.register();
     for (const path of [
