@@ -29,10 +29,20 @@ async function writeChunks(source: ChunkSource, outgoing: ServerResponse): Promi
   outgoing.once("close", onClose);
   source.onCutOff(() => outgoing.destroy());
   try {
+    let first = true;
     for (;;) {
       const { done, value } = await iterator.next();
       if (done || outgoing.destroyed) break;
-      if (!outgoing.write(value)) await writable(outgoing);
+      const more = outgoing.write(value);
+      // node:http corks the socket on a write and uncorks it on the next tick, which waits for
+      // every microtask queued meanwhile: with a stream already all there, the whole relay and its
+      // settlement ran before the first byte left. The first chunk goes at once; later ones keep
+      // node's batching.
+      if (first) {
+        first = false;
+        outgoing.uncork();
+      }
+      if (!more) await writable(outgoing);
       if (outgoing.destroyed) break;
     }
   } finally {
