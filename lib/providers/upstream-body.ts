@@ -3,7 +3,7 @@ import type { Dispatcher } from "undici";
 /** Bytes queued before a body nobody is reading yet pauses the upstream's socket. */
 const queueBound = 64 * 1024;
 
-type FlowControl = Pick<Dispatcher.DispatchController, "pause" | "resume" | "abort">;
+type FlowControl = Pick<Dispatcher.DispatchController, "pause" | "resume" | "abort" | "paused">;
 
 /** What a whole read is allowed, and what to throw when the body goes past it. */
 export interface WholeBounds {
@@ -24,7 +24,6 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
   #received = 0;
   #ended = false;
   #error: Error | undefined;
-  #paused = false;
   #wake: (() => void) | undefined;
   #whole: WholeBounds | undefined;
 
@@ -42,16 +41,12 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
     this.#received += chunk.length;
     const whole = this.#whole;
     if (whole && this.#received > whole.maxBytes) {
-      this.fail(whole.tooLarge());
-      this.#flow.abort(whole.tooLarge());
+      this.#refuse(whole.tooLarge());
       return;
     }
     this.#chunks.push(chunk);
     this.#queued += chunk.length;
-    if (!whole && this.#queued >= queueBound && !this.#paused) {
-      this.#paused = true;
-      this.#flow.pause();
-    }
+    if (!whole && this.#queued >= queueBound && !this.#flow.paused) this.#flow.pause();
     this.#wakeUp();
   }
 
@@ -71,10 +66,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
   async text(bounds?: WholeBounds): Promise<string> {
     if (bounds) {
       this.#whole = bounds;
-      if (this.#received > bounds.maxBytes) {
-        this.fail(bounds.tooLarge());
-        this.#flow.abort(bounds.tooLarge());
-      }
+      if (this.#received > bounds.maxBytes) this.#refuse(bounds.tooLarge());
     }
     this.#resume();
     while (!this.#ended && this.#error === undefined) await this.#waitForMore();
@@ -90,8 +82,7 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
   /** Stops the upstream: nobody will read the rest. */
   cancel(reason: Error): void {
     if (this.#ended || this.#error) return;
-    this.fail(reason);
-    this.#flow.abort(reason);
+    this.#refuse(reason);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
@@ -119,10 +110,14 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
     };
   }
 
+  /** Fails the reads with `error` and aborts the upstream request. */
+  #refuse(error: Error): void {
+    this.fail(error);
+    this.#flow.abort(error);
+  }
+
   #resume(): void {
-    if (!this.#paused) return;
-    this.#paused = false;
-    this.#flow.resume();
+    if (this.#flow.paused) this.#flow.resume();
   }
 
   #waitForMore(): Promise<void> {

@@ -35,7 +35,7 @@ import { runningCountJournal } from "./journal-running-count";
 import {
   countedBy,
   type ReceiptDraft,
-  RequestDigest,
+  type RequestDigest,
   receiptDraft,
   receiptedStream,
   receiptHeader,
@@ -97,8 +97,8 @@ export class RequestSettlement {
       agentAttestation(): HostAttestation | undefined;
       /** Told the metered usage, the outcome and the charge once settled (measured performance, the response cache). */
       onSettled?(usage: Usage, outcome: RequestOutcome, charged: bigint): void;
-      /** The request body's digest, already on its way (worked out while the upstream worked). */
-      requestDigest?: RequestDigest;
+      /** The request body's digest for its receipt (worked out while the upstream worked). */
+      requestDigest: RequestDigest;
     },
   ) {
     this.#app = app;
@@ -107,9 +107,7 @@ export class RequestSettlement {
     this.#forwardedBody = served.forwardedBody;
     this.#agentTokens = served.agentTokens;
     this.#agentAttestation = served.agentAttestation;
-    this.#receipt = app.receipts
-      ? receiptDraft(served.requestDigest ?? new RequestDigest(reserved.inference.rawBody))
-      : undefined;
+    this.#receipt = app.receipts ? receiptDraft(served.requestDigest) : undefined;
     this.#trace = activeTraceContext();
     this.#onSettled = served.onSettled;
     this.#identity = {

@@ -93,7 +93,7 @@ export async function serveReserved(
     )
   )
     loadedTokenizer();
-  const requestDigest = app.receipts ? new RequestDigest(reserved.inference.rawBody) : undefined;
+  const requestDigest = new RequestDigest(reserved.inference.rawBody);
   const dispatched = dispatchWithFailover(reserved.candidates, {
     onAgentTokens: (tokens) => {
       agentTokens = tokens;
@@ -130,7 +130,7 @@ export async function serveReserved(
       });
     },
   });
-  requestDigest?.soon();
+  if (app.receipts) requestDigest.soon();
   const success = await dispatched;
   const { candidate, response } = success;
   const { inference } = reserved;
@@ -142,7 +142,7 @@ export async function serveReserved(
     forwardedBody: success.body,
     agentTokens: () => agentTokens,
     agentAttestation: () => agentAttestation,
-    ...(requestDigest ? { requestDigest } : {}),
+    requestDigest,
     // What the source did, measured here on real traffic (a client's own stall or exit says nothing of it).
     onSettled: (usage, outcome, charged) => {
       if (outcome === "completed") keeper?.settled(charged);

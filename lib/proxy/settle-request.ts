@@ -195,12 +195,12 @@ export async function settleRequest(
       gatewayMetrics.lossMicrounits.inc({}, Number(shortfall));
     }
   });
-  if (settled.shortfall > 0n) {
+  if (shortfall > 0n) {
     log.warn("usage cost exceeded what the account could cover: shortfall posted to the loss account", {
       requestId: input.requestId,
       cost: cost.toString(),
       charged: settled.charged.toString(),
-      shortfall: settled.shortfall.toString(),
+      shortfall: shortfall.toString(),
       provider: input.candidate.providerId,
     });
   }
