@@ -113,15 +113,21 @@ export type SharedMessage = z.infer<typeof sharedMessageSchema>;
  * Signals on the replicas' signal channel (`<namespace>:signals`): state every replica caches
  * changed on one of them, so the others drop their copy now rather than when it expires.
  */
+/** A signal's id, which its "heard" replies name: the sender waits for them before it answers. */
+const signalIdSchema = z.string().regex(/^[0-9a-f]{16}$/);
+
 export const replicaSignalSchema = z.discriminatedUnion("type", [
   /** A key was revoked, rotated or re-limited: the sha256 (hex) of the secret that stops or changes. */
   z.object({
     type: z.literal("credential"),
     from: replicaIdSchema,
+    id: signalIdSchema.optional(),
     hash: z.string().regex(/^[0-9a-f]{64}$/),
   }),
   /** The catalog (a price, a model) changed: read it again before the next request. */
-  z.object({ type: z.literal("catalog"), from: replicaIdSchema }),
+  z.object({ type: z.literal("catalog"), from: replicaIdSchema, id: signalIdSchema.optional() }),
+  /** A replica acted on signal `id`: its next request sees the change. */
+  z.object({ type: z.literal("heard"), from: replicaIdSchema, id: signalIdSchema }),
 ]);
 export type ReplicaSignal = z.infer<typeof replicaSignalSchema>;
 
