@@ -30,7 +30,12 @@ function exec(command: string, args: string[], env: NodeJS.ProcessEnv) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(command, args, { env, timeout: 60_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
-      resolve({ code, stdout, stderr });
+      // A run that could not start or was killed says so (a spawn error, the timeout's signal).
+      const why =
+        error === null || typeof error.code === "number"
+          ? ""
+          : `\n[harness: ${error.killed ? `killed by ${error.signal ?? "a signal"} after the 60 s timeout` : error.message}]`;
+      resolve({ code, stdout, stderr: `${stderr}${why}` });
     });
   });
 }

@@ -19,7 +19,7 @@ const redis = testRedis();
 
 describe.skipIf(redis.url === undefined)("replica signals wait for every replica to hear them", () => {
   const opened: ReplicaSignals[] = [];
-  const raw: ReturnType<typeof createClient>[] = [];
+  const raw: { close(): Promise<void> }[] = [];
   let namespace = "";
 
   afterEach(async () => {
