@@ -35,6 +35,7 @@ const floors = [
     "lib/verification",
     "lib/telemetry",
     "lib/plain-headers",
+    "lib/settled-within",
   ],
   // settings, storage, logging, the wire formats; the agent (a separate process: contracts only, see `rules`)
   ["lib/env", "lib/db", "lib/dialects", "lib/log", "agent"],

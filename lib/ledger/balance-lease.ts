@@ -2,6 +2,7 @@ import type { Database } from "../db/client";
 import { postgresErrorCode } from "../db/postgres-error-code";
 import { newId } from "../ids";
 import { log } from "../log";
+import { settledWithin } from "../settled-within";
 import type { HoldKeeper } from "./hold-keeper";
 import { JournalWindow } from "./journal-window";
 import { extendLease, returnLease } from "./lease-statements";
@@ -100,22 +101,7 @@ async function retryDeadlock<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** True once `work` has settled, false if `deadline` (epoch ms) came first. */
-async function settledBy(work: Promise<unknown>, deadline: number): Promise<boolean> {
-  const left = deadline - Date.now();
-  if (left <= 0) return false;
-  let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([
-    work.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), left);
-    }),
-  ]);
-  clearTimeout(timer);
-  return settled;
-}
+const settledBy = (work: Promise<unknown>, deadline: number) => settledWithin(work, deadline - Date.now());
 
 const free = (lease: AccountLease) => lease.leased - lease.reserved - lease.unwritten;
 const min = (a: bigint, b: bigint) => (a < b ? a : b);

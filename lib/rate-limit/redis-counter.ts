@@ -1,5 +1,6 @@
 import { createClient } from "@redis/client";
 import { log } from "../log";
+import { settledWithin } from "../settled-within";
 import type { WindowCounter } from "./redis-window";
 
 export interface RedisCounterConnection {
@@ -31,14 +32,7 @@ export async function connectRedisCounter(url: string): Promise<RedisCounterConn
     () => true,
     () => false,
   );
-  let waited: NodeJS.Timeout | undefined;
-  const ready = await Promise.race([
-    connected,
-    new Promise<false>((resolve) => {
-      waited = setTimeout(() => resolve(false), connectWaitMs);
-    }),
-  ]);
-  clearTimeout(waited);
+  const ready = (await settledWithin(connected, connectWaitMs)) && (await connected);
   if (!ready) log.warn("Redis unreachable at start: rate limits count per replica until it answers");
   const commands = client.withCommandOptions({ timeout: commandTimeoutMs });
   return {

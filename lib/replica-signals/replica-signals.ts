@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type ReplicaSignal, replicaSignalSchema } from "@pod-gateway/contracts/replica-protocol";
 import { createClient } from "@redis/client";
 import { log } from "../log";
+import { settledWithin } from "../settled-within";
 
 /** A change another replica announced (not a reply to one). */
 export type ChangeSignal = Exclude<ReplicaSignal, { type: "heard" }>;
@@ -102,14 +103,7 @@ export async function connectReplicaSignals(options: ReplicaSignalsOptions): Pro
       return false;
     },
   );
-  let waited: NodeJS.Timeout | undefined;
-  await Promise.race([
-    started,
-    new Promise<void>((resolve) => {
-      waited = setTimeout(resolve, connectWaitMs);
-    }),
-  ]);
-  clearTimeout(waited);
+  await settledWithin(started, connectWaitMs);
   return {
     async publish(signal) {
       const id = randomBytes(8).toString("hex");
@@ -123,7 +117,6 @@ export async function connectReplicaSignals(options: ReplicaSignalsOptions): Pro
         heard += 1;
         if (heard >= expected) allHeard();
       });
-      let timer: NodeJS.Timeout | undefined;
       try {
         const receivers = await commands.publish(
           channel,
@@ -132,13 +125,7 @@ export async function connectReplicaSignals(options: ReplicaSignalsOptions): Pro
         // This process's own subscriber is one of the receivers; it does not answer itself.
         expected = receivers - (subscribed ? 1 : 0);
         if (heard >= expected) return;
-        const waitedOut = await Promise.race([
-          everyone.then(() => false),
-          new Promise<boolean>((resolve) => {
-            timer = setTimeout(() => resolve(true), heardWaitMs);
-          }),
-        ]);
-        if (waitedOut)
+        if (!(await settledWithin(everyone, heardWaitMs)))
           log.warn("a replica signal was not heard by every replica in time", {
             type: signal.type,
             heard,
@@ -147,7 +134,6 @@ export async function connectReplicaSignals(options: ReplicaSignalsOptions): Pro
       } catch (error) {
         log.warn("publishing a replica signal failed", { error, type: signal.type });
       } finally {
-        clearTimeout(timer);
         awaiting.delete(id);
       }
     },

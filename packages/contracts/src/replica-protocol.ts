@@ -109,13 +109,13 @@ export const sharedMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type SharedMessage = z.infer<typeof sharedMessageSchema>;
 
+/** A signal's id, which its "heard" replies name: the sender waits for them before it answers. */
+const signalIdSchema = z.string().regex(/^[0-9a-f]{16}$/);
+
 /**
  * Signals on the replicas' signal channel (`<namespace>:signals`): state every replica caches
  * changed on one of them, so the others drop their copy now rather than when it expires.
  */
-/** A signal's id, which its "heard" replies name: the sender waits for them before it answers. */
-const signalIdSchema = z.string().regex(/^[0-9a-f]{16}$/);
-
 export const replicaSignalSchema = z.discriminatedUnion("type", [
   /** A key was revoked, rotated or re-limited: the sha256 (hex) of the secret that stops or changes. */
   z.object({
