@@ -173,6 +173,12 @@ describe.skipIf(skipReason !== undefined)("one marketplace across three replicas
       await expect
         .poll(async () => (await health(name)).components.marketplace.agents_seen, { timeout: 10_000 })
         .toBe(1);
+    // A replica hears one started before it subscribed at that one's next beat (a third of
+    // REPLICA_TIMEOUT_MS), so each is given until then to count both others.
+    for (const name of ["a", "b", "c"] as const)
+      await expect
+        .poll(async () => (await health(name)).components.marketplace.peers, { timeout: 10_000 })
+        .toBe(2);
     expect(balancer.routed[0]).toBe(replicas.c.url);
     const [a, b, c] = await Promise.all([health("a"), health("b"), health("c")]);
     for (const [name, body] of [
