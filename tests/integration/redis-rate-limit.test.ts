@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectRedisCounter, type RedisCounterConnection } from "../../lib/rate-limit/redis-counter";
 import { createRedisRateLimiter } from "../../lib/rate-limit/redis-window";
 import { testRedis, testSharedPostgres } from "../helpers/services";
+import { clearOfWindowEdge } from "../helpers/window-edge";
 
 const redis = testRedis();
 let connection: RedisCounterConnection;
@@ -20,6 +21,7 @@ describe.skipIf(redis.url === undefined)("redis rate limiter", () => {
     const replicaA = createRedisRateLimiter(connection.counter, 10, 60_000, prefix);
     const replicaB = createRedisRateLimiter(connection.counter, 10, 60_000, prefix);
     const results = [];
+    await clearOfWindowEdge();
     for (let index = 0; index < 12; index += 1)
       results.push(await (index % 2 === 0 ? replicaA : replicaB).hit("register:203.0.113.5"));
     expect(results.filter((result) => result.allowed)).toHaveLength(10);
@@ -42,6 +44,7 @@ describe.skipIf(redis.url === undefined)("register limit shared through REDIS_UR
     try {
       const ip = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.9`;
       const statuses: number[] = [];
+      await clearOfWindowEdge();
       for (let index = 0; index < 6; index += 1) {
         const gateway = index % 2 === 0 ? first : second;
         const response = await fetch(`${gateway.baseUrl}/v1/register`, {
@@ -83,6 +86,7 @@ describe.skipIf(redis.url === undefined)("rate limits namespaced by REDIS_NAMESP
         await response.arrayBuffer();
         return response.status;
       };
+      await clearOfWindowEdge();
       // The same client spends gateway one's limit across its two replicas...
       const one = [await register(oneA.baseUrl), await register(oneB.baseUrl), await register(oneA.baseUrl)];
       expect([...one, await register(oneB.baseUrl)]).toEqual([200, 200, 200, 429]);
@@ -123,6 +127,7 @@ describe.skipIf(redis.url === undefined || sharedDatabase === undefined)(
       try {
         const token = await first.createFundedToken(1_000n);
         const statuses: number[] = [];
+        await clearOfWindowEdge();
         for (let index = 0; index < 6; index += 1) {
           const gateway = index % 2 === 0 ? first : second;
           const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/messages/count_tokens`, {
