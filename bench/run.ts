@@ -304,20 +304,28 @@ const runsMarker = "<!-- runs: newest first; npm run bench adds one here and kee
 const notesStart = "<!-- notes -->";
 const notesEnd = "<!-- /notes -->";
 
+/** The ISO time in a section's heading (`### Run 2026-…Z`, `### Soak 2026-…Z`). */
+function startedAt(part: string): string {
+  return /^### \w+ (\d{4}-\d\d-\d\dT[\d:.]+Z)/.exec(part)?.[1] ?? "";
+}
+
 function writeResults(section: string): void {
   const path = "bench/results.md";
   const previous = existsSync(path) ? readFileSync(path, "utf8") : "";
   const notes = previous.includes(notesStart)
     ? previous.slice(previous.indexOf(notesStart), previous.indexOf(notesEnd) + notesEnd.length)
     : `${notesStart}\n${notesEnd}`;
-  const earlier = previous.includes(runsMarker)
+  const parts = previous.includes(runsMarker)
     ? previous
         .slice(previous.indexOf(runsMarker) + runsMarker.length)
-        .split(/\n(?=### Run )/)
+        .split(/\n(?=### (?:Run|Soak) )/)
         .map((part) => part.trim())
-        .filter((part) => part.startsWith("### Run "))
-        .slice(0, 4)
     : [];
+  // Five runs are kept, and the newest soak besides them (a run used to push it out).
+  const isSoak = section.startsWith("### Soak ");
+  const runs = parts.filter((part) => part.startsWith("### Run ")).slice(0, isSoak ? 5 : 4);
+  const soakKept = isSoak ? [] : parts.filter((part) => part.startsWith("### Soak ")).slice(0, 1);
+  const earlier = [...runs, ...soakKept].sort((a, b) => startedAt(b).localeCompare(startedAt(a)));
   const text = [
     "# Benchmark results",
     "",
