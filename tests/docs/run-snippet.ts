@@ -26,7 +26,8 @@ const repoRoot = path.resolve(import.meta.dirname, "../..");
 const sdkScratchDir = path.join(repoRoot, "node_modules/.cache/pod-docs-snippets");
 const statusMarker = "__POD_HTTP_STATUS__:";
 
-function exec(command: string, args: string[], env: NodeJS.ProcessEnv) {
+/** A command run to its end (60 s at most) with exactly `env`; its exit code, output and, when it could not start or was killed, why. */
+export function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(command, args, { env, timeout: 60_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
@@ -68,7 +69,7 @@ export async function runSnippet(snippet: DocSnippet, placeholders: SnippetEnv):
     ...placeholders,
   };
   if (snippet.kind === "curl") {
-    const result = await exec("bash", ["-c", curlScript(snippet.code)], env);
+    const result = await runCommand("bash", ["-c", curlScript(snippet.code)], env);
     const statuses = [...result.stderr.matchAll(new RegExp(`${statusMarker}(\\d{3})`, "g"))].map((match) =>
       Number(match[1]),
     );
@@ -78,7 +79,7 @@ export async function runSnippet(snippet: DocSnippet, placeholders: SnippetEnv):
   mkdirSync(sdkScratchDir, { recursive: true });
   const file = path.join(sdkScratchDir, `${snippet.slug.replace(/\//g, "--")}-${snippet.index}.mts`);
   writeFileSync(file, snippet.code);
-  const result = await exec(process.execPath, ["--import", "tsx", file], env);
+  const result = await runCommand(process.execPath, ["--import", "tsx", file], env);
   return { ...result, statuses: [], problem: result.code === 0 ? undefined : `exit code ${result.code}` };
 }
 

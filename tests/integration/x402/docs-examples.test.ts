@@ -1,9 +1,9 @@
-import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Address } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractCodeBlocks } from "../../docs/extract-snippets";
+import { runCommand } from "../../docs/run-snippet";
 import { keyPairWithSecret } from "../../helpers/x402-chain";
 import { startX402TestGateway, type X402TestGateway } from "../../helpers/x402-gateway";
 
@@ -25,28 +25,13 @@ function example(title: string): string {
   return block.code;
 }
 
+/** Only what the examples read: the docs' placeholders, PATH and HOME. */
 function run(command: string, args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      command,
-      args,
-      {
-        env: {
-          NODE_ENV: "test",
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: process.env.HOME ?? "/tmp",
-          ...env,
-        },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        resolve({
-          code: error === null ? 0 : typeof error.code === "number" ? error.code : 1,
-          stdout,
-          stderr,
-        });
-      },
-    );
+  return runCommand(command, args, {
+    NODE_ENV: "test",
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/tmp",
+    ...env,
   });
 }
 
