@@ -64,8 +64,8 @@ export async function connectReplicaSignals(options: ReplicaSignalsOptions): Pro
   for (const client of [publisher, subscriber])
     client.on("error", (error: unknown) => log.warn("redis error (replica signals)", { error }));
   const commands = publisher.withCommandOptions({ timeout: commandTimeoutMs });
-  /** This process's signals awaiting "heard", by id: each call counts one reply. */
-  const awaiting = new Map<string, () => void>();
+  /** This process's signals awaiting "heard", by id: each call counts its sender's reply. */
+  const awaiting = new Map<string, (from: string) => void>();
   let subscribed = false;
   const listen = (message: string) => {
     let parsed: ReturnType<typeof replicaSignalSchema.safeParse>;
@@ -77,7 +77,7 @@ export async function connectReplicaSignals(options: ReplicaSignalsOptions): Pro
     if (!parsed.success || parsed.data.from === options.replicaId) return;
     const signal = parsed.data;
     if (signal.type === "heard") {
-      awaiting.get(signal.id)?.();
+      awaiting.get(signal.id)?.(signal.from);
       return;
     }
     options.onSignal(signal);
@@ -107,15 +107,16 @@ export async function connectReplicaSignals(options: ReplicaSignalsOptions): Pro
   return {
     async publish(signal) {
       const id = randomBytes(8).toString("hex");
-      let heard = 0;
+      // Replicas, not messages: a replica that answers twice (or a replay of its answer) counts once.
+      const heardFrom = new Set<string>();
       let expected = Number.POSITIVE_INFINITY;
       let allHeard: () => void = () => undefined;
       const everyone = new Promise<void>((resolve) => {
         allHeard = resolve;
       });
-      awaiting.set(id, () => {
-        heard += 1;
-        if (heard >= expected) allHeard();
+      awaiting.set(id, (from) => {
+        heardFrom.add(from);
+        if (heardFrom.size >= expected) allHeard();
       });
       try {
         const receivers = await commands.publish(
@@ -124,11 +125,11 @@ export async function connectReplicaSignals(options: ReplicaSignalsOptions): Pro
         );
         // This process's own subscriber is one of the receivers; it does not answer itself.
         expected = receivers - (subscribed ? 1 : 0);
-        if (heard >= expected) return;
+        if (heardFrom.size >= expected) return;
         if (!(await settledWithin(everyone, heardWaitMs)))
           log.warn("a replica signal was not heard by every replica in time", {
             type: signal.type,
-            heard,
+            heard: heardFrom.size,
             expected,
           });
       } catch (error) {

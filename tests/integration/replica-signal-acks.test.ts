@@ -123,6 +123,19 @@ describe.skipIf(redis.url === undefined)("replica signals wait for every replica
     expect(performance.now() - started).toBeGreaterThanOrEqual(900);
   });
 
+  it("counts replicas, not replies: one peer answering twice does not stand in for a silent one", async () => {
+    fresh();
+    const a = await replica("replica-a", []);
+    await protocolPeer((message) => [
+      JSON.stringify({ type: "heard", from: "twice", id: message.id }),
+      JSON.stringify({ type: "heard", from: "twice", id: message.id }),
+    ]);
+    await protocolPeer(() => []);
+    const started = performance.now();
+    await a.publish({ type: "catalog" });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
   it("returns at once when no other replica listens", async () => {
     fresh();
     const a = await replica("replica-a", []);
