@@ -126,7 +126,8 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
         await queryRows<{ n: number }>(
           holder.db,
           sql`SELECT COUNT(*)::int AS n FROM pg_stat_activity
-              WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO settlement_journal%'`,
+              WHERE datname = current_database() AND wait_event_type = 'Lock'
+                AND query LIKE '%INSERT INTO settlement_journal%'`,
         )
       )[0]?.n ?? 0;
     const deadline = Date.now() + 5_000;
