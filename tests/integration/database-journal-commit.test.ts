@@ -130,10 +130,7 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
                 AND query LIKE '%INSERT INTO settlement_journal%'`,
         )
       )[0]?.n ?? 0;
-    const deadline = Date.now() + 5_000;
-    while ((await waitingOnLock()) === 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 10));
-    expect(await waitingOnLock()).toBe(1);
+    await expect.poll(waitingOnLock, { timeout: 5_000 }).toBe(1);
     let resolvedEarly = false;
     const followers: Promise<void>[] = [];
     for (let index = 0; index < 10; index += 1) {
