@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { queryPrepared } from "../db/client";
 import { newTimeOrderedUuid } from "../ids";
+import type { ReceiptSlot } from "./receipt-slot";
 import type { UpstreamExcessBooking, UsageRecordFields } from "./settle-inference";
 
 /** One served request's settlement, charged out of a lease (a hold this process keeps for many requests). */
@@ -23,6 +24,8 @@ export interface LeaseSettlement {
   upstreamExcess?: UpstreamExcessBooking;
   metadata: Record<string, unknown>;
   usageRecord: UsageRecordFields;
+  /** The request's receipt, when it is signed before this settlement's batch is written. */
+  receipt?: ReceiptSlot;
 }
 
 export interface SettleBatchResult {
@@ -60,6 +63,7 @@ function asRecord(settlement: LeaseSettlement) {
     cache_write_tokens: usage.cacheWriteTokens,
     outcome: settlement.usageRecord.outcome,
     api_key_id: settlement.usageRecord.apiKeyId ?? null,
+    receipt: settlement.receipt?.take() ?? null,
   };
 }
 
@@ -81,7 +85,7 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
             provider_account bigint, treasury_account bigint, loss_account bigint, provider_share bigint,
             excess bigint, excess_account bigint, metadata jsonb, model text, route text, provider_id text, input_tokens bigint,
             output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint, outcome text,
-            api_key_id uuid)
+            api_key_id uuid, receipt text)
         ), locked AS (
           -- Every account row this statement moves, locked first and in id order, as a lease
           -- top-up locks its account before its hold: no two writers wait on each other in a circle.
@@ -92,9 +96,9 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           ORDER BY id FOR UPDATE
         ), fresh AS (
           INSERT INTO usage_records (request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
-                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome, api_key_id)
+                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome, api_key_id, receipt)
           SELECT request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
-                 cache_read_tokens, cache_write_tokens, charged, outcome, api_key_id FROM input
+                 cache_read_tokens, cache_write_tokens, charged, outcome, api_key_id, receipt FROM input
           WHERE (SELECT COUNT(*) FROM locked) >= 0
           ON CONFLICT (request_id) DO NOTHING
           RETURNING request_id

@@ -65,7 +65,11 @@ async function settleWithoutLease(database: Database, settlement: LeaseSettlemen
     ...(settlement.upstreamExcess === undefined ? {} : { upstreamExcess: settlement.upstreamExcess }),
     idempotencyKey: `inference:${settlement.requestId}`,
     metadata: settlement.metadata,
-    usageRecord: { requestId: settlement.requestId, ...settlement.usageRecord },
+    usageRecord: {
+      requestId: settlement.requestId,
+      ...settlement.usageRecord,
+      receipt: settlement.receipt?.take(),
+    },
   });
   log.warn("a settlement its lease no longer covered was charged to the free balance", {
     requestId: settlement.requestId,
@@ -110,6 +114,8 @@ async function writeOne(
   }
   try {
     const drawn = await quarantineSettlement(database, settlement, reasonOf(refusal));
+    // A quarantine writes no usage record to keep the receipt with.
+    settlement.receipt?.close();
     await forgetJournalRow(database, settlement.requestId);
     onWritten([settlement], { ...nothingDrawn(), leasesDrawn: drawn });
     return "quarantined";

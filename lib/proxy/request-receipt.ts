@@ -1,6 +1,7 @@
-import { createHash, type Hash } from "node:crypto";
+import { createHash, type Hash, hash } from "node:crypto";
 import type { HostAttestation, UsageReceipt } from "@pod-gateway/contracts/usage-receipt";
 import type { ChunkSource } from "../http/streamed-response";
+import { ReceiptSlot } from "../ledger/receipt-slot";
 import { log } from "../log";
 import type { Usage } from "../pricing/cost";
 import type { Candidate } from "../providers/candidate";
@@ -18,10 +19,12 @@ export const receiptHeader = "x-pod-receipt";
 export interface ReceiptDraft {
   requestSha256: string;
   /** The bytes the caller was sent (a stream's, as they go). */
-  response: Hash;
+  response: ResponseDigest;
   host: HostAttestation | undefined;
   /** The signed receipt, once the request settled. */
   jws: string | undefined;
+  /** Where it is stored with the usage record, if it is signed before the settlement's batch is written. */
+  slot: ReceiptSlot;
 }
 
 /**
@@ -37,7 +40,7 @@ export class RequestDigest {
   }
 
   get hex(): string {
-    this.#hex ??= createHash("sha256").update(this.#body).digest("hex");
+    this.#hex ??= hash("sha256", this.#body, "hex");
     return this.#hex;
   }
 
@@ -46,12 +49,40 @@ export class RequestDigest {
   }
 }
 
+/**
+ * The SHA-256 of what the caller was sent: a whole reply hashed in one call when the receipt is
+ * signed, a stream chunk by chunk as it goes. A `Hash` object costs more to make than a one-shot
+ * hash of a short reply does to run (node:crypto looks its algorithm up per object).
+ */
+export class ResponseDigest {
+  #whole: string | undefined;
+  #chunks: Hash | undefined;
+
+  /** A whole reply, as it was sent. */
+  whole(body: string): void {
+    this.#whole = body;
+  }
+
+  /** A stream's next bytes. */
+  update(chunk: Uint8Array): void {
+    this.#chunks ??= createHash("sha256");
+    this.#chunks.update(chunk);
+  }
+
+  /** The hash of everything so far; a stream may go on after it. */
+  get hex(): string {
+    if (this.#whole !== undefined) return hash("sha256", this.#whole, "hex");
+    return this.#chunks?.copy().digest("hex") ?? hash("sha256", "", "hex");
+  }
+}
+
 export function receiptDraft(request: RequestDigest): ReceiptDraft {
   return {
     requestSha256: request.hex,
-    response: createHash("sha256"),
+    response: new ResponseDigest(),
     host: undefined,
     jws: undefined,
+    slot: new ReceiptSlot(),
   };
 }
 
@@ -101,24 +132,28 @@ export async function signRequestReceipt(
       provider: settlement.candidate.providerId,
     });
   try {
-    draft.jws = await issueReceipt(app.receipts, {
-      requestId: settlement.requestId,
-      accountId: settlement.accountId,
-      x402Payer: settlement.payer,
-      model: settlement.model,
-      route: settlement.candidate.route,
-      providerId: settlement.candidate.providerId,
-      price: settlement.candidate.price,
-      usage: settlement.metered.usage,
-      countedBy: countedBy(settlement),
-      bounded: bounded(settlement.metered.usage, settlement.bounds),
-      charged: settlement.charged,
-      hostShare: settlement.hostShare,
-      outcome: settlement.outcome,
-      requestSha256: draft.requestSha256,
-      responseSha256: draft.response.copy().digest("hex"),
-      host,
-    });
+    draft.jws = await issueReceipt(
+      app.receipts,
+      {
+        requestId: settlement.requestId,
+        accountId: settlement.accountId,
+        x402Payer: settlement.payer,
+        model: settlement.model,
+        route: settlement.candidate.route,
+        providerId: settlement.candidate.providerId,
+        price: settlement.candidate.price,
+        usage: settlement.metered.usage,
+        countedBy: countedBy(settlement),
+        bounded: bounded(settlement.metered.usage, settlement.bounds),
+        charged: settlement.charged,
+        hostShare: settlement.hostShare,
+        outcome: settlement.outcome,
+        requestSha256: draft.requestSha256,
+        responseSha256: draft.response.hex,
+        host,
+      },
+      draft.slot,
+    );
   } catch (error) {
     log.error("receipt signing failed", { requestId: settlement.requestId, error });
   }

@@ -155,6 +155,7 @@ export class RequestSettlement {
           usage: metered.usage,
           excess: metered.excess,
           outcome,
+          ...(this.#receipt ? { receipt: this.#receipt.slot } : {}),
         });
         if (this.#receipt) await this.#sign(this.#receipt, metering, metered, settled.charged, outcome);
         span?.setAttributes(settlementAttributes(metered.usage, settled.charged, this.#reserved.model.id));
@@ -178,7 +179,7 @@ export class RequestSettlement {
 
   /** The caller's whole reply, hashed for the receipt (before `settle`). */
   answered(body: string): void {
-    this.#receipt?.response.update(body);
+    this.#receipt?.response.whole(body);
   }
 
   /** The receipt header of a settled whole reply. */

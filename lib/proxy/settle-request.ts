@@ -3,6 +3,7 @@ import type { Executor } from "../db/client";
 import type { KeyServices } from "../keys/key-services";
 import { type AccountKind, ensureAccount, systemAccounts, upstreamExcessAccount } from "../ledger/accounts";
 import type { LedgerServices } from "../ledger/ledger-services";
+import type { ReceiptSlot } from "../ledger/receipt-slot";
 import type { LeaseSettlement } from "../ledger/settle-batch";
 import {
   inferenceMetadata,
@@ -34,6 +35,8 @@ export interface SettleRequestInput {
   excess?: Usage;
   /** Answered from the response cache: the usage record's route says so, and the charge is the gateway's alone. */
   servedFrom?: "cache";
+  /** Where the receipt signed after this settlement goes, if it can ride with the usage record. */
+  receipt?: ReceiptSlot;
 }
 
 /**
@@ -163,10 +166,16 @@ export async function settleRequest(
   if (input.hold.kind === "lease") {
     if (!app.leases) throw new Error("a lease hold was placed but this process has no leases");
     settled = await app.leases.settle(
-      { ...shared, requestId: input.requestId, usageRecord },
+      {
+        ...shared,
+        requestId: input.requestId,
+        usageRecord,
+        ...(input.receipt ? { receipt: input.receipt } : {}),
+      },
       input.hold.amount,
       chargeBeyondHold,
     );
+    input.receipt?.queued();
   } else {
     app.holds.forget(input.hold.id);
     settled = await settleInference(database, {

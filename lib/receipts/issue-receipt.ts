@@ -1,4 +1,5 @@
 import type { HostAttestation, UsageReceipt } from "@pod-gateway/contracts/usage-receipt";
+import type { ReceiptSlot } from "../ledger/receipt-slot";
 import type { TokenPrice, Usage } from "../pricing/cost";
 import type { ReceiptIssuer } from "./receipt-issuer";
 import { signReceipt } from "./sign-receipt";
@@ -49,15 +50,24 @@ function receiptOf(issuer: ReceiptIssuer, facts: ReceiptFacts): UsageReceipt {
   };
 }
 
-/** Signs the request's receipt and queues it to be stored; resolves to the compact JWS. */
-export async function issueReceipt(issuer: ReceiptIssuer, facts: ReceiptFacts): Promise<string> {
+/**
+ * Signs the request's receipt and queues it to be stored (with its usage record, when the
+ * settlement's batch is still to be written and takes it); resolves to the compact JWS.
+ */
+export async function issueReceipt(
+  issuer: ReceiptIssuer,
+  facts: ReceiptFacts,
+  slot?: ReceiptSlot,
+): Promise<string> {
   const jws = await signReceipt(issuer.signer, receiptOf(issuer, facts));
-  issuer.store.add({
-    requestId: facts.requestId,
-    accountId: facts.accountId,
-    route: facts.route,
-    providerId: facts.providerId,
-    jws,
-  });
+  const storeAlone = (signed: string) =>
+    issuer.store.add({
+      requestId: facts.requestId,
+      accountId: facts.accountId,
+      route: facts.route,
+      providerId: facts.providerId,
+      jws: signed,
+    });
+  if (!slot?.offer(jws, storeAlone)) storeAlone(jws);
   return jws;
 }

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { followServedJob } from "../canaries/check-answer";
 import type { Executor } from "../db/client";
-import { usageReceipts, usageRecords } from "../db/schema";
+import { usageRecords } from "../db/schema";
 import { GatewayError, toGatewayError } from "../errors/gateway-error";
 import type { ApiRequest } from "../http/api-request";
 import { getAccountBalance } from "../ledger/accounts";
@@ -9,6 +9,7 @@ import { log } from "../log";
 import { receiptHeader } from "../proxy/request-receipt";
 import type { ReservedHold } from "../proxy/reserve";
 import { type ServingServices, serveReserved } from "../proxy/serve-reserved";
+import { storedReceipt } from "../receipts/stored-receipt";
 import type { RoutingServices } from "../routing/routing-state";
 import { buildReceipt, encodeReceipt, type PaymentReceipt } from "./core/receipt";
 import type { Settlement } from "./core/settlement";
@@ -63,7 +64,7 @@ export function paidHold(settlement: Settlement): ReservedHold {
  * wallet; the error says so.
  */
 export async function servePaidWith(
-  app: Pick<ServingServices, "database" | "holds" | "receipts">,
+  app: Pick<ServingServices, "database" | "holds" | "leases" | "receipts">,
   settlement: Settlement,
   requestId: string,
   paid: { unservable: GatewayError | undefined; serve(): Promise<Response> },
@@ -112,16 +113,11 @@ export async function servePaidWith(
 
 /** A stream's signed usage receipt, for its final PAYMENT-RESPONSE (written a moment before). */
 async function storedUsageReceipt(
-  app: Pick<ServingServices, "database" | "receipts">,
+  app: Pick<ServingServices, "database" | "receipts" | "leases">,
   requestId: string,
 ): Promise<{ usage_receipt?: string }> {
-  if (!app.receipts) return {};
-  await app.receipts.store.flush();
-  const [row] = await app.database.db
-    .select({ jws: usageReceipts.jws })
-    .from(usageReceipts)
-    .where(eq(usageReceipts.requestId, requestId));
-  return row ? { usage_receipt: row.jws } : {};
+  const receipt = await storedReceipt(app, requestId);
+  return receipt === undefined ? {} : { usage_receipt: receipt };
 }
 
 async function finalReceipt(

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, queryRows } from "../../lib/db/client";
 import { ensureAccount, getAccountBalance, systemAccounts } from "../../lib/ledger/accounts";
 import { postTransaction } from "../../lib/ledger/post-transaction";
+import { ReceiptSlot } from "../../lib/ledger/receipt-slot";
 import type { LeaseSettlement } from "../../lib/ledger/settle-batch";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { writeSettlements } from "../../lib/ledger/write-settlements";
@@ -74,6 +75,11 @@ describe("a lease settlement its lease no longer covers", () => {
       systemAccounts.inferenceLoss.ref,
     );
     const providerAccountId = await ensureAccount(db, "provider", "lease-gone-host");
+    // Its receipt was signed before the batch: it stays with the usage record on every retry.
+    const receipt = new ReceiptSlot();
+    receipt.queued();
+    const storedAlone: string[] = [];
+    expect(receipt.offer("header.payload.signature", (jws) => storedAlone.push(jws))).toBe(true);
     // What an upstream's usage priced at (900k), against a hold that covered 300k of it: the
     // lease charged 300k and left 600k as a shortfall. Its lease is gone (released after a crash).
     const settlement: LeaseSettlement = {
@@ -94,6 +100,7 @@ describe("a lease settlement its lease no longer covers", () => {
         usage: { inputTokens: 10, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0 },
         outcome: "completed",
       },
+      receipt,
     };
     await refuseBatchWrites(settlement.requestId);
     const result = await writeSettlements(db, [settlement], () => {});
@@ -103,11 +110,13 @@ describe("a lease settlement its lease no longer covers", () => {
     expect((await getAccountBalance(db, lossAccountId)).balance).toBe(-600_000n);
     // The host is credited its share of what the caller paid, not of the cost.
     expect((await getAccountBalance(db, providerAccountId)).balance).toBe(240_000n);
-    const [usage] = await queryRows<{ cost: string }>(
+    const [usage] = await queryRows<{ cost: string; receipt: string | null }>(
       db,
-      sql`SELECT cost_microunits::text AS cost FROM usage_records WHERE request_id = ${settlement.requestId}`,
+      sql`SELECT cost_microunits::text AS cost, receipt FROM usage_records WHERE request_id = ${settlement.requestId}`,
     );
     expect(usage?.cost).toBe("300000");
+    expect(usage?.receipt).toBe("header.payload.signature");
+    expect(storedAlone).toEqual([]);
     expect(await verifyLedger(db)).toEqual([]);
     // Written once: a replay of the same journal line bills nothing more.
     await writeSettlements(db, [settlement], () => {});

@@ -5,12 +5,15 @@ import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { inferenceClient } from "../helpers/inference-client";
+import { streamReceipt } from "../helpers/receipts";
 import { installSettlementPoison, poisonRequest } from "../helpers/settlement-poison";
 
 /**
  * One settlement the database refuses (a trigger raises for its request id, standing in for
  * any value or constraint it cannot take) must not stop the writer: it is quarantined with its
- * reason and its charge booked, and everything served before and after it is billed.
+ * reason and its charge booked, and everything served before and after it is billed. Each
+ * request's receipt is stored once: with its usage record, or, for the quarantined one (which
+ * has no usage record), on its own.
  */
 let gateway: TestGateway;
 
@@ -33,10 +36,17 @@ describe("a settlement the database refuses", () => {
       client.chat({ content: `req ${index} [fake:tokens=8]`, maxTokens: 30, stream: index % 2 === 0 });
     const first = await Promise.all(Array.from({ length: 6 }, (_, index) => ask(index)));
     const ids = first.map((response) => response.headers.get("x-request-id") ?? "");
-    for (const response of first) {
+    /** Each request's receipt as its caller got it: the header, or a stream's last comment. */
+    const receipts = new Map<string, string>();
+    const read = async (response: Response) => {
       expect(response.status).toBe(200);
-      await response.text();
-    }
+      const text = await response.text();
+      receipts.set(
+        response.headers.get("x-request-id") ?? "",
+        response.headers.get("x-pod-receipt") ?? streamReceipt(text).jws,
+      );
+    };
+    for (const response of first) await read(response);
     const poisoned = ids[3] ?? "";
     await poisonRequest(gateway.app.database.db, poisoned);
 
@@ -47,11 +57,9 @@ describe("a settlement the database refuses", () => {
     expect(Date.now() - started).toBeLessThan(4_000);
 
     const after = await Promise.all(Array.from({ length: 6 }, (_, index) => ask(10 + index)));
-    for (const response of after) {
-      expect(response.status).toBe(200);
-      await response.text();
-    }
+    for (const response of after) await read(response);
     await gateway.app.leases?.flush(10_000);
+    await gateway.app.receipts?.store.flush();
 
     const usage = await queryRows<{ request_id: string; cost: string }>(
       gateway.app.database.db,
@@ -84,5 +92,24 @@ describe("a settlement the database refuses", () => {
     );
     expect(entry?.amount).toBe(`-${quarantined?.charged}`);
     expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
+
+    // Every receipt stored once: the settlements waited a second for their batch, so the eleven
+    // billed ride with their usage records; the quarantined one, which has none, went on its own.
+    const stored = await queryRows<{ request_id: string; jws: string; place: string }>(
+      gateway.app.database.db,
+      sql`SELECT request_id, receipt AS jws, 'usage_records' AS place FROM usage_records
+          WHERE account_id = ${accountId} AND receipt IS NOT NULL
+          UNION ALL
+          SELECT request_id, jws, 'usage_receipts' FROM usage_receipts WHERE account_id = ${accountId}`,
+    );
+    expect(stored).toHaveLength(12);
+    expect(new Map(stored.map((row) => [row.request_id, row.jws]))).toEqual(receipts);
+    expect(stored.filter((row) => row.place === "usage_receipts").map((row) => row.request_id)).toEqual([
+      poisoned,
+    ]);
+    for (const [requestId, jws] of receipts) {
+      const fetched = await fetch(`${gateway.baseUrl}/proxy/${token}/receipts/${requestId}`);
+      expect(await fetched.json()).toEqual({ request_id: requestId, receipt: jws });
+    }
   }, 60_000);
 });

@@ -1,7 +1,6 @@
-import { and, eq } from "drizzle-orm";
-import { usageReceipts } from "../../db/schema";
 import { GatewayError } from "../../errors/gateway-error";
 import { jsonResponse } from "../../http/responses";
+import { storedReceipt } from "../../receipts/stored-receipt";
 import type { ApiCall } from "../route-definition";
 
 /**
@@ -10,11 +9,8 @@ import type { ApiCall } from "../route-definition";
  */
 export async function getReceipt({ app, params, principal: record }: ApiCall<"token">): Promise<Response> {
   const requestId = params.id ?? "";
-  await app.receipts?.store.flush();
-  const [row] = await app.database.db
-    .select({ jws: usageReceipts.jws })
-    .from(usageReceipts)
-    .where(and(eq(usageReceipts.requestId, requestId), eq(usageReceipts.accountId, record.accountId)));
-  if (!row) throw new GatewayError("not_found", `no receipt for ${requestId.slice(0, 64)} on this token`);
-  return jsonResponse({ request_id: requestId, receipt: row.jws }, 200, { "cache-control": "no-store" });
+  const receipt = await storedReceipt(app, requestId, record.accountId);
+  if (receipt === undefined)
+    throw new GatewayError("not_found", `no receipt for ${requestId.slice(0, 64)} on this token`);
+  return jsonResponse({ request_id: requestId, receipt }, 200, { "cache-control": "no-store" });
 }
