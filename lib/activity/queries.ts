@@ -191,7 +191,7 @@ export async function listActivity(
     sql`SELECT e.id::text AS entry_id, t.id AS transaction_id, t.kind, e.amount::text AS amount, e.created_at, t.metadata,
                u.input_tokens::float8 AS input_tokens, u.output_tokens::float8 AS output_tokens,
                u.cache_read_tokens::float8 AS cache_read_tokens, u.cache_write_tokens::float8 AS cache_write_tokens,
-               k.label AS api_key_label, COALESCE(u.receipt, r.jws) AS receipt
+               k.label AS api_key_label, r.jws AS receipt
         FROM ledger_entries e
         JOIN ledger_transactions t ON t.id = e.transaction_id
         LEFT JOIN usage_records u ON u.request_id = t.metadata->>'request_id'

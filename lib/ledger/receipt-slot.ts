@@ -1,10 +1,10 @@
 /**
  * Where a settlement's signed receipt goes when it is signed after the settlement was queued for
  * the ledger (the receipt needs the charge, which the settlement decides). If the settlement's
- * batch has not been written yet, the receipt rides in its usage record's row: one row a request
- * fewer than a table of its own. Once the batch took the settlement it is too late, and the
- * receipt is stored on its own (`ReceiptStore`); so it is when the settlement is written with no
- * usage record (a quarantine). Either way it is stored once.
+ * batch has not been written yet, the receipt is stored by the batch's own statement
+ * (`settleBatch`), not by a statement of its own. Once the batch took the settlement it is too
+ * late, and the receipt is stored on its own (`ReceiptStore`); so it is when the settlement is
+ * written by another statement after all (a quarantine, a lease gone). Either way it is stored once.
  */
 export class ReceiptSlot {
   #state: "idle" | "queued" | "taken" | "closed" = "idle";
@@ -16,7 +16,7 @@ export class ReceiptSlot {
     if (this.#state === "idle") this.#state = "queued";
   }
 
-  /** The statement writing the usage record reads the receipt (again, when it is retried). */
+  /** The batch's statement reads the receipt (again, when it is retried). */
   take(): string | undefined {
     if (this.#state === "closed") return undefined;
     this.#state = "taken";
@@ -24,8 +24,8 @@ export class ReceiptSlot {
   }
 
   /**
-   * True when the receipt will be written with its usage record (`storeElsewhere` is kept in
-   * case it is not, after all); false: the caller stores it elsewhere now.
+   * True when the receipt will be written with its settlement (`storeElsewhere` is kept in case
+   * it is not, after all); false: the caller stores it elsewhere now.
    */
   offer(jws: string, storeElsewhere: (jws: string) => void): boolean {
     if (this.#state !== "queued") return false;
@@ -34,7 +34,7 @@ export class ReceiptSlot {
     return true;
   }
 
-  /** The settlement was written without a usage record to keep its receipt: stored elsewhere. */
+  /** The settlement was written by a statement that stores no receipt: the receipt is stored elsewhere. */
   close(): void {
     const jws = this.#jws;
     this.#state = "closed";

@@ -72,6 +72,7 @@ function asRecord(settlement: LeaseSettlement) {
  * the lease draw-downs and every account's balance. A request already settled (its usage
  * record exists) is skipped, so replaying a journal twice bills once. The charge beyond what
  * the account pays goes to the loss account and the treasury, as a single settlement does;
+ * the receipts signed before the batch was written (`ReceiptSlot`) are stored with it;
  * a balance that cannot cover a charge fails the whole statement (the caller retries one by one).
  * The settlements' rows in the shared journal (`settlement_journal`) are deleted in the same statement.
  */
@@ -96,14 +97,19 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           ORDER BY id FOR UPDATE
         ), fresh AS (
           INSERT INTO usage_records (request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
-                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome, api_key_id, receipt)
+                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome, api_key_id)
           SELECT request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
-                 cache_read_tokens, cache_write_tokens, charged, outcome, api_key_id, receipt FROM input
+                 cache_read_tokens, cache_write_tokens, charged, outcome, api_key_id FROM input
           WHERE (SELECT COUNT(*) FROM locked) >= 0
           ON CONFLICT (request_id) DO NOTHING
           RETURNING request_id
         ), applied AS (
           SELECT i.* FROM input AS i JOIN fresh USING (request_id)
+        ), receipts AS (
+          -- Receipts signed before this batch was written: in its statement, not one of their own.
+          INSERT INTO usage_receipts (request_id, account_id, route, provider_id, jws)
+          SELECT request_id, account_id, route, provider_id, receipt FROM applied WHERE receipt IS NOT NULL
+          ON CONFLICT (request_id) DO NOTHING
         ), drawn AS (
           UPDATE holds AS h SET amount = h.amount - u.amount
           FROM (SELECT lease_id, SUM(charged)::bigint AS amount FROM applied GROUP BY lease_id) AS u

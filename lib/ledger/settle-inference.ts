@@ -64,8 +64,7 @@ export interface SettleInferenceInput {
   upstreamExcess?: UpstreamExcessBooking;
   idempotencyKey: string;
   metadata: Record<string, unknown>;
-  /** `receipt`: the signed receipt, kept with the usage record (receipt-slot.ts). */
-  usageRecord: UsageRecordFields & { requestId: string; receipt?: string | undefined };
+  usageRecord: UsageRecordFields & { requestId: string };
 }
 
 export interface SettleInferenceResult {
@@ -151,11 +150,10 @@ export async function settleInference(
           RETURNING 1
         ), usage_row AS (
           INSERT INTO usage_records (request_id, account_id, model, route, provider_id, input_tokens, output_tokens,
-                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome, api_key_id, receipt)
+                                     cache_read_tokens, cache_write_tokens, cost_microunits, outcome, api_key_id)
           SELECT ${input.usageRecord.requestId}, ${input.accountId}, ${input.usageRecord.model}, ${input.usageRecord.route},
                  ${input.usageRecord.providerId}, ${usage.inputTokens}, ${usage.outputTokens}, ${usage.cacheReadTokens},
-                 ${usage.cacheWriteTokens}, charged, ${input.usageRecord.outcome}, ${input.usageRecord.apiKeyId ?? null}::uuid,
-                 ${input.usageRecord.receipt ?? null}::text
+                 ${usage.cacheWriteTokens}, charged, ${input.usageRecord.outcome}, ${input.usageRecord.apiKeyId ?? null}::uuid
           FROM user_account
           RETURNING 1
         )

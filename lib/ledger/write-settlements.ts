@@ -65,12 +65,10 @@ async function settleWithoutLease(database: Database, settlement: LeaseSettlemen
     ...(settlement.upstreamExcess === undefined ? {} : { upstreamExcess: settlement.upstreamExcess }),
     idempotencyKey: `inference:${settlement.requestId}`,
     metadata: settlement.metadata,
-    usageRecord: {
-      requestId: settlement.requestId,
-      ...settlement.usageRecord,
-      receipt: settlement.receipt?.take(),
-    },
+    usageRecord: { requestId: settlement.requestId, ...settlement.usageRecord },
   });
+  // Written in a statement of its own, which stores no receipt.
+  settlement.receipt?.close();
   log.warn("a settlement its lease no longer covered was charged to the free balance", {
     requestId: settlement.requestId,
   });
@@ -114,7 +112,7 @@ async function writeOne(
   }
   try {
     const drawn = await quarantineSettlement(database, settlement, reasonOf(refusal));
-    // A quarantine writes no usage record to keep the receipt with.
+    // A quarantine's statements store no receipt.
     settlement.receipt?.close();
     await forgetJournalRow(database, settlement.requestId);
     onWritten([settlement], { ...nothingDrawn(), leasesDrawn: drawn });

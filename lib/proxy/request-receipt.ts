@@ -23,7 +23,7 @@ export interface ReceiptDraft {
   host: HostAttestation | undefined;
   /** The signed receipt, once the request settled. */
   jws: string | undefined;
-  /** Where it is stored with the usage record, if it is signed before the settlement's batch is written. */
+  /** How it is stored with its settlement, if it is signed before the settlement's batch is written. */
   slot: ReceiptSlot;
 }
 

@@ -35,7 +35,7 @@ export interface SettleRequestInput {
   excess?: Usage;
   /** Answered from the response cache: the usage record's route says so, and the charge is the gateway's alone. */
   servedFrom?: "cache";
-  /** Where the receipt signed after this settlement goes, if it can ride with the usage record. */
+  /** How the receipt signed after this settlement is stored with it, if its batch is still to be written. */
   receipt?: ReceiptSlot;
 }
 

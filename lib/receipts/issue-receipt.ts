@@ -51,8 +51,8 @@ function receiptOf(issuer: ReceiptIssuer, facts: ReceiptFacts): UsageReceipt {
 }
 
 /**
- * Signs the request's receipt and queues it to be stored (with its usage record, when the
- * settlement's batch is still to be written and takes it); resolves to the compact JWS.
+ * Signs the request's receipt and queues it to be stored (by its settlement's batch, when that
+ * is still to be written and takes it); resolves to the compact JWS.
  */
 export async function issueReceipt(
   issuer: ReceiptIssuer,

@@ -12,8 +12,8 @@ import { installSettlementPoison, poisonRequest } from "../helpers/settlement-po
  * One settlement the database refuses (a trigger raises for its request id, standing in for
  * any value or constraint it cannot take) must not stop the writer: it is quarantined with its
  * reason and its charge booked, and everything served before and after it is billed. Each
- * request's receipt is stored once: with its usage record, or, for the quarantined one (which
- * has no usage record), on its own.
+ * request's receipt is stored once: by its settlement's batch, or, for the quarantined one (whose
+ * batch was refused), on its own.
  */
 let gateway: TestGateway;
 
@@ -94,19 +94,17 @@ describe("a settlement the database refuses", () => {
     expect(await verifyLedger(gateway.app.database.db)).toEqual([]);
 
     // Every receipt stored once: the settlements waited a second for their batch, so the eleven
-    // billed ride with their usage records; the quarantined one, which has none, went on its own.
-    const stored = await queryRows<{ request_id: string; jws: string; place: string }>(
+    // billed were stored by their batch's statement (the same transaction: the same created_at as
+    // their usage records); the quarantined one, whose batch was refused, went on its own.
+    const stored = await queryRows<{ request_id: string; jws: string; with_settlement: boolean }>(
       gateway.app.database.db,
-      sql`SELECT request_id, receipt AS jws, 'usage_records' AS place FROM usage_records
-          WHERE account_id = ${accountId} AND receipt IS NOT NULL
-          UNION ALL
-          SELECT request_id, jws, 'usage_receipts' FROM usage_receipts WHERE account_id = ${accountId}`,
+      sql`SELECT r.request_id, r.jws, u.created_at IS NOT DISTINCT FROM r.created_at AS with_settlement
+          FROM usage_receipts r LEFT JOIN usage_records u USING (request_id)
+          WHERE r.account_id = ${accountId}`,
     );
     expect(stored).toHaveLength(12);
     expect(new Map(stored.map((row) => [row.request_id, row.jws]))).toEqual(receipts);
-    expect(stored.filter((row) => row.place === "usage_receipts").map((row) => row.request_id)).toEqual([
-      poisoned,
-    ]);
+    expect(stored.filter((row) => !row.with_settlement).map((row) => row.request_id)).toEqual([poisoned]);
     for (const [requestId, jws] of receipts) {
       const fetched = await fetch(`${gateway.baseUrl}/proxy/${token}/receipts/${requestId}`);
       expect(await fetched.json()).toEqual({ request_id: requestId, receipt: jws });

@@ -22,11 +22,6 @@ export const usageRecords = pgTable(
     outcome: text("outcome").notNull(),
     /** The API key that made the request (api_keys.id); null for the token itself. */
     apiKeyId: uuid("api_key_id"),
-    /**
-     * The signed receipt (compact JWS), when it was signed before the settlement's batch was
-     * written (lib/ledger/receipt-slot.ts); otherwise it is in usage_receipts.
-     */
-    receipt: text("receipt"),
     createdAt: createdAt(),
   },
   (table) => [

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { Executor } from "../../db/client";
-import { hostPayouts, ledgerEntries, ledgerTransactions, usageReceipts, usageRecords } from "../../db/schema";
+import { hostPayouts, ledgerEntries, ledgerTransactions, usageReceipts } from "../../db/schema";
 import type { Env } from "../../env";
 import { ensureAccount, getAccountBalance } from "../../ledger/accounts";
 import { immatureEarnings } from "./immature-earnings";
@@ -71,11 +71,10 @@ export async function hostTransactions(
       amount: ledgerEntries.amount,
       createdAt: ledgerEntries.createdAt,
       metadata: ledgerTransactions.metadata,
-      receipt: sql<string | null>`COALESCE(${usageRecords.receipt}, ${usageReceipts.jws})`,
+      receipt: usageReceipts.jws,
     })
     .from(ledgerEntries)
     .innerJoin(ledgerTransactions, eq(ledgerTransactions.id, ledgerEntries.transactionId))
-    .leftJoin(usageRecords, eq(usageRecords.requestId, sql`${ledgerTransactions.metadata}->>'request_id'`))
     .leftJoin(usageReceipts, eq(usageReceipts.requestId, sql`${ledgerTransactions.metadata}->>'request_id'`))
     .where(
       and(

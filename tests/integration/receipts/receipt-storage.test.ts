@@ -5,9 +5,9 @@ import { startTestGateway, type TestGateway } from "../../helpers/gateway";
 import { streamReceipt } from "../../helpers/receipts";
 
 /**
- * Where a receipt is stored: with its request's usage record when it is signed before the
- * settlement's batch is written (one row a request fewer), on its own when the batch was
- * written first. Either way once, and found by its request id as soon as the caller has it.
+ * How a receipt is stored: by its settlement's batch statement when it is signed before that
+ * batch is written (no statement of its own), on its own when the batch was written first.
+ * Either way once, and found by its request id as soon as the caller has it.
  */
 const gateways: TestGateway[] = [];
 afterAll(async () => {
@@ -37,39 +37,37 @@ async function served(gateway: TestGateway, token: string, count: number): Promi
   return receipts;
 }
 
-/** Every place a receipt of these requests is stored, fetched through the API first (which writes what is queued). */
-async function storedPlaces(gateway: TestGateway, token: string, receipts: Map<string, string>) {
+/**
+ * How each receipt was stored, fetched through the API first (which writes what is queued): "with
+ * its settlement" when in the same transaction as its usage record (the same created_at).
+ */
+async function howStored(gateway: TestGateway, token: string, receipts: Map<string, string>) {
   for (const [requestId, jws] of receipts) {
     const fetched = await fetch(`${gateway.baseUrl}/proxy/${token}/receipts/${requestId}`);
     expect(await fetched.json()).toEqual({ request_id: requestId, receipt: jws });
   }
-  const ids = [...receipts.keys()];
-  const rows = await queryRows<{ request_id: string; jws: string; place: string }>(
+  const ids = sql.join(
+    [...receipts.keys()].map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const rows = await queryRows<{ request_id: string; jws: string; with_settlement: boolean }>(
     gateway.app.database.db,
-    sql`SELECT request_id, receipt AS jws, 'usage_records' AS place FROM usage_records
-        WHERE request_id IN (${sql.join(
-          ids.map((id) => sql`${id}`),
-          sql`, `,
-        )}) AND receipt IS NOT NULL
-        UNION ALL
-        SELECT request_id, jws, 'usage_receipts' FROM usage_receipts
-        WHERE request_id IN (${sql.join(
-          ids.map((id) => sql`${id}`),
-          sql`, `,
-        )})`,
+    sql`SELECT r.request_id, r.jws, u.created_at IS NOT DISTINCT FROM r.created_at AS with_settlement
+        FROM usage_receipts r LEFT JOIN usage_records u USING (request_id)
+        WHERE r.request_id IN (${ids})`,
   );
   expect(rows).toHaveLength(receipts.size);
   expect(new Map(rows.map((row) => [row.request_id, row.jws]))).toEqual(receipts);
-  return rows.map((row) => row.place);
+  return rows.map((row) => (row.with_settlement ? "with its settlement" : "on its own"));
 }
 
 describe("receipt storage", () => {
-  it("rides with the usage record when the settlement's batch is written after the signature", async () => {
+  it("is stored by the settlement's batch when that is written after the signature", async () => {
     const gateway = await startTestGateway({ lease: true });
     gateways.push(gateway);
     const token = await gateway.createFundedToken(20_000_000n);
     const receipts = await served(gateway, token, 6);
-    expect(await storedPlaces(gateway, token, receipts)).toEqual(Array(6).fill("usage_records"));
+    expect(await howStored(gateway, token, receipts)).toEqual(Array(6).fill("with its settlement"));
   }, 60_000);
 
   it("is stored on its own, once, when the batch was written before the signature", async () => {
@@ -79,7 +77,6 @@ describe("receipt storage", () => {
     gateways.push(gateway);
     const token = await gateway.createFundedToken(20_000_000n);
     const receipts = await served(gateway, token, 6);
-    const places = await storedPlaces(gateway, token, receipts);
-    expect(places).toContain("usage_receipts");
+    expect(await howStored(gateway, token, receipts)).toContain("on its own");
   }, 60_000);
 });
