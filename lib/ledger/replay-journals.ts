@@ -22,7 +22,7 @@ async function writeAll(database: Database, settlements: readonly LeaseSettlemen
       database,
       settlements.slice(start, start + chunk),
       (_s, result) => {
-        replayed.applied += result.applied.size;
+        replayed.applied += result.applied;
       },
     );
     replayed.quarantined += written.quarantined;

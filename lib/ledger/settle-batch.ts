@@ -29,8 +29,11 @@ export interface LeaseSettlement {
 }
 
 export interface SettleBatchResult {
-  /** Request ids written now; the others were already settled (a replayed journal). */
-  applied: Set<string>;
+  /**
+   * How many were written now; the others were already settled (a replayed journal). A count, not
+   * the ids: a row back per settlement was parsed on every batch for a replay's log line.
+   */
+  applied: number;
   /** Per lease: how much it was drawn down. */
   leasesDrawn: Map<string, bigint>;
   /** Per account whose balance moved: balance minus held afterwards. */
@@ -160,13 +163,13 @@ export async function settleBatch(executor: Executor, batch: LeaseSettlement[]):
           DELETE FROM settlement_journal WHERE request_id IN (SELECT request_id FROM input)
         )
         -- Data-modifying CTEs always run to completion, read or not.
-        SELECT 'applied' AS kind, request_id AS key, '' AS value FROM applied
+        SELECT 'applied' AS kind, '' AS key, COUNT(*)::text AS value FROM applied
         UNION ALL SELECT 'drawn', id, amount::text FROM drawn
         UNION ALL SELECT 'available', id::text, available::text FROM moved`,
   );
-  const result: SettleBatchResult = { applied: new Set(), leasesDrawn: new Map(), available: new Map() };
+  const result: SettleBatchResult = { applied: 0, leasesDrawn: new Map(), available: new Map() };
   for (const row of rows) {
-    if (row.kind === "applied") result.applied.add(row.key);
+    if (row.kind === "applied") result.applied = Number(row.value);
     else if (row.kind === "drawn") result.leasesDrawn.set(row.key, BigInt(row.value));
     else result.available.set(BigInt(row.key), BigInt(row.value));
   }

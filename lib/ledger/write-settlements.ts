@@ -16,7 +16,7 @@ export interface WriteSettlementsResult {
 }
 
 const nothingDrawn = (): SettleBatchResult => ({
-  applied: new Set(),
+  applied: 0,
   leasesDrawn: new Map(),
   available: new Map(),
 });
