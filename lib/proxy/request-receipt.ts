@@ -54,7 +54,7 @@ export class RequestDigest {
  * signed, a stream chunk by chunk as it goes. A `Hash` object costs more to make than a one-shot
  * hash of a short reply does to run (node:crypto looks its algorithm up per object).
  */
-export class ResponseDigest {
+class ResponseDigest {
   #whole: string | undefined;
   #chunks: Hash | undefined;
 

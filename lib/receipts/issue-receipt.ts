@@ -1,5 +1,4 @@
 import type { HostAttestation, UsageReceipt } from "@pod-gateway/contracts/usage-receipt";
-import type { ReceiptSlot } from "../ledger/receipt-slot";
 import type { TokenPrice, Usage } from "../pricing/cost";
 import type { ReceiptIssuer } from "./receipt-issuer";
 import { signReceipt } from "./sign-receipt";
@@ -51,13 +50,21 @@ function receiptOf(issuer: ReceiptIssuer, facts: ReceiptFacts): UsageReceipt {
 }
 
 /**
+ * Where a receipt may be stored other than on its own: its settlement's batch (the ledger's
+ * `ReceiptSlot`). True when it takes the receipt; `storeElsewhere` is for when it cannot after all.
+ */
+export interface ReceiptPlace {
+  offer(jws: string, storeElsewhere: (jws: string) => void): boolean;
+}
+
+/**
  * Signs the request's receipt and queues it to be stored (by its settlement's batch, when that
  * is still to be written and takes it); resolves to the compact JWS.
  */
 export async function issueReceipt(
   issuer: ReceiptIssuer,
   facts: ReceiptFacts,
-  slot?: ReceiptSlot,
+  place?: ReceiptPlace,
 ): Promise<string> {
   const jws = await signReceipt(issuer.signer, receiptOf(issuer, facts));
   const storeAlone = (signed: string) =>
@@ -68,6 +75,6 @@ export async function issueReceipt(
       providerId: facts.providerId,
       jws: signed,
     });
-  if (!slot?.offer(jws, storeAlone)) storeAlone(jws);
+  if (!place?.offer(jws, storeAlone)) storeAlone(jws);
   return jws;
 }

@@ -1,7 +1,6 @@
 import { and, eq, type SQL } from "drizzle-orm";
 import type { Executor } from "../db/client";
 import { usageReceipts } from "../db/schema";
-import type { LedgerServices } from "../ledger/ledger-services";
 import type { ReceiptServices } from "./receipt-services";
 
 /**
@@ -11,7 +10,7 @@ import type { ReceiptServices } from "./receipt-services";
  * found as soon as its caller has it. `accountId` limits the lookup to one payer's requests.
  */
 export async function storedReceipt(
-  app: { database: { db: Executor } } & ReceiptServices & Pick<LedgerServices, "leases">,
+  app: { database: { db: Executor }; leases: { flush(): Promise<void> } | undefined } & ReceiptServices,
   requestId: string,
   accountId?: bigint,
 ): Promise<string | undefined> {
