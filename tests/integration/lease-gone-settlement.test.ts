@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, queryRows } from "../../lib/db/client";
-import { ensureAccount, getAccountBalance, systemAccounts } from "../../lib/ledger/accounts";
-import { postTransaction } from "../../lib/ledger/post-transaction";
+import { ensureAccount, getAccountBalance } from "../../lib/ledger/accounts";
 import { ReceiptSlot } from "../../lib/ledger/receipt-slot";
 import type { LeaseSettlement } from "../../lib/ledger/settle-batch";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { writeSettlements } from "../../lib/ledger/write-settlements";
+import { fundedSettlementAccounts } from "../helpers/ledger-accounts";
 import { openTestLedger } from "../helpers/test-database";
 
 /**
@@ -54,25 +54,10 @@ describe("a lease settlement its lease no longer covers", () => {
   it("charges what its hold covered, not its whole cost, even when the balance could pay more", async () => {
     const db = handle.db;
     const funded = 5_000_000n;
-    const accountId = await ensureAccount(db, "token", "lease-gone-victim");
-    const source = await ensureAccount(db, "external", "test-funding");
-    await postTransaction(db, {
-      kind: "admin_credit",
-      idempotencyKey: "fund:lease-gone-victim",
-      entries: [
-        { accountId: source, amount: -funded },
-        { accountId, amount: funded },
-      ],
-    });
-    const treasuryAccountId = await ensureAccount(
+    const { accountId, treasuryAccountId, lossAccountId } = await fundedSettlementAccounts(
       db,
-      systemAccounts.treasury.kind,
-      systemAccounts.treasury.ref,
-    );
-    const lossAccountId = await ensureAccount(
-      db,
-      systemAccounts.inferenceLoss.kind,
-      systemAccounts.inferenceLoss.ref,
+      "lease-gone-victim",
+      funded,
     );
     const providerAccountId = await ensureAccount(db, "provider", "lease-gone-host");
     // Its receipt was signed before the batch, so the batch would have stored it; written by

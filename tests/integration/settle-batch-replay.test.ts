@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureAccount, getAccountBalance, systemAccounts } from "../../lib/ledger/accounts";
-import { postTransaction } from "../../lib/ledger/post-transaction";
+import { getAccountBalance } from "../../lib/ledger/accounts";
 import { type LeaseSettlement, settleBatch } from "../../lib/ledger/settle-batch";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
+import { fundedSettlementAccounts } from "../helpers/ledger-accounts";
 import { openTestLedger } from "../helpers/test-database";
 
 /** A batch written twice (a journal replayed after its batch committed) bills once and says how many it wrote. */
@@ -18,25 +18,10 @@ afterAll(async () => {
 describe("settleBatch written again", () => {
   it("counts what it wrote now, and a second write of the same settlements bills nothing", async () => {
     const db = ledger.handle.db;
-    const accountId = await ensureAccount(db, "token", "batch-replay");
-    const source = await ensureAccount(db, "external", "test-funding");
-    await postTransaction(db, {
-      kind: "admin_credit",
-      idempotencyKey: "fund:batch-replay",
-      entries: [
-        { accountId: source, amount: -1_000_000n },
-        { accountId, amount: 1_000_000n },
-      ],
-    });
-    const treasuryAccountId = await ensureAccount(
+    const { accountId, treasuryAccountId, lossAccountId } = await fundedSettlementAccounts(
       db,
-      systemAccounts.treasury.kind,
-      systemAccounts.treasury.ref,
-    );
-    const lossAccountId = await ensureAccount(
-      db,
-      systemAccounts.inferenceLoss.kind,
-      systemAccounts.inferenceLoss.ref,
+      "batch-replay",
+      1_000_000n,
     );
     const settlement = (index: number): LeaseSettlement => ({
       requestId: `req_batch_replay_${index}`,
