@@ -4,7 +4,8 @@
  * batch has not been written yet, the receipt is stored by the batch's own statement
  * (`settleBatch`), not by a statement of its own. Once the batch took the settlement it is too
  * late, and the receipt is stored on its own (`ReceiptStore`); so it is when the settlement is
- * written by another statement after all (a quarantine, a lease gone). Either way it is stored once.
+ * written by another statement after all (a quarantine, a lease gone), or when the ledger cannot
+ * take its batch now (the receipt does not wait for it in memory). Either way it is stored once.
  */
 export class ReceiptSlot {
   #state: "idle" | "queued" | "taken" | "closed" = "idle";
@@ -34,7 +35,7 @@ export class ReceiptSlot {
     return true;
   }
 
-  /** The settlement was written by a statement that stores no receipt: the receipt is stored elsewhere. */
+  /** The settlement is not (or not now) written by a batch that stores its receipt: stored elsewhere. */
   close(): void {
     const jws = this.#jws;
     this.#state = "closed";

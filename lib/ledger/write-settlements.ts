@@ -144,9 +144,20 @@ export async function writeSettlements(
     let quarantined = 0;
     for (const [index, settlement] of batch.entries()) {
       const result = await writeOne(database, settlement, onWritten);
-      if (result === "unreachable") return { left: batch.slice(index), quarantined };
+      if (result === "unreachable") return { left: leftWithoutReceipts(batch.slice(index)), quarantined };
       if (result === "quarantined") quarantined += 1;
     }
     return { left: [], quarantined };
   }
+}
+
+/**
+ * Settlements the ledger cannot take now wait to be retried (and are journaled meanwhile); their
+ * receipts do not wait with them, in memory only: they are stored on their own, as they were
+ * before they rode with the batch, so a crash before the ledger is back loses no stored copy the
+ * receipts' own table could have taken.
+ */
+function leftWithoutReceipts(left: LeaseSettlement[]): LeaseSettlement[] {
+  for (const settlement of left) settlement.receipt?.close();
+  return left;
 }

@@ -248,6 +248,8 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     /** Bytes of content delivered before the end or the cut. */
     received: number;
     startedAt: number;
+    /** The receipt a whole answer carried (`X-Pod-Receipt`). */
+    receipt: string | null;
   }
 
   /** One request, read to its end or to the crash; never throws. */
@@ -262,6 +264,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     let status = 0;
     let cost = 0n;
     let received = 0;
+    let receipt: string | null = null;
     try {
       const response = await inferenceClient({ baseUrl: gateway.url }, token).chat({
         maxTokens: 60,
@@ -271,15 +274,16 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       id = response.headers.get("x-request-id") ?? "";
       status = response.status;
       cost = BigInt(response.headers.get("x-pod-cost-microunits") ?? "0");
+      receipt = response.headers.get("x-pod-receipt");
       const reader = response.body?.getReader();
       for (;;) {
         const chunk = await reader?.read();
         if (!chunk || chunk.done) break;
         received += chunk.value.byteLength;
       }
-      return { id, status, cost, complete: true, received, startedAt };
+      return { id, status, cost, complete: true, received, startedAt, receipt };
     } catch {
-      return { id, status, cost, complete: false, received, startedAt };
+      return { id, status, cost, complete: false, received, startedAt, receipt };
     }
   }
 
@@ -660,6 +664,21 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
           .sort(),
       );
       expect((await usageOf(accountId)).requests).toBe(1);
+      // Their receipts did not wait with them for the ledger: stored on their own, before the crash.
+      const held = answers.slice(1);
+      const storedReceipts = () =>
+        queryRows<{ request_id: string; jws: string }>(
+          handle.db,
+          sql`SELECT request_id, jws FROM usage_receipts
+              WHERE request_id IN (${sql.join(
+                held.map((one) => sql`${one.id}`),
+                sql`, `,
+              )})`,
+        );
+      await until(async () => (await storedReceipts()).length === held.length);
+      expect(new Map((await storedReceipts()).map((row) => [row.request_id, row.jws]))).toEqual(
+        new Map(held.map((one) => [one.id, one.receipt])),
+      );
       await crashing.kill();
     } finally {
       await handle.db.execute(sql.raw("DROP FUNCTION pod_test_ledger_unavailable() CASCADE"));
