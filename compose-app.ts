@@ -159,12 +159,13 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
       await limiters.close();
       await signals?.close();
       await app.responseCache?.close();
-      await app.receipts?.store.flush();
       await app.usageRecords?.close();
       await stopTracing?.();
       // Stopping leases closes the journal they share.
       if (leases) await leases.stop();
       else journal.close();
+      // After the leases' last batches: the receipts those could not store are queued here.
+      await app.receipts?.store.flush();
       await holds.stop((leases?.unwritten ?? 0) > 0);
       await database.close();
     },
