@@ -33,7 +33,7 @@ describe("ReceiptSlot", () => {
     expect(new ReceiptSlot().offer("a.b.c", () => {})).toBe(false);
   });
 
-  it("closed after it was offered (a quarantine, no usage record): stored elsewhere once, never taken", () => {
+  it("closed after it was offered (a quarantine, a batch the ledger cannot take now): stored elsewhere once, never taken", () => {
     const slot = new ReceiptSlot();
     const alone: string[] = [];
     slot.queued();
