@@ -9,7 +9,10 @@ const min = (a: bigint, b: bigint) => (a < b ? a : b);
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /** The settlement as JSON, bigints as decimal strings (what an operator reads in the quarantine). */
-function settlementRecord(settlement: LeaseSettlement): Record<string, unknown> {
+function settlementRecord({
+  receipt: _inMemoryOnly,
+  ...settlement
+}: LeaseSettlement): Record<string, unknown> {
   return JSON.parse(
     JSON.stringify(settlement, (_key, value: unknown) =>
       typeof value === "bigint" ? value.toString() : value,

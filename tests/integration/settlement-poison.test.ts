@@ -67,12 +67,20 @@ describe("a settlement the database refuses", () => {
     );
     expect(usage).toHaveLength(11);
     expect(usage.map((row) => row.request_id)).not.toContain(poisoned);
-    const [quarantined] = await queryRows<{ reason: string; charged: string; loss: string }>(
+    const [quarantined] = await queryRows<{
+      reason: string;
+      charged: string;
+      loss: string;
+      settlement: Record<string, unknown>;
+    }>(
       gateway.app.database.db,
-      sql`SELECT reason, charged_microunits::text AS charged, loss_microunits::text AS loss
+      sql`SELECT reason, charged_microunits::text AS charged, loss_microunits::text AS loss, settlement
           FROM settlement_quarantine WHERE request_id = ${poisoned}`,
     );
     expect(quarantined?.reason).toMatch(/^22003: .*poisoned settlement/);
+    // The record an operator reads is the settlement as written, not the in-memory receipt slot beside it.
+    expect(quarantined?.settlement).toMatchObject({ requestId: poisoned });
+    expect(quarantined?.settlement).not.toHaveProperty("receipt");
     // The balance covered it: the account paid, nothing went to the loss account.
     expect(BigInt(quarantined?.charged ?? "0")).toBeGreaterThan(0n);
     expect(quarantined?.loss).toBe("0");
