@@ -5,6 +5,7 @@ import { badRequest } from "../../errors/gateway-error";
 import type { ApiRequest } from "../../http/api-request";
 import { BufferedResponse } from "../../http/buffered-response";
 import { jsonResponse } from "../../http/responses";
+import { writeQueued } from "../../receipts/stored-receipt";
 import { activityKeyFilter } from "../../tokens/key-scopes";
 import type { ApiCall } from "../route-definition";
 
@@ -33,14 +34,6 @@ function filtersOf(request: ApiRequest) {
     model: parsed.data.model,
     route: parsed.data.route,
   };
-}
-
-/**
- * What this process answered but has only queued: the settlements (leases) and their receipts,
- * both written a few milliseconds later; written now so the list has the latest requests whole.
- */
-function writeQueued(app: ApiCall<"token">["app"]): Promise<unknown> {
-  return Promise.all([app.leases?.flush(), app.receipts?.store.flush()]);
 }
 
 /**
