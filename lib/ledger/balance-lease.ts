@@ -243,6 +243,8 @@ export class BalanceLeases {
     const charged = min(settlement.cost, coverable);
     lease.unwritten += charged;
     const full: LeaseSettlement = { ...settlement, leaseId: lease.leaseId, charged };
+    // Its receipt, signed once this returns, may go with the batch that writes it.
+    full.receipt?.queued();
     // Within the window the caller is answered before the settlement is stored anywhere, and it
     // goes straight to the ledger's next batch: a journal row would be inserted only for that
     // batch to delete it (a fifth of the database's work a request). A crash before the batch

@@ -175,7 +175,6 @@ export async function settleRequest(
       input.hold.amount,
       chargeBeyondHold,
     );
-    input.receipt?.queued();
   } else {
     app.holds.forget(input.hold.id);
     settled = await settleInference(database, {
