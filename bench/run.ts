@@ -14,7 +14,10 @@
 // process's main-thread CPU a whole request, and, inside each gateway, a request's time with its
 // event loop's active and idle parts (bench/probe.mjs); writes nothing;
 // with BENCH_AB_DIR=<another checkout> also that checkout's gateway on PGlite, interleaved with the rest:
-// a before/after of a hot-path change in one run).
+// a before/after of a hot-path change in one run), --only throughput (issue 34: the 50-connection
+// rounds alone, the bare proxy and this gateway on PGlite and Postgres, pages off, systems alternated;
+// prints each round's req/s and CPU a request, the main thread's apart; writes nothing; with
+// BENCH_AB_DIR also that checkout's gateway on both databases).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,8 +62,9 @@ const journals = args.has("--journals");
 const argv = process.argv.slice(2);
 const onlyAt = argv.indexOf("--only");
 const only = onlyAt >= 0 ? argv[onlyAt + 1] : argv.find((arg) => arg.startsWith("--only="))?.slice(7);
-if (only !== undefined && only !== "cross-replica" && only !== "cache-hit" && only !== "latency")
-  throw new Error(`--only ${only}: the scenarios that run alone are cross-replica, cache-hit and latency`);
+const alone = ["cross-replica", "cache-hit", "latency", "throughput"];
+if (only !== undefined && !alone.includes(only))
+  throw new Error(`--only ${only}: the scenarios that run alone are ${alone.join(", ")}`);
 const config = {
   sequential: Number(process.env.BENCH_COUNT ?? (quick ? 300 : 1000)),
   warmup: quick ? 100 : 300,
@@ -647,8 +651,64 @@ async function latencyRun(): Promise<void> {
   );
 }
 
+/**
+ * The 50-connection rounds alone, for working on throughput: no build (pages off), no
+ * concurrency-1 phase, no slow streams; prints, per round, each system's req/s and CPU a
+ * request (all its processes, and its main thread alone); writes nothing to results.md.
+ */
+async function throughputRun(): Promise<void> {
+  const busyAll = machineBusy();
+  const upstream = await startUpstream();
+  const systems: System[] = [await startBareProxy(upstream.origin)];
+  const env = { POD_PAGES: "off" };
+  await startOurGateways(systems, upstream.origin, { env });
+  const other = process.env.BENCH_AB_DIR;
+  if (other) {
+    systems.push(
+      await startGateway({
+        key: "gateway-pglite-b",
+        label: `PGlite, ${other}`,
+        upstreamOrigin: upstream.origin,
+        env,
+        cwd: other,
+      }),
+    );
+    const databaseUrl = await scratchPostgres(postgresBase, "pod_bench_b");
+    if (databaseUrl)
+      systems.push(
+        await startGateway({
+          key: "gateway-postgres-b",
+          label: `Postgres, ${other}`,
+          upstreamOrigin: upstream.origin,
+          databaseUrl,
+          env,
+          cwd: other,
+        }),
+      );
+  }
+  const results = new Map<string, string[]>(systems.map((system) => [system.key, []]));
+  for (let round = 0; round < config.rounds; round += 1) {
+    for (let offset = 0; offset < systems.length; offset += 1) {
+      const system = systems[(round + offset) % systems.length] as System;
+      const mainBefore = mainThreadCpuMs(system.pid);
+      const measured = await throughputRound(system);
+      const main = (mainThreadCpuMs(system.pid) - mainBefore) / Math.max(1, measured.requests);
+      results
+        .get(system.key)
+        ?.push(
+          `${fmt(measured.rps, 0)} req/s, ${fmt(measured.cpuPerRequest, 3)} ms (main ${fmt(main, 3)})${measured.statementsPerRequest === undefined ? "" : `, ${fmt(measured.statementsPerRequest, 3)} statements`}`,
+        );
+    }
+    process.stdout.write(`round ${round + 1}/${config.rounds}\n`);
+  }
+  for (const system of systems)
+    process.stdout.write(`${system.label}: ${(results.get(system.key) ?? []).join(" | ")}\n`);
+  process.stdout.write(`all cores ${Math.round(busyAll() * 100)}% busy over the run\n`);
+}
+
 async function main() {
   if (journals) return journalsRun();
+  if (only === "throughput") return throughputRun();
   if (only === "cross-replica") return crossReplicaRun();
   if (only === "latency") return latencyRun();
   if (only === "cache-hit") {
