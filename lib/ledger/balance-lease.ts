@@ -131,9 +131,10 @@ export class BalanceLeases {
   #flushing = 0;
   /**
    * Answered within the window and sent straight to the ledger's next batch, with no journal
-   * row: each holds a window slot until its batch commits (or the journal takes it after all).
+   * row, by request id: each holds a window slot until its batch commits (or the journal takes
+   * it after all).
    */
-  readonly #direct = new Set<string>();
+  readonly #direct = new Map<string, LeaseSettlement>();
   #writeTimer: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout;
   #owingTimer: NodeJS.Timeout;
@@ -251,7 +252,7 @@ export class BalanceLeases {
     // commits leaves this request unbilled (its lease goes back whole), the bounded loss the docs
     // state. Past the window, the answer waits for its journal row.
     if (this.window.tryOpen()) {
-      this.#direct.add(full.requestId);
+      this.#direct.set(full.requestId, full);
       this.#pending.push(full);
       this.#scheduleWrite();
     } else await this.#journal(full);
@@ -340,7 +341,32 @@ export class BalanceLeases {
     );
     this.#stopped = true;
     if (this.#writeTimer) clearTimeout(this.#writeTimer);
+    await this.#journalUnwritten();
     this.#options.journal.close();
+  }
+
+  /**
+   * At a clean stop, the answers sent straight to a batch the database has not written (held up
+   * past the wait) are journaled, so a stop loses none of them: the window is what a kill -9
+   * can lose, not a SIGTERM. A batch that commits after all leaves its rows to a replay that
+   * finds them billed.
+   */
+  async #journalUnwritten(): Promise<void> {
+    const unwritten = [...this.#direct.values()];
+    this.#direct.clear();
+    await Promise.all(
+      unwritten.map((settlement) =>
+        this.#options.journal
+          .append(settlement)
+          .finally(() => this.window.close())
+          .catch((error: unknown) =>
+            log.error("journaling an unwritten settlement at shutdown failed", {
+              requestId: settlement.requestId,
+              error,
+            }),
+          ),
+      ),
+    );
   }
 
   #lease(accountId: bigint): AccountLease {

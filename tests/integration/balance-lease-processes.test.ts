@@ -188,55 +188,61 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     expect((await usageOf(accountId)).requests).toBe(6);
   }, 120_000);
 
-  it("a settlement the database refuses: reads and SIGTERM do not hang, a restart bills the rest and quarantines it", async () => {
-    const env = gatewayEnv();
-    await installSettlementPoison(handle.db);
-    const gateway = await startGatewayProcess(env);
-    const { token, accountId } = await fundedToken(gateway, 1_000_000n);
-    // The writer is stuck behind a lock while the process serves, as on a slow or wedged database.
-    const blocked = await blockUsageWrites();
-    const ids: string[] = [];
-    for (let index = 0; index < 6; index += 1) {
-      const response = await ask(gateway, token, index, index % 2 === 1);
-      expect(response.status).toBe(200);
-      await response.text();
-      ids.push(response.headers.get("x-request-id") ?? "");
-    }
-    await poisonRequest(handle.db, ids[2] ?? "");
-    let started = Date.now();
-    const read = await fetch(`${gateway.url}/proxy/${token}/balance`);
-    expect(read.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(5_000);
-    started = Date.now();
-    await gateway.stop(); // SIGTERM
-    expect(Date.now() - started).toBeLessThan(15_000);
+  it.each(["file", "database"] as const)(
+    "a settlement the database refuses (%s journal): reads and SIGTERM do not hang, a restart bills the rest and quarantines it",
+    async (journalKind) => {
+      // The six answers go straight to the ledger's next batch (the journal window), which the lock
+      // holds up: the stop journals them, so a SIGTERM loses none of them.
+      const env = gatewayEnv(journalKind);
+      await installSettlementPoison(handle.db);
+      const gateway = await startGatewayProcess(env);
+      const { token, accountId } = await fundedToken(gateway, 1_000_000n);
+      // The writer is stuck behind a lock while the process serves, as on a slow or wedged database.
+      const blocked = await blockUsageWrites();
+      const ids: string[] = [];
+      for (let index = 0; index < 6; index += 1) {
+        const response = await ask(gateway, token, index, index % 2 === 1);
+        expect(response.status).toBe(200);
+        await response.text();
+        ids.push(response.headers.get("x-request-id") ?? "");
+      }
+      await poisonRequest(handle.db, ids[2] ?? "");
+      let started = Date.now();
+      const read = await fetch(`${gateway.url}/proxy/${token}/balance`);
+      expect(read.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      started = Date.now();
+      await gateway.stop(); // SIGTERM
+      expect(Date.now() - started).toBeLessThan(15_000);
 
-    await blocked.killEveryConnection();
-    expect((await usageOf(accountId)).requests).toBe(0);
-    expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // kept for the replay
+      await blocked.killEveryConnection();
+      expect((await usageOf(accountId)).requests).toBe(0);
+      expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // kept for the replay
 
-    const next = await createAppContext({
-      env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
-      sweeper: false,
-    });
-    try {
-      const usage = await usageOf(accountId);
-      expect(usage.requests).toBe(5);
-      const quarantined = await queryRows<{ request_id: string; charged: string }>(
-        handle.db,
-        sql`SELECT request_id, charged_microunits::text AS charged FROM settlement_quarantine`,
-      );
-      expect(quarantined.map((row) => row.request_id)).toEqual([ids[2]]);
-      const balance = await getAccountBalance(handle.db, accountId);
-      expect(balance).toMatchObject({
-        held: 0n,
-        balance: 1_000_000n - usage.charged - BigInt(quarantined[0]?.charged ?? "0"),
+      const next = await createAppContext({
+        env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
+        sweeper: false,
       });
-      expect(await verifyLedger(handle.db)).toEqual([]);
-    } finally {
-      await next.close();
-    }
-  }, 120_000);
+      try {
+        const usage = await usageOf(accountId);
+        expect(usage.requests).toBe(5);
+        const quarantined = await queryRows<{ request_id: string; charged: string }>(
+          handle.db,
+          sql`SELECT request_id, charged_microunits::text AS charged FROM settlement_quarantine WHERE account_id = ${accountId}`,
+        );
+        expect(quarantined.map((row) => row.request_id)).toEqual([ids[2]]);
+        const balance = await getAccountBalance(handle.db, accountId);
+        expect(balance).toMatchObject({
+          held: 0n,
+          balance: 1_000_000n - usage.charged - BigInt(quarantined[0]?.charged ?? "0"),
+        });
+        expect(await verifyLedger(handle.db)).toEqual([]);
+      } finally {
+        await next.close();
+      }
+    },
+    120_000,
+  );
 
   interface Answer {
     id: string;
