@@ -104,8 +104,8 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
           ttlSeconds: env.HOLD_TTL_SECONDS,
           idleMs: env.BALANCE_LEASE_IDLE_MS,
           writeDelayMs: env.BALANCE_LEASE_WRITE_DELAY_MS,
-          // The file journal's write costs microseconds: every answer still waits for it.
-          journalWindow: journal instanceof DatabaseJournal ? env.BILLING_JOURNAL_WINDOW : 0,
+          // On either journal: waiting for the file's line cost a PGlite answer 0.065 to 0.41 ms at concurrency 1.
+          journalWindow: env.BILLING_JOURNAL_WINDOW,
         })
       : undefined;
 

@@ -300,9 +300,9 @@ const envSchema = z.object({
    */
   BILLING_JOURNAL: z.enum(["auto", "database", "file"]).default("auto"),
   /**
-   * With the database journal: how many answers may go out before their settlements are stored
-   * (0: every answer waits for its journal row). Those skip the journal and go straight to the
-   * ledger's next batch. A process killed meanwhile leaves at most this many answers unbilled, in
+   * How many answers may go out before their settlements are stored (0: every answer waits for
+   * its journal row or line). Those skip the journal, the database's or the file, and go straight
+   * to the ledger's next batch. A process killed meanwhile leaves at most this many answers unbilled, in
    * the caller's favour (content/docs/resources/crash-recovery.mdx).
    */
   BILLING_JOURNAL_WINDOW: z.coerce.number().int().min(0).max(10_000).default(64),

@@ -136,8 +136,9 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     return { requests: Number(rows[0]?.requests ?? 0), charged: BigInt(rows[0]?.charged ?? "0") };
   }
 
-  it("a process killed (kill -9) before writing what it served is billed for all of it at the next start", async () => {
-    const env = gatewayEnv();
+  it("with no journal window, a process killed (kill -9) before writing what it served is billed for all of it at the next start", async () => {
+    // BILLING_JOURNAL_WINDOW=0: every answer waits for its journal line, the setting that loses nothing.
+    const env = { ...gatewayEnv(), BILLING_JOURNAL_WINDOW: "0" };
     const crashing = await startGatewayProcess(env);
     const { token, accountId } = await fundedToken(crashing, 1_000_000n);
     const blocked = await blockUsageWrites();
@@ -627,6 +628,55 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       held: 0n,
       available: funded - warm.cost,
     });
+  }, 120_000);
+
+  it("the file journal's window: with the database held up, answers past the window wait only for their journal lines; after kill -9 the next start on the same disk bills every journaled answer, and exactly the counted ones go unbilled", async () => {
+    const env = { ...gatewayEnv("file"), BALANCE_LEASE_WRITE_DELAY_MS: "1000", BILLING_JOURNAL_WINDOW: "5" };
+    const crashing = await startGatewayProcess(env);
+    const funded = 20_000_000n;
+    const { token, accountId } = await fundedToken(crashing, funded);
+    const warm = await answer(crashing, token, 0, false);
+    expect(warm.status).toBe(200);
+    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+
+    const lock = await lockDatabase();
+    const before = await journalFigures(crashing);
+    // Twenty at once: five go out with their settlements on the way to the held-up ledger; the
+    // other fifteen wait for their journal lines, which the file takes while the database waits.
+    const all = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => answer(crashing, token, index + 1, false)),
+    );
+    for (const one of all) expect(one).toMatchObject({ status: 200, complete: true });
+    await until(async () => (await inserts("ledger")).waiting === 1);
+    const atKill = await journalFigures(crashing);
+    expect(atKill.bound).toBe(5);
+    expect(atKill.unjournaled).toBe(5);
+    expect(atKill.windowFull - before.windowFull).toBe(15);
+    const directory = env.BILLING_JOURNAL_DIR ?? "";
+    const journaled = new Set(
+      readdirSync(directory).flatMap((file) =>
+        [...readFileSync(path.join(directory, file), "utf8").matchAll(/"(req_[0-9a-f]+)"/g)].map(
+          (match) => match[1],
+        ),
+      ),
+    );
+    await crashing.kill();
+    // The dead process's ledger batch never commits (its connection ends, as with a lost host).
+    await lock.dropWaitingInserts();
+    await lock.release();
+
+    const next = await startGatewayProcess(env); // the same disk: it replays the dead process's journal
+    await until(async () => (await heldBy(1)) === 0);
+    await next.stop();
+    const { billed, unbilled } = await billedOnce([warm, ...all], accountId, funded, {
+      bound: atKill.bound,
+      among: all,
+    });
+    // Exactly the answers the counter showed out unstored, and none that had a journal line.
+    expect(unbilled).toHaveLength(atKill.unjournaled);
+    for (const one of unbilled) expect(journaled.has(one.id)).toBe(false);
+    expect(billed.size).toBe(16);
+    for (const one of all.filter((each) => billed.has(each.id))) expect(journaled.has(one.id)).toBe(true);
   }, 120_000);
 
   it("a ledger the database cannot take: answers sent straight to it get journal rows after all, so a kill -9 then loses none of them", async () => {

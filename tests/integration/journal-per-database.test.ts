@@ -102,6 +102,9 @@ describe("file databases sharing one BILLING_JOURNAL_DIR", () => {
     ADMIN_TOKEN: adminToken,
     REGISTER_RATE_LIMIT_PER_MINUTE: "1000",
     BALANCE_LEASE: "on",
+    // Every answer waits for its journal line: what this suite checks is whose journal a start
+    // replays, so the answers of a killed process must all be in one.
+    BILLING_JOURNAL_WINDOW: "0",
     DEAD_INSTANCE_CHECK_SECONDS: "1",
   });
   const inProcess = (dataDir: string) =>
