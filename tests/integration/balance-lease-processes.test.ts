@@ -138,7 +138,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
 
   it("with no journal window, a process killed (kill -9) before writing what it served is billed for all of it at the next start", async () => {
     // BILLING_JOURNAL_WINDOW=0: every answer waits for its journal line, the setting that loses nothing.
-    const env = { ...gatewayEnv(), BILLING_JOURNAL_WINDOW: "0" };
+    const env: Record<string, string> = { ...gatewayEnv(), BILLING_JOURNAL_WINDOW: "0" };
     const crashing = await startGatewayProcess(env);
     const { token, accountId } = await fundedToken(crashing, 1_000_000n);
     const blocked = await blockUsageWrites();
@@ -631,7 +631,11 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
   }, 120_000);
 
   it("the file journal's window: with the database held up, answers past the window wait only for their journal lines; after kill -9 the next start on the same disk bills every journaled answer, and exactly the counted ones go unbilled", async () => {
-    const env = { ...gatewayEnv("file"), BALANCE_LEASE_WRITE_DELAY_MS: "1000", BILLING_JOURNAL_WINDOW: "5" };
+    const env: Record<string, string> = {
+      ...gatewayEnv("file"),
+      BALANCE_LEASE_WRITE_DELAY_MS: "1000",
+      BILLING_JOURNAL_WINDOW: "5",
+    };
     const crashing = await startGatewayProcess(env);
     const funded = 20_000_000n;
     const { token, accountId } = await fundedToken(crashing, funded);
