@@ -356,17 +356,17 @@ export class BalanceLeases {
     this.#direct.clear();
     await Promise.all(
       unwritten.map((settlement) =>
-        this.#options.journal
-          .append(settlement)
-          .finally(() => this.window.close())
-          .catch((error: unknown) =>
-            log.error("journaling an unwritten settlement at shutdown failed", {
-              requestId: settlement.requestId,
-              error,
-            }),
-          ),
+        this.#journalDirect(settlement, "journaling an unwritten settlement at shutdown failed"),
       ),
     );
+  }
+
+  /** Journals a settlement that went straight to the ledger; its window slot is free once the journal has it. */
+  #journalDirect(settlement: LeaseSettlement, failure: string): Promise<void> {
+    return this.#options.journal
+      .append(settlement)
+      .finally(() => this.window.close())
+      .catch((error: unknown) => log.error(failure, { requestId: settlement.requestId, error }));
   }
 
   #lease(accountId: bigint): AccountLease {
@@ -480,15 +480,7 @@ export class BalanceLeases {
   #journalStranded(left: readonly LeaseSettlement[]): void {
     for (const settlement of left) {
       if (!this.#direct.delete(settlement.requestId)) continue;
-      this.#options.journal
-        .append(settlement)
-        .finally(() => this.window.close())
-        .catch((error: unknown) =>
-          log.error("journaling a settlement the ledger could not take failed", {
-            requestId: settlement.requestId,
-            error,
-          }),
-        );
+      void this.#journalDirect(settlement, "journaling a settlement the ledger could not take failed");
     }
   }
 

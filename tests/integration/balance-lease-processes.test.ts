@@ -11,6 +11,7 @@ import { getAccountBalance } from "../../lib/ledger/accounts";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
+import { registerFundedToken } from "../helpers/funded-token";
 import { inferenceClient } from "../helpers/inference-client";
 import { testSharedPostgres } from "../helpers/services";
 import { installSettlementPoison, poisonRequest } from "../helpers/settlement-poison";
@@ -80,22 +81,10 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     gateway: GatewayProcess,
     amount: bigint,
   ): Promise<{ token: string; accountId: bigint }> {
-    const registered = (await (await fetch(`${gateway.url}/v1/register`, { method: "POST" })).json()) as {
-      api_token: string;
-    };
-    const credited = await fetch(`${gateway.url}/v1/admin/credits`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        api_token: registered.api_token,
-        amount_microunits: amount.toString(),
-        reason: "test",
-      }),
-    });
-    expect(credited.status).toBe(200);
-    const record = await findToken(handle.db, registered.api_token);
+    const token = await registerFundedToken(gateway.url, adminToken, amount);
+    const record = await findToken(handle.db, token);
     if (!record) throw new Error("token missing");
-    return { token: registered.api_token, accountId: record.accountId };
+    return { token, accountId: record.accountId };
   }
 
   const ask = (gateway: GatewayProcess, token: string, index: number, stream = false) =>
@@ -477,6 +466,16 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     };
   }
 
+  /** A funded token on the gateway, and its first answer, once that answer's settlement is stored. */
+  async function warmedUp(gateway: GatewayProcess) {
+    const funded = 20_000_000n;
+    const { token, accountId } = await fundedToken(gateway, funded);
+    const warm = await answer(gateway, token, 0, false);
+    expect(warm.status).toBe(200);
+    await until(async () => (await journalFigures(gateway)).unjournaled === 0);
+    return { funded, token, accountId, warm };
+  }
+
   /** Polls `condition` (a state the code or the database shows) until it holds; fails after 15 s. */
   async function until(condition: () => Promise<boolean>): Promise<void> {
     const deadline = Date.now() + 15_000;
@@ -515,11 +514,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
   it("a database held up: at most BILLING_JOURNAL_WINDOW answers go out before their settlements are stored, the rest wait for their journal rows in one group, all are billed once", async () => {
     // Settlements wait a second for company before the ledger (unless the window crowds).
     const { first: crashing, second: survivor } = await twoReplicas(1000, { BILLING_JOURNAL_WINDOW: "4" });
-    const funded = 20_000_000n;
-    const { token, accountId } = await fundedToken(crashing, funded);
-    const warm = await answer(crashing, token, 0, false);
-    expect(warm.status).toBe(200);
-    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+    const { funded, token, accountId, warm } = await warmedUp(crashing);
 
     // The journal and the ledger are locked: the ledger's batch and the journal's INSERT wait in
     // the database, and the requests that settle behind that INSERT queue for the next group.
@@ -579,11 +574,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
 
   it("kill -9 under concurrent load with the database held up: exactly the answers the counter showed unstored go unbilled, never more than the window, in the caller's favour", async () => {
     const { first: crashing, second: survivor } = await twoReplicas(1000, { BILLING_JOURNAL_WINDOW: "5" });
-    const funded = 20_000_000n;
-    const { token, accountId } = await fundedToken(crashing, funded);
-    const warm = await answer(crashing, token, 0, false);
-    expect(warm.status).toBe(200);
-    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+    const { funded, token, accountId, warm } = await warmedUp(crashing);
 
     const lock = await lockDatabase();
     const before = await journalFigures(crashing);
@@ -637,11 +628,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       BILLING_JOURNAL_WINDOW: "5",
     };
     const crashing = await startGatewayProcess(env);
-    const funded = 20_000_000n;
-    const { token, accountId } = await fundedToken(crashing, funded);
-    const warm = await answer(crashing, token, 0, false);
-    expect(warm.status).toBe(200);
-    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+    const { funded, token, accountId, warm } = await warmedUp(crashing);
 
     const lock = await lockDatabase();
     const before = await journalFigures(crashing);
@@ -690,11 +677,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       BILLING_JOURNAL_WINDOW: "8",
     };
     const crashing = await startGatewayProcess(env);
-    const funded = 20_000_000n;
-    const { token, accountId } = await fundedToken(crashing, funded);
-    const warm = await answer(crashing, token, 0, false);
-    expect(warm.status).toBe(200);
-    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+    const { funded, token, accountId, warm } = await warmedUp(crashing);
     // Every ledger batch fails as a database that cannot take it right now does (55P03,
     // lock_not_available: transient, retried), while the journal's table takes rows.
     await handle.db.execute(

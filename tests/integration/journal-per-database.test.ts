@@ -12,6 +12,7 @@ import { VolatileJournal } from "../../lib/ledger/settlement-journal";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
+import { registerFundedToken } from "../helpers/funded-token";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { inferenceClient } from "../helpers/inference-client";
 import { startGatewayProcess } from "../helpers/x402-gateway-process";
@@ -113,18 +114,7 @@ describe("file databases sharing one BILLING_JOURNAL_DIR", () => {
       sweeper: false,
     });
 
-  async function fundedToken(url: string): Promise<string> {
-    const registered = (await (await fetch(`${url}/v1/register`, { method: "POST" })).json()) as {
-      api_token: string;
-    };
-    const credited = await fetch(`${url}/v1/admin/credits`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ api_token: registered.api_token, amount_microunits: "1000000", reason: "test" }),
-    });
-    expect(credited.status).toBe(200);
-    return registered.api_token;
-  }
+  const fundedToken = (url: string) => registerFundedToken(url, adminToken, 1_000_000n);
 
   /** Opens a data directory (creating and migrating it) to add or drop a trigger that stalls usage writes. */
   async function stallUsageWrites(dataDir: string, stall: boolean): Promise<void> {

@@ -10,6 +10,7 @@ import { getAccountBalance } from "../../lib/ledger/accounts";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
+import { registerFundedToken } from "../helpers/funded-token";
 import { inferenceClient } from "../helpers/inference-client";
 import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gateway-process";
 
@@ -44,23 +45,6 @@ describe("a PGlite gateway killed (kill -9) right after an answer", () => {
     BILLING_JOURNAL_WINDOW: window,
   });
 
-  async function fundedToken(url: string, amount: bigint): Promise<string> {
-    const registered = (await (await fetch(`${url}/v1/register`, { method: "POST" })).json()) as {
-      api_token: string;
-    };
-    const credited = await fetch(`${url}/v1/admin/credits`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        api_token: registered.api_token,
-        amount_microunits: amount.toString(),
-        reason: "test",
-      }),
-    });
-    expect(credited.status).toBe(200);
-    return registered.api_token;
-  }
-
   async function ask(gateway: GatewayProcess, token: string, index: number) {
     const response = await inferenceClient({ baseUrl: gateway.url }, token).chat({
       content: `request ${index} [fake:tokens=30]`,
@@ -94,7 +78,7 @@ describe("a PGlite gateway killed (kill -9) right after an answer", () => {
       let first: Awaited<ReturnType<typeof ask>>;
       let last: Awaited<ReturnType<typeof ask>>;
       try {
-        token = await fundedToken(crashing.url, funded);
+        token = await registerFundedToken(crashing.url, adminToken, funded);
         first = await ask(crashing, token, 0);
         await expect.poll(() => unjournaled(crashing), { timeout: 10_000 }).toBe(0); // its batch is written
         last = await ask(crashing, token, 1);

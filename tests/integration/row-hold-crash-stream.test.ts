@@ -9,6 +9,7 @@ import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
 import { countTokens } from "../../lib/usage/tokenizer";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
+import { registerFundedToken } from "../helpers/funded-token";
 import { streamedPieces } from "../helpers/inference-client";
 import { testSharedPostgres } from "../helpers/services";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
@@ -61,23 +62,11 @@ describe.skipIf(!postgresUrl)("a hold-row stream cut by kill -9, file journal", 
 
   it("the next start bills the relayed part once, out of the hold, and frees the rest", async () => {
     const crashing = await startGatewayProcess(env());
-    const registered = (await (await fetch(`${crashing.url}/v1/register`, { method: "POST" })).json()) as {
-      api_token: string;
-    };
     const funded = 5_000_000n;
-    const credited = await fetch(`${crashing.url}/v1/admin/credits`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        api_token: registered.api_token,
-        amount_microunits: funded.toString(),
-        reason: "test",
-      }),
-    });
-    expect(credited.status).toBe(200);
-    const record = await findToken(handle.db, registered.api_token);
+    const token = await registerFundedToken(crashing.url, adminToken, funded);
+    const record = await findToken(handle.db, token);
     if (!record) throw new Error("token missing");
-    const response = await fetch(`${crashing.url}/proxy/${registered.api_token}/v1/chat/completions`, {
+    const response = await fetch(`${crashing.url}/proxy/${token}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({

@@ -11,6 +11,7 @@ import { verifyLedger } from "../../../lib/ledger/verify-ledger";
 import { findToken } from "../../../lib/tokens/find-token";
 import { editConfig, podAgent, type RunningAgent, startAgent } from "../../helpers/agent-process";
 import { type FakeUpstream, startFakeUpstream } from "../../helpers/fake-upstream";
+import { registerFundedToken } from "../../helpers/funded-token";
 import { type PrivateRedis, privateRedisSkipReason, startPrivateRedis } from "../../helpers/private-redis";
 import { startTcpBalancer, type TcpBalancer } from "../../helpers/tcp-balancer";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-database";
@@ -60,22 +61,9 @@ describe.skipIf(skipReason !== undefined)("one marketplace across three replicas
   const health = async (name: "a" | "b" | "c"): Promise<Health> =>
     (await (await fetch(`${replicas[name].url}/health`)).json()) as Health;
 
-  async function fundedToken(amount: bigint): Promise<string> {
-    const registered = (await (await fetch(`${replicas.a.url}/v1/register`, { method: "POST" })).json()) as {
-      api_token: string;
-    };
-    const credited = await fetch(`${replicas.b.url}/v1/admin/credits`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        api_token: registered.api_token,
-        amount_microunits: amount.toString(),
-        reason: "test",
-      }),
-    });
-    expect(credited.status).toBe(200);
-    return registered.api_token;
-  }
+  // Registered on one replica and credited through another.
+  const fundedToken = (amount: bigint) =>
+    registerFundedToken(replicas.a.url, adminToken, amount, replicas.b.url);
 
   async function balanceOfToken(token: string) {
     const record = await findToken(handle.db, token);
