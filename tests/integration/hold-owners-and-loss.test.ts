@@ -153,6 +153,8 @@ describe("usage that exceeds what the account can cover", () => {
         available: 500n,
       });
       expect(await accountBalance(gateway, "external", "inference-loss")).toBe(-4_500n);
+      // The counters are bookkeeping after the answer (the next check phase): let it run.
+      await new Promise((resolve) => setImmediate(resolve));
       expect(gatewayMetrics.lossMicrounits.value() - lossBefore).toBe(4_500);
 
       const unauthorized = await fetch(`${gateway.baseUrl}/metrics`);
