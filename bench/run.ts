@@ -13,7 +13,7 @@
 // on PGlite and, when it answers, Postgres, pages off; prints the added p50 and TTFB p50, each
 // process's main-thread CPU a whole request, and, inside each gateway, a request's time with its
 // event loop's active and idle parts (bench/probe.mjs); writes nothing;
-// with BENCH_AB_DIR=<another checkout> also that checkout's gateway on PGlite, interleaved with the rest:
+// with BENCH_AB_DIR=<another checkout> also that checkout's gateway on both databases, interleaved with the rest:
 // a before/after of a hot-path change in one run), --only throughput (issue 34: the 50-connection
 // rounds alone, the bare proxy and this gateway on PGlite and Postgres, pages off, systems alternated;
 // prints each round's req/s and CPU a request, the main thread's apart; writes nothing; with
@@ -567,24 +567,36 @@ function addRun(section: string): void {
 /**
  * This gateway twice, on a fresh file-backed PGlite and on a scratch Postgres database when
  * Postgres answers, appended to `systems`; the Postgres URL, or undefined when it did not answer.
+ * With `checkout`, that other checkout's gateway instead (keys ending "-b", its own database).
  */
 async function startOurGateways(
   systems: System[],
   upstreamOrigin: string,
-  options: Pick<GatewayOptions, "env" | "exposeGc">,
+  options: Pick<GatewayOptions, "env" | "exposeGc"> & { checkout?: string },
 ): Promise<string | undefined> {
+  const { checkout, ...gateway } = options;
+  const of = checkout
+    ? { suffix: "-b", label: (database: string) => `${database}, ${checkout}`, cwd: { cwd: checkout } }
+    : { suffix: "", label: (database: string) => `this gateway, ${database}`, cwd: {} };
   systems.push(
-    await startGateway({ key: "gateway-pglite", label: "this gateway, PGlite", upstreamOrigin, ...options }),
+    await startGateway({
+      key: `gateway-pglite${of.suffix}`,
+      label: of.label("PGlite"),
+      upstreamOrigin,
+      ...gateway,
+      ...of.cwd,
+    }),
   );
-  const databaseUrl = await scratchPostgres(postgresBase, "pod_bench");
+  const databaseUrl = await scratchPostgres(postgresBase, checkout ? "pod_bench_b" : "pod_bench");
   if (databaseUrl)
     systems.push(
       await startGateway({
-        key: "gateway-postgres",
-        label: "this gateway, Postgres",
+        key: `gateway-postgres${of.suffix}`,
+        label: of.label("Postgres"),
         upstreamOrigin,
         databaseUrl,
-        ...options,
+        ...gateway,
+        ...of.cwd,
       }),
     );
   return databaseUrl;
@@ -598,18 +610,10 @@ async function latencyRun(): Promise<void> {
   const loadBefore = loadavg();
   const upstream = await startUpstream();
   const systems: System[] = [directSystem(upstream), await startBareProxy(upstream.origin)];
-  await startOurGateways(systems, upstream.origin, { env: { POD_PAGES: "off", BENCH_TIME_REQUESTS: "1" } });
+  const env = { POD_PAGES: "off", BENCH_TIME_REQUESTS: "1" };
+  await startOurGateways(systems, upstream.origin, { env });
   const other = process.env.BENCH_AB_DIR;
-  if (other)
-    systems.push(
-      await startGateway({
-        key: "gateway-pglite-b",
-        label: `PGlite, ${other}`,
-        upstreamOrigin: upstream.origin,
-        env: { POD_PAGES: "off", BENCH_TIME_REQUESTS: "1" },
-        cwd: other,
-      }),
-    );
+  if (other) await startOurGateways(systems, upstream.origin, { env, checkout: other });
   process.stdout.write("concurrency 1...\n");
   // Inside each process over the measured requests: its main thread's CPU, and for the gateways
   // what their probe timed (is a request's time spent running or waiting?).
@@ -663,29 +667,7 @@ async function throughputRun(): Promise<void> {
   const env = { POD_PAGES: "off" };
   await startOurGateways(systems, upstream.origin, { env });
   const other = process.env.BENCH_AB_DIR;
-  if (other) {
-    systems.push(
-      await startGateway({
-        key: "gateway-pglite-b",
-        label: `PGlite, ${other}`,
-        upstreamOrigin: upstream.origin,
-        env,
-        cwd: other,
-      }),
-    );
-    const databaseUrl = await scratchPostgres(postgresBase, "pod_bench_b");
-    if (databaseUrl)
-      systems.push(
-        await startGateway({
-          key: "gateway-postgres-b",
-          label: `Postgres, ${other}`,
-          upstreamOrigin: upstream.origin,
-          databaseUrl,
-          env,
-          cwd: other,
-        }),
-      );
-  }
+  if (other) await startOurGateways(systems, upstream.origin, { env, checkout: other });
   const results = new Map<string, string[]>(systems.map((system) => [system.key, []]));
   for (let round = 0; round < config.rounds; round += 1) {
     for (let offset = 0; offset < systems.length; offset += 1) {

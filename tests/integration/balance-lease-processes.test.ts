@@ -13,8 +13,10 @@ import { findToken } from "../../lib/tokens/find-token";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
 import { registerFundedToken } from "../helpers/funded-token";
 import { inferenceClient } from "../helpers/inference-client";
+import { journalFigures } from "../helpers/journal-figures";
 import { testSharedPostgres } from "../helpers/services";
 import { installSettlementPoison, poisonRequest } from "../helpers/settlement-poison";
+import { startTcpBalancer } from "../helpers/tcp-balancer";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gateway-process";
 
@@ -229,6 +231,70 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
         expect(await verifyLedger(handle.db)).toEqual([]);
       } finally {
         await next.close();
+      }
+    },
+    120_000,
+  );
+
+  it.each([
+    ["gone (every connection refused)", "database"],
+    ["held up (a lock)", "file"],
+  ] as const)(
+    "a database %s: SIGTERM journals the answers already out at once (%s journal), so a SIGKILL a second later loses none and the next start on the same disk bills each once",
+    async (_how, journalKind) => {
+      // The gateway reaches Postgres through a TCP proxy the "gone" case cuts: every connection
+      // dropped and every new one refused, as when the database host goes down. The other case
+      // holds the usage table, as on a wedged database. Either way the answers' batch is not
+      // written, and a platform with a short grace period sends SIGKILL before the stop's wait ends.
+      const gone = journalKind === "database";
+      const target = new URL(database.url ?? "");
+      const proxy = await startTcpBalancer(() => [`tcp://${target.host}`]);
+      const base = gatewayEnv(journalKind);
+      const env = {
+        ...base,
+        DATABASE_URL: base.DATABASE_URL?.replace(target.host, new URL(proxy.url).host) ?? "",
+        BALANCE_LEASE_WRITE_DELAY_MS: "1000",
+      };
+      const gateway = await startGatewayProcess(env);
+      try {
+        const { token, accountId } = await fundedToken(gateway, 1_000_000n);
+        const blocked = gone ? undefined : await blockUsageWrites();
+        const statuses = await Promise.all(
+          [0, 1, 2, 3, 4, 5].map(async (index) => {
+            const response = await ask(gateway, token, index, index % 2 === 1);
+            await response.text();
+            return response.status;
+          }),
+        );
+        expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+        // All six went straight to a batch that waits up to a second: none is stored or journaled.
+        expect((await journalFigures(gateway.url, adminToken)).unjournaled).toBe(6);
+        if (gone) await proxy.close();
+        const stopping = gateway.stop(); // SIGTERM; the stop then waits up to 5 s for the database
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await gateway.kill();
+        await stopping.catch(() => undefined);
+        await blocked?.killEveryConnection();
+        expect((await usageOf(accountId)).requests).toBe(0);
+
+        const next = await createAppContext({
+          env: loadEnv({ ...base, NODE_ENV: "test", LOG_LEVEL: "silent" }),
+          sweeper: false,
+        });
+        try {
+          const usage = await usageOf(accountId);
+          expect(usage.requests).toBe(6);
+          expect(await getAccountBalance(handle.db, accountId)).toMatchObject({
+            held: 0n,
+            balance: 1_000_000n - usage.charged,
+          });
+          expect(await verifyLedger(handle.db)).toEqual([]);
+        } finally {
+          await next.close();
+        }
+      } finally {
+        await gateway.kill();
+        await proxy.close();
       }
     },
     120_000,
@@ -450,29 +516,13 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
   }
 
   /** The journal's figures from the process's /metrics. */
-  async function journalFigures(gateway: GatewayProcess) {
-    const metrics = await fetch(`${gateway.url}/metrics`, {
-      headers: { authorization: `Bearer ${adminToken}` },
-    });
-    const text = await metrics.text();
-    const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
-    return {
-      groupWaits: read("pod_journal_group_waits_total"),
-      early: read("pod_journal_early_answers_total"),
-      windowFull: read("pod_journal_window_full_total"),
-      unjournaled: read("pod_journal_unjournaled_answers"),
-      widest: read("pod_journal_unjournaled_answers_max"),
-      bound: read("pod_journal_window_bound"),
-    };
-  }
-
   /** A funded token on the gateway, and its first answer, once that answer's settlement is stored. */
   async function warmedUp(gateway: GatewayProcess) {
     const funded = 20_000_000n;
     const { token, accountId } = await fundedToken(gateway, funded);
     const warm = await answer(gateway, token, 0, false);
     expect(warm.status).toBe(200);
-    await until(async () => (await journalFigures(gateway)).unjournaled === 0);
+    await until(async () => (await journalFigures(gateway.url, adminToken)).unjournaled === 0);
     return { funded, token, accountId, warm };
   }
 
@@ -521,7 +571,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const lock = await lockDatabase();
     const answers: Answer[] = [warm];
     let answeredSince = 0;
-    const before = await journalFigures(crashing);
+    const before = await journalFigures(crashing.url, adminToken);
     expect(before.bound).toBe(4);
     const all = Array.from({ length: 12 }, (_, index) =>
       answer(crashing, token, index + 1, false).then((settled) => {
@@ -535,14 +585,18 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     await until(async () => answeredSince === 4);
     await until(async () => (await inserts("ledger")).waiting === 1);
     await until(async () => (await inserts("journal")).waiting === 1);
-    await until(async () => (await journalFigures(crashing)).windowFull - before.windowFull === 8);
+    await until(
+      async () => (await journalFigures(crashing.url, adminToken)).windowFull - before.windowFull === 8,
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(answeredSince).toBe(4);
     // Those that came in the INSERT's own turn went with it; every later one queued behind it.
-    expect((await journalFigures(crashing)).groupWaits - before.groupWaits).toBeGreaterThan(0);
+    expect((await journalFigures(crashing.url, adminToken)).groupWaits - before.groupWaits).toBeGreaterThan(
+      0,
+    );
     expect((await inserts("journal")).active).toBe(1);
     expect((await inserts("ledger")).active).toBe(1);
-    const held = await journalFigures(crashing);
+    const held = await journalFigures(crashing.url, adminToken);
     expect(held.unjournaled).toBe(4);
     expect(held.early - before.early).toBe(4);
     expect(held.windowFull - before.windowFull).toBe(8);
@@ -560,7 +614,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     await lock.release();
     await Promise.all(all);
     expect(answers.filter((one) => one.status === 200 && one.complete)).toHaveLength(13);
-    await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+    await until(async () => (await journalFigures(crashing.url, adminToken)).unjournaled === 0);
     await crashing?.kill();
 
     const deadline = Date.now() + 15_000;
@@ -577,7 +631,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const { funded, token, accountId, warm } = await warmedUp(crashing);
 
     const lock = await lockDatabase();
-    const before = await journalFigures(crashing);
+    const before = await journalFigures(crashing.url, adminToken);
     const answers: Answer[] = [];
     // Twenty at once, more than the window: five answered with their settlements on the way to
     // the ledger, fifteen waiting for their journal rows.
@@ -587,10 +641,12 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
         return settled;
       }),
     );
-    await until(async () => (await journalFigures(crashing)).windowFull - before.windowFull === 15);
+    await until(
+      async () => (await journalFigures(crashing.url, adminToken)).windowFull - before.windowFull === 15,
+    );
     await until(async () => answers.length === 5);
     await until(async () => (await inserts("ledger")).waiting === 1);
-    const atKill = await journalFigures(crashing);
+    const atKill = await journalFigures(crashing.url, adminToken);
     expect(atKill.unjournaled).toBe(5);
     await crashing.kill();
     // The dead process's ledger batch and journal INSERT never commit (its connections end, as with a lost host).
@@ -631,7 +687,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const { funded, token, accountId, warm } = await warmedUp(crashing);
 
     const lock = await lockDatabase();
-    const before = await journalFigures(crashing);
+    const before = await journalFigures(crashing.url, adminToken);
     // Twenty at once: five go out with their settlements on the way to the held-up ledger; the
     // other fifteen wait for their journal lines, which the file takes while the database waits.
     const all = await Promise.all(
@@ -639,7 +695,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     );
     for (const one of all) expect(one).toMatchObject({ status: 200, complete: true });
     await until(async () => (await inserts("ledger")).waiting === 1);
-    const atKill = await journalFigures(crashing);
+    const atKill = await journalFigures(crashing.url, adminToken);
     expect(atKill.bound).toBe(5);
     expect(atKill.unjournaled).toBe(5);
     expect(atKill.windowFull - before.windowFull).toBe(15);
@@ -689,13 +745,13 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     );
     const answers: Answer[] = [warm];
     try {
-      const before = await journalFigures(crashing);
+      const before = await journalFigures(crashing.url, adminToken);
       // One at a time, each within the window: answered at once, sent straight to the ledger.
       for (let index = 1; index <= 5; index += 1) answers.push(await answer(crashing, token, index, false));
       expect(answers.filter((one) => one.status === 200 && one.complete)).toHaveLength(6);
-      expect((await journalFigures(crashing)).early - before.early).toBe(5);
+      expect((await journalFigures(crashing.url, adminToken)).early - before.early).toBe(5);
       // The batches failed, so the five were journaled instead and their window slots closed.
-      await until(async () => (await journalFigures(crashing)).unjournaled === 0);
+      await until(async () => (await journalFigures(crashing.url, adminToken)).unjournaled === 0);
       const rows = await queryRows<{ request_id: string }>(
         handle.db,
         sql`SELECT request_id FROM settlement_journal`,

@@ -12,6 +12,7 @@ import { findToken } from "../../lib/tokens/find-token";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
 import { registerFundedToken } from "../helpers/funded-token";
 import { inferenceClient } from "../helpers/inference-client";
+import { journalFigures } from "../helpers/journal-figures";
 import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gateway-process";
 
 /**
@@ -58,12 +59,8 @@ describe("a PGlite gateway killed (kill -9) right after an answer", () => {
     };
   }
 
-  async function unjournaled(gateway: GatewayProcess): Promise<number> {
-    const metrics = await fetch(`${gateway.url}/metrics`, {
-      headers: { authorization: `Bearer ${adminToken}` },
-    });
-    return Number(/^pod_journal_unjournaled_answers (\S+)$/m.exec(await metrics.text())?.[1] ?? Number.NaN);
-  }
+  const unjournaled = async (gateway: GatewayProcess) =>
+    (await journalFigures(gateway.url, adminToken)).unjournaled;
 
   it.each([
     ["4", 1],
