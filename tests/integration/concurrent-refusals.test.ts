@@ -3,7 +3,7 @@ import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { inferenceClient } from "../helpers/inference-client";
 
 /**
- * 200 requests at once on a 5,000 µ balance, each asking for a worst case larger than the
+ * 100 or 200 requests at once on a 5,000 µ balance, each asking for a worst case larger than the
  * whole balance: a request is refused only when the money is truly gone, and its 402 says
  * what was free and what it needed. With leases (the default) and with a hold row per request.
  */
@@ -42,9 +42,14 @@ describe.each(modes)("concurrent requests on a small balance (%s)", (_name, leas
     );
   }
 
-  it("serves 200 at once when together they cost less than the balance: a large worst case starves no one", async () => {
+  it("serves 100 at once when together they cost less than the balance: a large worst case starves no one", async () => {
     const token = await gateway.createFundedToken(5_000n);
-    const results = await burst(token, 200, 5);
+    // Each hold takes 1/32 of what is free (HOLD_BALANCE_SHARE), at least one output token's
+    // worth (11 µ): 116 such holds fit in 5,000 µ at once (100 in 3,000), so 100 fit however many
+    // are in flight together, beside what those that finished were charged (about 6 µ each).
+    // With 200, a slow machine that has more than 116 in flight refuses the rest, truthfully:
+    // CI saw one refused with 3 µ free and 11 needed.
+    const results = await burst(token, 100, 5);
     const refused = results.filter((result) => result.status !== 200);
     // Each request in flight holds a share of what is free, so a crowd shares the balance; a
     // refusal happens only when what the others hold leaves less than one output token's worth.
@@ -54,7 +59,7 @@ describe.each(modes)("concurrent requests on a small balance (%s)", (_name, leas
     }
     // With leases (the default) holds are in memory and settle at once: none of the 200 is refused.
     if (lease) expect(refused).toEqual([]);
-    else expect(refused.length).toBeLessThan(100);
+    else expect(refused.length).toBeLessThan(50);
     const spent = results.reduce((total, result) => total + result.cost, 0n);
     await gateway.app.leases?.returnAll();
     expect((await gateway.balanceOf(token)).balance).toBe(5_000n - spent);
