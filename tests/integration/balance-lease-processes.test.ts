@@ -4,7 +4,6 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAppContext } from "../../compose-app";
 import { type DatabaseHandle, openDatabase, queryRows } from "../../lib/db/client";
 import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";
@@ -14,6 +13,7 @@ import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
 import { registerFundedToken } from "../helpers/funded-token";
 import { inferenceClient } from "../helpers/inference-client";
 import { journalFigures } from "../helpers/journal-figures";
+import { nextStart } from "../helpers/next-start";
 import { testSharedPostgres } from "../helpers/services";
 import { installSettlementPoison, poisonRequest } from "../helpers/settlement-poison";
 import { startTcpBalancer } from "../helpers/tcp-balancer";
@@ -153,10 +153,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     expect(await usageOf(accountId)).toEqual({ requests: 0, charged: 0n });
     expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // its lease
 
-    const next = await createAppContext({
-      env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
-      sweeper: false,
-    });
+    const next = await nextStart(env);
     try {
       const usage = await usageOf(accountId);
       expect(usage.requests).toBe(6);
@@ -172,10 +169,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       await next.close();
     }
     // A second start finds nothing left to bill twice.
-    const again = await createAppContext({
-      env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
-      sweeper: false,
-    });
+    const again = await nextStart(env);
     await again.close();
     expect((await usageOf(accountId)).requests).toBe(6);
   }, 120_000);
@@ -211,10 +205,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       expect((await usageOf(accountId)).requests).toBe(0);
       expect((await getAccountBalance(handle.db, accountId)).held).toBeGreaterThan(0n); // kept for the replay
 
-      const next = await createAppContext({
-        env: loadEnv({ ...env, NODE_ENV: "test", LOG_LEVEL: "silent" }),
-        sweeper: false,
-      });
+      const next = await nextStart(env);
       try {
         const usage = await usageOf(accountId);
         expect(usage.requests).toBe(5);
@@ -268,7 +259,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
         );
         expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
         // All six went straight to a batch that waits up to a second: none is stored or journaled.
-        expect((await journalFigures(gateway.url, adminToken)).unjournaled).toBe(6);
+        expect((await figures(gateway)).unjournaled).toBe(6);
         if (gone) await proxy.close();
         const stopping = gateway.stop(); // SIGTERM; the stop then waits up to 5 s for the database
         await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -277,10 +268,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
         await blocked?.killEveryConnection();
         expect((await usageOf(accountId)).requests).toBe(0);
 
-        const next = await createAppContext({
-          env: loadEnv({ ...base, NODE_ENV: "test", LOG_LEVEL: "silent" }),
-          sweeper: false,
-        });
+        const next = await nextStart(base);
         try {
           const usage = await usageOf(accountId);
           expect(usage.requests).toBe(6);
@@ -515,14 +503,15 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     return { active: row?.active ?? 0, waiting: row?.waiting ?? 0 };
   }
 
-  /** The journal's figures from the process's /metrics. */
+  const figures = (gateway: GatewayProcess) => journalFigures(gateway.url, adminToken);
+
   /** A funded token on the gateway, and its first answer, once that answer's settlement is stored. */
   async function warmedUp(gateway: GatewayProcess) {
     const funded = 20_000_000n;
     const { token, accountId } = await fundedToken(gateway, funded);
     const warm = await answer(gateway, token, 0, false);
     expect(warm.status).toBe(200);
-    await until(async () => (await journalFigures(gateway.url, adminToken)).unjournaled === 0);
+    await until(async () => (await figures(gateway)).unjournaled === 0);
     return { funded, token, accountId, warm };
   }
 
@@ -571,7 +560,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const lock = await lockDatabase();
     const answers: Answer[] = [warm];
     let answeredSince = 0;
-    const before = await journalFigures(crashing.url, adminToken);
+    const before = await figures(crashing);
     expect(before.bound).toBe(4);
     const all = Array.from({ length: 12 }, (_, index) =>
       answer(crashing, token, index + 1, false).then((settled) => {
@@ -585,18 +574,14 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     await until(async () => answeredSince === 4);
     await until(async () => (await inserts("ledger")).waiting === 1);
     await until(async () => (await inserts("journal")).waiting === 1);
-    await until(
-      async () => (await journalFigures(crashing.url, adminToken)).windowFull - before.windowFull === 8,
-    );
+    await until(async () => (await figures(crashing)).windowFull - before.windowFull === 8);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(answeredSince).toBe(4);
     // Those that came in the INSERT's own turn went with it; every later one queued behind it.
-    expect((await journalFigures(crashing.url, adminToken)).groupWaits - before.groupWaits).toBeGreaterThan(
-      0,
-    );
+    expect((await figures(crashing)).groupWaits - before.groupWaits).toBeGreaterThan(0);
     expect((await inserts("journal")).active).toBe(1);
     expect((await inserts("ledger")).active).toBe(1);
-    const held = await journalFigures(crashing.url, adminToken);
+    const held = await figures(crashing);
     expect(held.unjournaled).toBe(4);
     expect(held.early - before.early).toBe(4);
     expect(held.windowFull - before.windowFull).toBe(8);
@@ -614,7 +599,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     await lock.release();
     await Promise.all(all);
     expect(answers.filter((one) => one.status === 200 && one.complete)).toHaveLength(13);
-    await until(async () => (await journalFigures(crashing.url, adminToken)).unjournaled === 0);
+    await until(async () => (await figures(crashing)).unjournaled === 0);
     await crashing?.kill();
 
     const deadline = Date.now() + 15_000;
@@ -631,7 +616,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const { funded, token, accountId, warm } = await warmedUp(crashing);
 
     const lock = await lockDatabase();
-    const before = await journalFigures(crashing.url, adminToken);
+    const before = await figures(crashing);
     const answers: Answer[] = [];
     // Twenty at once, more than the window: five answered with their settlements on the way to
     // the ledger, fifteen waiting for their journal rows.
@@ -641,12 +626,10 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
         return settled;
       }),
     );
-    await until(
-      async () => (await journalFigures(crashing.url, adminToken)).windowFull - before.windowFull === 15,
-    );
+    await until(async () => (await figures(crashing)).windowFull - before.windowFull === 15);
     await until(async () => answers.length === 5);
     await until(async () => (await inserts("ledger")).waiting === 1);
-    const atKill = await journalFigures(crashing.url, adminToken);
+    const atKill = await figures(crashing);
     expect(atKill.unjournaled).toBe(5);
     await crashing.kill();
     // The dead process's ledger batch and journal INSERT never commit (its connections end, as with a lost host).
@@ -687,7 +670,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const { funded, token, accountId, warm } = await warmedUp(crashing);
 
     const lock = await lockDatabase();
-    const before = await journalFigures(crashing.url, adminToken);
+    const before = await figures(crashing);
     // Twenty at once: five go out with their settlements on the way to the held-up ledger; the
     // other fifteen wait for their journal lines, which the file takes while the database waits.
     const all = await Promise.all(
@@ -695,7 +678,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     );
     for (const one of all) expect(one).toMatchObject({ status: 200, complete: true });
     await until(async () => (await inserts("ledger")).waiting === 1);
-    const atKill = await journalFigures(crashing.url, adminToken);
+    const atKill = await figures(crashing);
     expect(atKill.bound).toBe(5);
     expect(atKill.unjournaled).toBe(5);
     expect(atKill.windowFull - before.windowFull).toBe(15);
@@ -745,13 +728,13 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     );
     const answers: Answer[] = [warm];
     try {
-      const before = await journalFigures(crashing.url, adminToken);
+      const before = await figures(crashing);
       // One at a time, each within the window: answered at once, sent straight to the ledger.
       for (let index = 1; index <= 5; index += 1) answers.push(await answer(crashing, token, index, false));
       expect(answers.filter((one) => one.status === 200 && one.complete)).toHaveLength(6);
-      expect((await journalFigures(crashing.url, adminToken)).early - before.early).toBe(5);
+      expect((await figures(crashing)).early - before.early).toBe(5);
       // The batches failed, so the five were journaled instead and their window slots closed.
-      await until(async () => (await journalFigures(crashing.url, adminToken)).unjournaled === 0);
+      await until(async () => (await figures(crashing)).unjournaled === 0);
       const rows = await queryRows<{ request_id: string }>(
         handle.db,
         sql`SELECT request_id FROM settlement_journal`,

@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppContext, createAppContext } from "../../compose-app";
+import type { AppContext } from "../../compose-app";
 import { type Executor, openDatabase, queryRows } from "../../lib/db/client";
 import { readDatabaseId } from "../../lib/db/database-identity";
-import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";
 import { VolatileJournal } from "../../lib/ledger/settlement-journal";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
@@ -15,6 +14,7 @@ import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
 import { registerFundedToken } from "../helpers/funded-token";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { inferenceClient } from "../helpers/inference-client";
+import { nextStart } from "../helpers/next-start";
 import { startGatewayProcess } from "../helpers/x402-gateway-process";
 
 /**
@@ -108,11 +108,7 @@ describe("file databases sharing one BILLING_JOURNAL_DIR", () => {
     BILLING_JOURNAL_WINDOW: "0",
     DEAD_INSTANCE_CHECK_SECONDS: "1",
   });
-  const inProcess = (dataDir: string) =>
-    createAppContext({
-      env: loadEnv({ ...envFor(dataDir), NODE_ENV: "test", LOG_LEVEL: "silent" }),
-      sweeper: false,
-    });
+  const inProcess = (dataDir: string) => nextStart(envFor(dataDir));
 
   const fundedToken = (url: string) => registerFundedToken(url, adminToken, 1_000_000n);
 

@@ -3,9 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAppContext } from "../../compose-app";
 import { queryRows } from "../../lib/db/client";
-import { loadEnv } from "../../lib/env";
 import { getAccountBalance } from "../../lib/ledger/accounts";
 import { verifyLedger } from "../../lib/ledger/verify-ledger";
 import { findToken } from "../../lib/tokens/find-token";
@@ -13,6 +11,7 @@ import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream";
 import { registerFundedToken } from "../helpers/funded-token";
 import { inferenceClient } from "../helpers/inference-client";
 import { journalFigures } from "../helpers/journal-figures";
+import { nextStart } from "../helpers/next-start";
 import { type GatewayProcess, startGatewayProcess } from "../helpers/x402-gateway-process";
 
 /**
@@ -84,10 +83,7 @@ describe("a PGlite gateway killed (kill -9) right after an answer", () => {
         await crashing.kill(); // also when an assertion above failed: no process is left behind
       }
 
-      const next = await createAppContext({
-        env: loadEnv({ ...envFor(dataDir, window), NODE_ENV: "test", LOG_LEVEL: "silent" }),
-        sweeper: false,
-      });
+      const next = await nextStart(envFor(dataDir, window));
       try {
         const db = next.database.db;
         const record = await findToken(db, token);
