@@ -105,7 +105,10 @@ export async function createAppContext(options: CreateAppContextOptions = {}): P
           idleMs: env.BALANCE_LEASE_IDLE_MS,
           writeDelayMs: env.BALANCE_LEASE_WRITE_DELAY_MS,
           // On either journal: waiting for the file's line cost a PGlite answer 0.065 to 0.41 ms at concurrency 1.
-          journalWindow: env.BILLING_JOURNAL_WINDOW,
+          journalWindow: {
+            answers: env.BILLING_JOURNAL_WINDOW,
+            microunits: env.BILLING_JOURNAL_WINDOW_MICROUNITS,
+          },
         })
       : undefined;
 

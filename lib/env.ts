@@ -303,9 +303,19 @@ const envSchema = z.object({
    * How many answers may go out before their settlements are stored (0: every answer waits for
    * its journal row or line). Those skip the journal, the database's or the file, and go straight
    * to the ledger's next batch. A process killed meanwhile leaves at most this many answers unbilled, in
-   * the caller's favour (content/docs/resources/crash-recovery.mdx).
+   * the caller's favour (content/docs/resources/crash-recovery.mdx). It was 64 until a bench showed
+   * it full under load, with most answers waiting for journal rows (bench/results.md).
    */
-  BILLING_JOURNAL_WINDOW: z.coerce.number().int().min(0).max(10_000).default(64),
+  BILLING_JOURNAL_WINDOW: z.coerce.number().int().min(0).max(10_000).default(512),
+  /**
+   * At most this much of those answers' cost (microunits) may be out unstored at once: the money a
+   * process killed meanwhile can leave unbilled. An answer past it waits for its journal row.
+   */
+  BILLING_JOURNAL_WINDOW_MICROUNITS: z.coerce
+    .bigint()
+    .nonnegative()
+    .lte(10n ** 15n)
+    .default(1_000_000n),
   /** How often a replica looks for dead ones, bills their journals and releases their holds. */
   DEAD_INSTANCE_CHECK_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),

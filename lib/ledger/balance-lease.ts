@@ -72,13 +72,15 @@ export interface BalanceLeasesOptions {
   writeDelayMs: number;
   /**
    * How many answers may go out with their settlement stored nowhere yet (0: each answer waits
-   * for its journal row). Those skip the journal and go straight to the ledger's next batch.
-   * Only the shared database journal has a round trip worth saving.
+   * for its journal row or line), and at most how much of their cost (microunits; unbounded by
+   * default). Those skip the journal and go straight to the ledger's next batch.
    */
-  journalWindow?: number;
+  journalWindow?: { answers: number; microunits?: bigint };
 }
 
 const maxBatch = 500;
+/** No money bound on the journal window: the count alone limits it. */
+const unboundedMicrounits = 2n ** 63n - 1n;
 /** Extensions a request may see fail (the balance moved under it) before it is refused. */
 const maxExtendTries = 8;
 /** How often each process reads which accounts owe a receivable (so their leases stop at once). */
@@ -143,7 +145,10 @@ export class BalanceLeases {
 
   constructor(options: BalanceLeasesOptions) {
     this.#options = options;
-    this.window = new JournalWindow(options.journalWindow ?? 0);
+    this.window = new JournalWindow(
+      options.journalWindow?.answers ?? 0,
+      options.journalWindow?.microunits ?? unboundedMicrounits,
+    );
     this.#timer = setInterval(() => this.#returnIdle(), Math.max(50, Math.floor(options.idleMs / 2)));
     this.#timer.unref();
     this.#owingTimer = setInterval(() => {
@@ -251,7 +256,7 @@ export class BalanceLeases {
     // batch to delete it (a fifth of the database's work a request). A crash before the batch
     // commits leaves this request unbilled (its lease goes back whole), the bounded loss the docs
     // state. Past the window, the answer waits for its journal row.
-    if (this.window.tryOpen()) {
+    if (this.window.tryOpen(full.cost)) {
       this.#direct.set(full.requestId, full);
       this.#pending.push(full);
       this.#scheduleWrite();
@@ -369,7 +374,7 @@ export class BalanceLeases {
   #journalDirect(settlement: LeaseSettlement, failure: string): Promise<void> {
     return this.#options.journal
       .append(settlement)
-      .finally(() => this.window.close())
+      .finally(() => this.window.close(settlement.cost))
       .catch((error: unknown) => log.error(failure, { requestId: settlement.requestId, error }));
   }
 
@@ -491,7 +496,7 @@ export class BalanceLeases {
   #written(batch: LeaseSettlement[], result: SettleBatchResult): void {
     const touched = new Set<AccountLease>();
     for (const settlement of batch) {
-      if (this.#direct.delete(settlement.requestId)) this.window.close();
+      if (this.#direct.delete(settlement.requestId)) this.window.close(settlement.cost);
       const lease = this.#leases.get(settlement.accountId);
       if (lease?.leaseId !== settlement.leaseId) continue;
       lease.unwritten -= settlement.charged;

@@ -15,5 +15,7 @@ export async function journalFigures(url: string, adminToken: string) {
     unjournaled: read("pod_journal_unjournaled_answers", Number.NaN),
     widest: read("pod_journal_unjournaled_answers_max", Number.NaN),
     bound: read("pod_journal_window_bound", Number.NaN),
+    unjournaledMicrounits: read("pod_journal_unjournaled_microunits", Number.NaN),
+    boundMicrounits: read("pod_journal_window_bound_microunits", Number.NaN),
   };
 }

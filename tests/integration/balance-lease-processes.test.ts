@@ -660,6 +660,58 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     });
   }, 120_000);
 
+  it("kill -9 with the window's money bound the tighter: the answers out unstored never cost more than BILLING_JOURNAL_WINDOW_MICROUNITS, the rest wait for their journal rows and are billed", async () => {
+    // What one of these answers costs, learnt from a replica without the bound.
+    const survivor = await startGatewayProcess({
+      ...gatewayEnv("database"),
+      BALANCE_LEASE_WRITE_DELAY_MS: "1000",
+    });
+    const { warm: sample } = await warmedUp(survivor);
+    expect(sample.cost).toBeGreaterThan(0n);
+    // Room for three and a half answers' cost, under a count bound that would let all twenty out.
+    const microunitBound = sample.cost * 3n + sample.cost / 2n;
+    const crashing = await startGatewayProcess({
+      ...gatewayEnv("database"),
+      BALANCE_LEASE_WRITE_DELAY_MS: "1000",
+      BILLING_JOURNAL_WINDOW: "100",
+      BILLING_JOURNAL_WINDOW_MICROUNITS: String(microunitBound),
+    });
+    const { funded, token, accountId, warm } = await warmedUp(crashing);
+
+    const lock = await lockDatabase();
+    const before = await figures(crashing);
+    expect(before.boundMicrounits).toBe(Number(microunitBound));
+    const answers: Answer[] = [];
+    const concurrent = Array.from({ length: 20 }, (_, index) =>
+      answer(crashing, token, index + 1, false).then((settled) => {
+        answers.push(settled);
+        return settled;
+      }),
+    );
+    // Three fit in the money bound; the other seventeen wait for their journal rows.
+    await until(async () => (await figures(crashing)).windowFull - before.windowFull === 17);
+    await until(async () => answers.length === 3);
+    await until(async () => (await inserts("ledger")).waiting === 1);
+    const atKill = await figures(crashing);
+    expect(atKill.unjournaled).toBe(3);
+    expect(atKill.unjournaledMicrounits).toBeLessThanOrEqual(Number(microunitBound));
+    await crashing.kill();
+    await lock.dropWaitingInserts();
+    await lock.release();
+    const all = await Promise.all(concurrent);
+    const answered = all.filter((one) => one.status === 200 && one.complete);
+    expect(answered).toHaveLength(3);
+
+    await until(async () => (await heldBy(1)) === 0);
+    await survivor.stop();
+    const { unbilled } = await billedOnce([warm, ...all], accountId, funded, { bound: 100, among: all });
+    // Exactly the answers the gauges showed, at the money they showed, within the bound.
+    expect(unbilled.map((one) => one.id).sort()).toEqual(answered.map((one) => one.id).sort());
+    const lost = unbilled.reduce((total, one) => total + one.cost, 0n);
+    expect(Number(lost)).toBe(atKill.unjournaledMicrounits);
+    expect(lost).toBeLessThanOrEqual(microunitBound);
+  }, 120_000);
+
   it("the file journal's window: with the database held up, answers past the window wait only for their journal lines; after kill -9 the next start on the same disk bills every journaled answer, and exactly the counted ones go unbilled", async () => {
     const env: Record<string, string> = {
       ...gatewayEnv("file"),

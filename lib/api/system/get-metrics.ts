@@ -74,6 +74,16 @@ export async function getMetrics({ app }: ApiCall<"admin">): Promise<Response> {
       value: window?.bound ?? 0,
     },
     {
+      name: "pod_journal_unjournaled_microunits",
+      help: "What those answers cost: the most a kill -9 now would leave unbilled, in microunits.",
+      value: Number(window?.openMicrounits ?? 0n),
+    },
+    {
+      name: "pod_journal_window_bound_microunits",
+      help: "BILLING_JOURNAL_WINDOW_MICROUNITS as this process applies it: the most those answers may cost at once.",
+      value: window ? Number(window.microunitBound) : 0,
+    },
+    {
       name: "pod_billing_loss_account_microunits",
       help: "Total cost written off to the loss account (all processes), as a positive number.",
       value: -Number(loss?.balance ?? 0),
