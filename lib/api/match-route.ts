@@ -48,6 +48,26 @@ function decodeSegment(segment: string): string {
   return decoded;
 }
 
+function literalsMatch(segments: readonly (string | null)[], parts: readonly string[]): boolean {
+  for (let index = 0; index < segments.length; index += 1) {
+    const segment = segments[index];
+    if (segment !== null && segment !== parts[index + 1]) return false;
+  }
+  return true;
+}
+
+/** The route's parameters, each decoded (malformed encoding throws); undefined if one is empty. */
+function paramsOf(entry: CompiledRoute, parts: readonly string[]): Record<string, string> | undefined {
+  const values: string[] = [];
+  for (let index = 0; index < entry.segments.length; index += 1)
+    if (entry.segments[index] === null) values.push(decodeSegment(parts[index + 1] ?? ""));
+  if (values.includes("")) return undefined;
+  const params: Record<string, string> = {};
+  for (let index = 0; index < entry.names.length; index += 1)
+    params[entry.names[index] ?? ""] = values[index] ?? "";
+  return params;
+}
+
 /** Matches paths against a route table the way Next's file router does: literal segments first. */
 export function createRouteMatcher(routes: readonly RouteDefinition[]) {
   const compiled = routes.map(compile);
@@ -73,21 +93,21 @@ export function createRouteMatcher(routes: readonly RouteDefinition[]) {
     match(method: string, pathname: string): RouteMatch {
       // One trailing slash is tolerated, as it always was.
       const trimmed = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
-      const parts = trimmed.split("/").slice(1);
+      // parts[0] is the empty string before the leading slash: segment i is parts[i + 1]. Loops,
+      // not array callbacks: this runs on every request.
+      const parts = trimmed.split("/");
       let pathMatch: CompiledRoute | undefined;
       const allowed: string[] = [];
-      for (const entry of bySegmentCount.get(parts.length) ?? []) {
-        if (!entry.segments.every((segment, index) => segment === null || segment === parts[index])) continue;
+      for (const entry of bySegmentCount.get(parts.length - 1) ?? []) {
+        if (!literalsMatch(entry.segments, parts)) continue;
         if (pathMatch && bySpecificity(pathMatch, entry) < 0) break;
         pathMatch ??= entry;
         if (entry.route.method !== method) {
           allowed.push(entry.route.method);
           continue;
         }
-        const values = parts.filter((_, index) => entry.segments[index] === null).map(decodeSegment);
-        if (values.some((value) => value === "")) continue;
-        const params = Object.fromEntries(entry.names.map((name, index) => [name, values[index] ?? ""]));
-        return { type: "matched", route: entry.route, params };
+        const params = paramsOf(entry, parts);
+        if (params) return { type: "matched", route: entry.route, params };
       }
       return pathMatch
         ? { type: "method_not_allowed", allowed, route: pathMatch.route }
