@@ -550,6 +550,33 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     };
   }
 
+  /**
+   * The journal and the ledger held up, twenty answers at once: `out` go out with their
+   * settlements on the way to the ledger, the rest wait for their journal rows. Then kill -9; the
+   * dead process's ledger batch and journal INSERT never commit (its connections end, as with a
+   * lost host).
+   */
+  async function twentyThenKill(crashing: GatewayProcess, token: string, out: number) {
+    const lock = await lockDatabase();
+    const before = await figures(crashing);
+    const answers: Answer[] = [];
+    const concurrent = Array.from({ length: 20 }, (_, index) =>
+      answer(crashing, token, index + 1, false).then((settled) => {
+        answers.push(settled);
+        return settled;
+      }),
+    );
+    await until(async () => (await figures(crashing)).windowFull - before.windowFull === 20 - out);
+    await until(async () => answers.length === out);
+    await until(async () => (await inserts("ledger")).waiting === 1);
+    const atKill = await figures(crashing);
+    await crashing.kill();
+    await lock.dropWaitingInserts();
+    await lock.release();
+    const all = await Promise.all(concurrent);
+    return { atKill, all, answered: all.filter((one) => one.status === 200 && one.complete) };
+  }
+
   it("a database held up: at most BILLING_JOURNAL_WINDOW answers go out before their settlements are stored, the rest wait for their journal rows in one group, all are billed once", async () => {
     // Settlements wait a second for company before the ledger (unless the window crowds).
     const { first: crashing, second: survivor } = await twoReplicas(1000, { BILLING_JOURNAL_WINDOW: "4" });
@@ -615,28 +642,10 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     const { first: crashing, second: survivor } = await twoReplicas(1000, { BILLING_JOURNAL_WINDOW: "5" });
     const { funded, token, accountId, warm } = await warmedUp(crashing);
 
-    const lock = await lockDatabase();
-    const before = await figures(crashing);
-    const answers: Answer[] = [];
     // Twenty at once, more than the window: five answered with their settlements on the way to
     // the ledger, fifteen waiting for their journal rows.
-    const concurrent = Array.from({ length: 20 }, (_, index) =>
-      answer(crashing, token, index + 1, false).then((settled) => {
-        answers.push(settled);
-        return settled;
-      }),
-    );
-    await until(async () => (await figures(crashing)).windowFull - before.windowFull === 15);
-    await until(async () => answers.length === 5);
-    await until(async () => (await inserts("ledger")).waiting === 1);
-    const atKill = await figures(crashing);
+    const { atKill, all, answered } = await twentyThenKill(crashing, token, 5);
     expect(atKill.unjournaled).toBe(5);
-    await crashing.kill();
-    // The dead process's ledger batch and journal INSERT never commit (its connections end, as with a lost host).
-    await lock.dropWaitingInserts();
-    await lock.release();
-    const all = await Promise.all(concurrent);
-    const answered = all.filter((one) => one.status === 200 && one.complete);
     expect(answered).toHaveLength(5);
     for (const one of answered) expect(one.cost).toBeGreaterThan(0n);
 
@@ -678,28 +687,11 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     });
     const { funded, token, accountId, warm } = await warmedUp(crashing);
 
-    const lock = await lockDatabase();
-    const before = await figures(crashing);
-    expect(before.boundMicrounits).toBe(Number(microunitBound));
-    const answers: Answer[] = [];
-    const concurrent = Array.from({ length: 20 }, (_, index) =>
-      answer(crashing, token, index + 1, false).then((settled) => {
-        answers.push(settled);
-        return settled;
-      }),
-    );
     // Three fit in the money bound; the other seventeen wait for their journal rows.
-    await until(async () => (await figures(crashing)).windowFull - before.windowFull === 17);
-    await until(async () => answers.length === 3);
-    await until(async () => (await inserts("ledger")).waiting === 1);
-    const atKill = await figures(crashing);
+    const { atKill, all, answered } = await twentyThenKill(crashing, token, 3);
+    expect(atKill.boundMicrounits).toBe(Number(microunitBound));
     expect(atKill.unjournaled).toBe(3);
     expect(atKill.unjournaledMicrounits).toBeLessThanOrEqual(Number(microunitBound));
-    await crashing.kill();
-    await lock.dropWaitingInserts();
-    await lock.release();
-    const all = await Promise.all(concurrent);
-    const answered = all.filter((one) => one.status === 200 && one.complete);
     expect(answered).toHaveLength(3);
 
     await until(async () => (await heldBy(1)) === 0);
