@@ -439,9 +439,12 @@ export class BalanceLeases {
    */
   #scheduleWrite(): void {
     if (this.#writing || this.#writeTimer) return;
-    // A window half taken by settlements waiting for this batch does not wait for more company:
-    // past the window, answers would wait for journal rows instead.
-    const windowCrowded = this.#direct.size > 0 && this.#direct.size * 2 >= this.window.bound;
+    // A window half taken, in answers or in money, by settlements waiting for this batch does not
+    // wait for more company: past the window, answers would wait for journal rows instead.
+    const windowCrowded =
+      this.#direct.size > 0 &&
+      (this.#direct.size * 2 >= this.window.bound ||
+        this.window.openMicrounits * 2n >= this.window.microunitBound);
     if (this.#options.writeDelayMs <= 0 || this.#pending.length >= maxBatch || windowCrowded) {
       this.#writeNow();
       return;
