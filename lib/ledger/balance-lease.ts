@@ -72,15 +72,13 @@ export interface BalanceLeasesOptions {
   writeDelayMs: number;
   /**
    * How many answers may go out with their settlement stored nowhere yet (0: each answer waits
-   * for its journal row or line), and at most how much of their cost (microunits; unbounded by
-   * default). Those skip the journal and go straight to the ledger's next batch.
+   * for its journal row or line), and at most how much of their cost (microunits). Those skip
+   * the journal and go straight to the ledger's next batch. None without it.
    */
-  journalWindow?: { answers: number; microunits?: bigint };
+  journalWindow?: { answers: number; microunits: bigint };
 }
 
 const maxBatch = 500;
-/** No money bound on the journal window: the count alone limits it. */
-const unboundedMicrounits = 2n ** 63n - 1n;
 /** Extensions a request may see fail (the balance moved under it) before it is refused. */
 const maxExtendTries = 8;
 /** How often each process reads which accounts owe a receivable (so their leases stop at once). */
@@ -147,7 +145,7 @@ export class BalanceLeases {
     this.#options = options;
     this.window = new JournalWindow(
       options.journalWindow?.answers ?? 0,
-      options.journalWindow?.microunits ?? unboundedMicrounits,
+      options.journalWindow?.microunits ?? 0n,
     );
     this.#timer = setInterval(() => this.#returnIdle(), Math.max(50, Math.floor(options.idleMs / 2)));
     this.#timer.unref();
