@@ -3,9 +3,16 @@ import type { Database, Executor } from "../db/client";
 import { queryPrepared, queryRows } from "../db/client";
 import { log } from "../log";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
+import { settledWithin } from "../settled-within";
 import { fromJournalPayload, toJournalPayload } from "./journal-payload";
 import type { LeaseSettlement } from "./settle-batch";
 import { type Journal, lastPerRequest, type SettlementJournal } from "./settlement-journal";
+
+/**
+ * How long a journal INSERT may take before its settlements go to the local file instead: it
+ * commits in milliseconds on a database that is up, even under load (one INSERT a commit).
+ */
+const defaultCommitWaitMs = 1_000;
 
 /**
  * The journal on shared storage: each settlement is a `settlement_journal` row (settlements that
@@ -15,12 +22,14 @@ import { type Journal, lastPerRequest, type SettlementJournal } from "./settleme
  * the ledger. Within the journal window a settlement skips the journal and goes straight to the
  * ledger's next batch (balance-lease.ts). A database that cannot take the row right now falls
  * back to the local file journal (replayed when a process starts on the same disk), so no answer
- * past the window goes out unjournaled.
+ * past the window goes out unjournaled: one that refuses it, and one that has not committed it
+ * within `commitWaitMs` (a wedged database never refuses, and a stop must not wait on it forever).
  */
 export class DatabaseJournal implements Journal {
   readonly #database: Database;
   readonly #instanceId: string;
   readonly #fallback: SettlementJournal;
+  readonly #commitWaitMs: number;
   /** Settlements waiting for the next INSERT, and the commit their callers wait on. */
   #queued: LeaseSettlement[] = [];
   #queuedCommit: Promise<void> | undefined;
@@ -31,10 +40,16 @@ export class DatabaseJournal implements Journal {
   /** A stream's running count still being inserted: its removal waits for it, or would miss it. */
   readonly #progressing = new Map<string, Promise<void>>();
 
-  constructor(database: Database, instanceId: string, fallback: SettlementJournal) {
+  constructor(
+    database: Database,
+    instanceId: string,
+    fallback: SettlementJournal,
+    options: { commitWaitMs?: number } = {},
+  ) {
     this.#database = database;
     this.#instanceId = instanceId;
     this.#fallback = fallback;
+    this.#commitWaitMs = options.commitWaitMs ?? defaultCommitWaitMs;
   }
 
   /**
@@ -77,15 +92,21 @@ export class DatabaseJournal implements Journal {
 
   /** Durable once this resolves: in the database, or else in the local file journal. */
   async #commit(batch: readonly LeaseSettlement[]): Promise<void> {
+    const inserting = this.#insert(batch, true);
+    let failure: unknown;
     try {
-      await this.#insert(batch, true);
+      if (await settledWithin(inserting, this.#commitWaitMs)) return await inserting;
+      failure = new Error(`the database committed no journal row within ${this.#commitWaitMs} ms`);
+      // Still waiting: if it lands after all, its rows are replayed as already billed.
+      inserting.catch(() => undefined);
     } catch (error) {
-      log.error("journaling settlements in the database failed; journaling them to the local file", {
-        error,
-      });
-      for (const one of batch) this.#inFile.add(one.requestId);
-      await Promise.all(batch.map((one) => this.#fallback.append(one)));
+      failure = error;
     }
+    log.error("journaling settlements in the database failed; journaling them to the local file", {
+      error: failure,
+    });
+    for (const one of batch) this.#inFile.add(one.requestId);
+    await Promise.all(batch.map((one) => this.#fallback.append(one)));
   }
 
   progress(settlement: LeaseSettlement): void {

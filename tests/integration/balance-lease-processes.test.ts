@@ -97,15 +97,15 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     });
 
   /**
-   * Holds the usage table so processes can serve but cannot write their batches. Released by
+   * Holds the usage table (and `more`) so processes can serve but cannot write their batches. Released by
    * ending every other connection (the dead process's blocked batch included, as on a lost
    * host): this test's own pool closes first so that only the dead process's are left.
    */
-  async function blockUsageWrites() {
+  async function blockUsageWrites(...more: "settlement_journal"[]) {
     const locker = postgres(database.url ?? "", { max: 1, onnotice: () => {} });
     const session = await locker.reserve();
     await session`BEGIN`;
-    await session`LOCK TABLE usage_records IN SHARE ROW EXCLUSIVE MODE`;
+    await session`LOCK TABLE ${session(["usage_records", ...more])} IN SHARE ROW EXCLUSIVE MODE`;
     return {
       async killEveryConnection() {
         await handle.close();
@@ -226,6 +226,50 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     },
     120_000,
   );
+
+  it("a database wedged whole (database journal): SIGTERM journals the answers already out to the local file, exits by itself, and the next start on the same disk bills each once", async () => {
+    // Neither the ledger's batch nor the journal's rows can be written: a wedged database takes
+    // the statements and never answers. Before, the stop waited, closed the local file, and the
+    // rows' fallback came too late: the six answers were never billed.
+    const env = { ...gatewayEnv("database"), BALANCE_LEASE_WRITE_DELAY_MS: "1000" };
+    const gateway = await startGatewayProcess(env);
+    let blocked: Awaited<ReturnType<typeof blockUsageWrites>> | undefined;
+    try {
+      const { token, accountId } = await fundedToken(gateway, 1_000_000n);
+      blocked = await blockUsageWrites("settlement_journal");
+      const statuses = await Promise.all(
+        [0, 1, 2, 3, 4, 5].map(async (index) => {
+          const response = await ask(gateway, token, index, index % 2 === 1);
+          await response.text();
+          return response.status;
+        }),
+      );
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+      expect((await figures(gateway)).unjournaled).toBe(6);
+      const started = Date.now();
+      await gateway.stop(); // SIGTERM, and nothing after it
+      expect(Date.now() - started).toBeLessThan(15_000);
+      await blocked.killEveryConnection();
+      blocked = undefined;
+      expect((await usageOf(accountId)).requests).toBe(0);
+
+      const next = await nextStart(env);
+      try {
+        const usage = await usageOf(accountId);
+        expect(usage.requests).toBe(6);
+        expect(await getAccountBalance(handle.db, accountId)).toMatchObject({
+          held: 0n,
+          balance: 1_000_000n - usage.charged,
+        });
+        expect(await verifyLedger(handle.db)).toEqual([]);
+      } finally {
+        await next.close();
+      }
+    } finally {
+      await gateway.kill();
+      await blocked?.killEveryConnection();
+    }
+  }, 120_000);
 
   it.each([
     ["gone (every connection refused)", "database"],

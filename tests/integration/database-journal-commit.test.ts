@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openDatabase, queryRows } from "../../lib/db/client";
 import { DatabaseJournal, journaledBy } from "../../lib/ledger/database-journal";
 import type { LeaseSettlement } from "../../lib/ledger/settle-batch";
-import { SettlementJournal } from "../../lib/ledger/settlement-journal";
+import { leftJournals, SettlementJournal } from "../../lib/ledger/settlement-journal";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 
 /**
@@ -154,6 +154,59 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
     for (let index = 0; index < 10; index += 1) expect(await committed(`req_group_${index}`)).toBe(1);
     // The alone one, the first, and the ten behind it in one more: never a statement per settlement.
     expect(await statements("instance-group")).toBe(3);
+    journal.close();
+  });
+
+  it("a database that takes the row and never commits it: the settlement goes to the local file within the commit wait, and the row that lands later is the same settlement", async () => {
+    // A wedged database never refuses a statement, so waiting for a refusal held an answer past
+    // the window, and a stop, forever: the file journal takes over once the wait is up.
+    const journal = new DatabaseJournal(
+      handle.db,
+      "instance-wedged",
+      new SettlementJournal(journalDir, "instance-wedged", "database-a"),
+      { commitWaitMs: 300 },
+    );
+    const holder = await openDatabase({ url: testDatabase.url, maxConnections: 2 });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked: () => void = () => undefined;
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holding = holder.db.transaction(async (tx) => {
+      await tx.execute(sql`LOCK TABLE settlement_journal IN SHARE MODE`);
+      locked();
+      await released;
+    });
+    await lockTaken;
+    try {
+      const started = Date.now();
+      await journal.append(settlement("req_wedged"));
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(290);
+      expect(waited).toBeLessThan(5_000);
+      const inFile = leftJournals(journalDir, {
+        ownInstanceId: "someone-else",
+        databaseId: "database-a",
+        unnamed: false,
+      })
+        .find((left) => left.instanceId === "instance-wedged")
+        ?.settlements.map((one) => one.requestId);
+      expect(inFile).toEqual(["req_wedged"]);
+    } finally {
+      release();
+      await holding;
+      await holder.close();
+    }
+    // The INSERT was still waiting on the lock, and commits once it goes: both journals hold it,
+    // and a replay of either bills it once (the ledger skips a request it has).
+    await expect
+      .poll(async () => (await journaledBy(handle.db, "instance-wedged")).map((one) => one.requestId), {
+        timeout: 5_000,
+      })
+      .toEqual(["req_wedged"]);
     journal.close();
   });
 });
