@@ -88,6 +88,8 @@ const retryDelayMs = 250;
 const flushWaitMs = 2_000;
 /** How long a shutdown waits for the database before leaving the rest to the journal. */
 const stopWaitMs = 5_000;
+/** How long a stop lets the journal's database commit before the local file takes its rows. */
+const journalStopWaitMs = 1_000;
 
 /** Postgres picked this statement as a deadlock victim (40P01): it did nothing and may simply run again. */
 async function retryDeadlock<T>(run: () => Promise<T>): Promise<T> {
@@ -340,6 +342,8 @@ export class BalanceLeases {
     clearInterval(this.#timer);
     clearInterval(this.#owingTimer);
     const deadline = Date.now() + maxWaitMs;
+    // A journal on a wedged database would hold these for ever: past this, the local file has them.
+    this.#options.journal.stopping?.(Math.min(maxWaitMs, journalStopWaitMs));
     // Journaled before any wait for the database: a platform that follows SIGTERM with SIGKILL
     // within its grace period (Docker's is 10 s) loses none of the answers already out.
     await settledBy(this.#journalUnwritten(), deadline);

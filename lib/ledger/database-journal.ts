@@ -3,16 +3,9 @@ import type { Database, Executor } from "../db/client";
 import { queryPrepared, queryRows } from "../db/client";
 import { log } from "../log";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
-import { settledWithin } from "../settled-within";
 import { fromJournalPayload, toJournalPayload } from "./journal-payload";
 import type { LeaseSettlement } from "./settle-batch";
 import { type Journal, lastPerRequest, type SettlementJournal } from "./settlement-journal";
-
-/**
- * How long a journal INSERT may take before its settlements go to the local file instead: it
- * commits in milliseconds on a database that is up, even under load (one INSERT a commit).
- */
-const defaultCommitWaitMs = 1_000;
 
 /**
  * The journal on shared storage: each settlement is a `settlement_journal` row (settlements that
@@ -22,34 +15,31 @@ const defaultCommitWaitMs = 1_000;
  * the ledger. Within the journal window a settlement skips the journal and goes straight to the
  * ledger's next batch (balance-lease.ts). A database that cannot take the row right now falls
  * back to the local file journal (replayed when a process starts on the same disk), so no answer
- * past the window goes out unjournaled: one that refuses it, and one that has not committed it
- * within `commitWaitMs` (a wedged database never refuses, and a stop must not wait on it forever).
+ * past the window goes out unjournaled. One that takes the row and never commits it (wedged) keeps
+ * the answers waiting, until the process stops: then the file takes them once `stopping`'s wait
+ * is up, since a stop cannot wait on the database for ever and a platform's SIGKILL follows.
  */
 export class DatabaseJournal implements Journal {
   readonly #database: Database;
   readonly #instanceId: string;
   readonly #fallback: SettlementJournal;
-  readonly #commitWaitMs: number;
   /** Settlements waiting for the next INSERT, and the commit their callers wait on. */
   #queued: LeaseSettlement[] = [];
   #queuedCommit: Promise<void> | undefined;
   #settleQueued: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   #inserting = false;
+  /** Commits waiting on the database that give up for the file when the stop's wait is up. */
+  readonly #waiting = new Set<() => void>();
+  #givenUp = false;
   /** Request ids journaled to the file because the database could not take them. */
   readonly #inFile = new Set<string>();
   /** A stream's running count still being inserted: its removal waits for it, or would miss it. */
   readonly #progressing = new Map<string, Promise<void>>();
 
-  constructor(
-    database: Database,
-    instanceId: string,
-    fallback: SettlementJournal,
-    options: { commitWaitMs?: number } = {},
-  ) {
+  constructor(database: Database, instanceId: string, fallback: SettlementJournal) {
     this.#database = database;
     this.#instanceId = instanceId;
     this.#fallback = fallback;
-    this.#commitWaitMs = options.commitWaitMs ?? defaultCommitWaitMs;
   }
 
   /**
@@ -92,21 +82,50 @@ export class DatabaseJournal implements Journal {
 
   /** Durable once this resolves: in the database, or else in the local file journal. */
   async #commit(batch: readonly LeaseSettlement[]): Promise<void> {
-    const inserting = this.#insert(batch, true);
     let failure: unknown;
-    try {
-      if (await settledWithin(inserting, this.#commitWaitMs)) return await inserting;
-      failure = new Error(`the database committed no journal row within ${this.#commitWaitMs} ms`);
-      // Still waiting: if it lands after all, its rows are replayed as already billed.
-      inserting.catch(() => undefined);
-    } catch (error) {
-      failure = error;
+    if (this.#givenUp) failure = new Error("the process is stopping and the database took no row in time");
+    else {
+      const inserting = this.#insert(batch, true);
+      try {
+        if (await this.#inTime(inserting)) return;
+        failure = new Error("the database committed no journal row within the stop's wait");
+        // If it lands after all, its rows are replayed as already billed.
+        inserting.catch(() => undefined);
+      } catch (error) {
+        failure = error;
+      }
     }
     log.error("journaling settlements in the database failed; journaling them to the local file", {
       error: failure,
     });
     for (const one of batch) this.#inFile.add(one.requestId);
     await Promise.all(batch.map((one) => this.#fallback.append(one)));
+  }
+
+  /** True once the insert committed; false if the stop's wait ran out first; throws its failure. */
+  async #inTime(inserting: Promise<void>): Promise<boolean> {
+    let giveUp: () => void = () => undefined;
+    const givenUp = new Promise<false>((resolve) => {
+      giveUp = () => resolve(false);
+    });
+    this.#waiting.add(giveUp);
+    try {
+      return await Promise.race([inserting.then(() => true as const), givenUp]);
+    } finally {
+      this.#waiting.delete(giveUp);
+    }
+  }
+
+  /**
+   * The process is stopping: a commit the database has not made within `waitMs` (from now, for
+   * the one in flight too) goes to the local file instead, and so does every one after.
+   */
+  stopping(waitMs: number): void {
+    const timer = setTimeout(() => {
+      this.#givenUp = true;
+      for (const giveUp of this.#waiting) giveUp();
+    }, waitMs);
+    timer.unref();
   }
 
   progress(settlement: LeaseSettlement): void {

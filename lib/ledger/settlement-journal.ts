@@ -75,6 +75,11 @@ export interface Journal {
    * (the request's usage record exists), this only keeps the journal short.
    */
   settledDirectly(requestId: string): void;
+  /**
+   * The process is stopping: a journal that waits on something else (the database) stops waiting
+   * after `waitMs` and keeps what it holds somewhere that outlives the process.
+   */
+  stopping?(waitMs: number): void;
   close(): void;
 }
 

@@ -157,14 +157,13 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
     journal.close();
   });
 
-  it("a database that takes the row and never commits it: the settlement goes to the local file within the commit wait, and the row that lands later is the same settlement", async () => {
-    // A wedged database never refuses a statement, so waiting for a refusal held an answer past
-    // the window, and a stop, forever: the file journal takes over once the wait is up.
+  it("a database that takes the row and never commits it: the settlement waits for it, until a stop's wait is up and the local file takes it; the row that lands later is the same settlement", async () => {
+    // A wedged database never refuses a statement: an answer past the window waits for its row
+    // (another replica can bill only what is in the database), but a stop cannot wait for ever.
     const journal = new DatabaseJournal(
       handle.db,
       "instance-wedged",
       new SettlementJournal(journalDir, "instance-wedged", "database-a"),
-      { commitWaitMs: 300 },
     );
     const holder = await openDatabase({ url: testDatabase.url, maxConnections: 2 });
     let release: () => void = () => undefined;
@@ -181,27 +180,33 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
       await released;
     });
     await lockTaken;
-    try {
-      const started = Date.now();
-      await journal.append(settlement("req_wedged"));
-      const waited = Date.now() - started;
-      expect(waited).toBeGreaterThanOrEqual(290);
-      expect(waited).toBeLessThan(5_000);
-      const inFile = leftJournals(journalDir, {
-        ownInstanceId: "someone-else",
-        databaseId: "database-a",
-        unnamed: false,
-      })
+    const inFile = () =>
+      leftJournals(journalDir, { ownInstanceId: "someone-else", databaseId: "database-a", unnamed: false })
         .find((left) => left.instanceId === "instance-wedged")
-        ?.settlements.map((one) => one.requestId);
-      expect(inFile).toEqual(["req_wedged"]);
+        ?.settlements.map((one) => one.requestId) ?? [];
+    try {
+      let done = false;
+      const appended = journal.append(settlement("req_wedged")).then(() => {
+        done = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(done).toBe(false);
+      expect(inFile()).toEqual([]);
+      const stopped = Date.now();
+      journal.stopping(300);
+      await appended;
+      expect(Date.now() - stopped).toBeGreaterThanOrEqual(290);
+      expect(inFile()).toEqual(["req_wedged"]);
+      // Past the stop's wait, a later settlement goes to the file without trying the database.
+      await journal.append(settlement("req_after_stop"));
+      expect(inFile()).toEqual(["req_wedged", "req_after_stop"]);
     } finally {
       release();
       await holding;
       await holder.close();
     }
-    // The INSERT was still waiting on the lock, and commits once it goes: both journals hold it,
-    // and a replay of either bills it once (the ledger skips a request it has).
+    // The first INSERT was still waiting on the lock and commits once it goes: both journals hold
+    // it, and a replay of either bills it once (the ledger skips a request it has).
     await expect
       .poll(async () => (await journaledBy(handle.db, "instance-wedged")).map((one) => one.requestId), {
         timeout: 5_000,
