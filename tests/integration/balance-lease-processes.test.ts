@@ -127,6 +127,36 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     return { requests: Number(rows[0]?.requests ?? 0), charged: BigInt(rows[0]?.charged ?? "0") };
   }
 
+  /** Six answers at once, half of them streams, all out with their settlements in no journal nor ledger. */
+  async function sixOutUnstored(gateway: GatewayProcess, token: string): Promise<void> {
+    const statuses = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map(async (index) => {
+        const response = await ask(gateway, token, index, index % 2 === 1);
+        await response.text();
+        return response.status;
+      }),
+    );
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+    // All six went straight to a batch that waits up to a second: none is stored or journaled.
+    expect((await figures(gateway)).unjournaled).toBe(6);
+  }
+
+  /** A start on the same disk and database bills the six answers of a funded million once, and the ledger balances. */
+  async function nextStartBillsSixOnce(env: Record<string, string>, accountId: bigint): Promise<void> {
+    const next = await nextStart(env);
+    try {
+      const usage = await usageOf(accountId);
+      expect(usage.requests).toBe(6);
+      expect(await getAccountBalance(handle.db, accountId)).toMatchObject({
+        held: 0n,
+        balance: 1_000_000n - usage.charged,
+      });
+      expect(await verifyLedger(handle.db)).toEqual([]);
+    } finally {
+      await next.close();
+    }
+  }
+
   it("with no journal window, a process killed (kill -9) before writing what it served is billed for all of it at the next start", async () => {
     // BILLING_JOURNAL_WINDOW=0: every answer waits for its journal line, the setting that loses nothing.
     const env: Record<string, string> = { ...gatewayEnv(), BILLING_JOURNAL_WINDOW: "0" };
@@ -237,15 +267,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
     try {
       const { token, accountId } = await fundedToken(gateway, 1_000_000n);
       blocked = await blockUsageWrites("settlement_journal");
-      const statuses = await Promise.all(
-        [0, 1, 2, 3, 4, 5].map(async (index) => {
-          const response = await ask(gateway, token, index, index % 2 === 1);
-          await response.text();
-          return response.status;
-        }),
-      );
-      expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
-      expect((await figures(gateway)).unjournaled).toBe(6);
+      await sixOutUnstored(gateway, token);
       const started = Date.now();
       await gateway.stop(); // SIGTERM, and nothing after it
       expect(Date.now() - started).toBeLessThan(15_000);
@@ -253,18 +275,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       blocked = undefined;
       expect((await usageOf(accountId)).requests).toBe(0);
 
-      const next = await nextStart(env);
-      try {
-        const usage = await usageOf(accountId);
-        expect(usage.requests).toBe(6);
-        expect(await getAccountBalance(handle.db, accountId)).toMatchObject({
-          held: 0n,
-          balance: 1_000_000n - usage.charged,
-        });
-        expect(await verifyLedger(handle.db)).toEqual([]);
-      } finally {
-        await next.close();
-      }
+      await nextStartBillsSixOnce(env, accountId);
     } finally {
       await gateway.kill();
       await blocked?.killEveryConnection();
@@ -294,16 +305,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
       try {
         const { token, accountId } = await fundedToken(gateway, 1_000_000n);
         const blocked = gone ? undefined : await blockUsageWrites();
-        const statuses = await Promise.all(
-          [0, 1, 2, 3, 4, 5].map(async (index) => {
-            const response = await ask(gateway, token, index, index % 2 === 1);
-            await response.text();
-            return response.status;
-          }),
-        );
-        expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
-        // All six went straight to a batch that waits up to a second: none is stored or journaled.
-        expect((await figures(gateway)).unjournaled).toBe(6);
+        await sixOutUnstored(gateway, token);
         if (gone) await proxy.close();
         const stopping = gateway.stop(); // SIGTERM; the stop then waits up to 5 s for the database
         await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -312,18 +314,7 @@ describe.skipIf(!postgresUrl)("balance leases across processes", () => {
         await blocked?.killEveryConnection();
         expect((await usageOf(accountId)).requests).toBe(0);
 
-        const next = await nextStart(base);
-        try {
-          const usage = await usageOf(accountId);
-          expect(usage.requests).toBe(6);
-          expect(await getAccountBalance(handle.db, accountId)).toMatchObject({
-            held: 0n,
-            balance: 1_000_000n - usage.charged,
-          });
-          expect(await verifyLedger(handle.db)).toEqual([]);
-        } finally {
-          await next.close();
-        }
+        await nextStartBillsSixOnce(base, accountId);
       } finally {
         await gateway.kill();
         await proxy.close();

@@ -39,6 +39,36 @@ const settlement = (requestId: string): LeaseSettlement => ({
   },
 });
 
+/**
+ * Another session's lock on the journal table, held until `release`: an INSERT waits on it (not on
+ * timing: on a fast or a loaded machine the turns a commit takes vary). `db` is that session's pool.
+ */
+async function holdJournalTable(url: string | undefined) {
+  const holder = await openDatabase({ url, maxConnections: 2 });
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked: () => void = () => undefined;
+  const lockTaken = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holding = holder.db.transaction(async (tx) => {
+    await tx.execute(sql`LOCK TABLE settlement_journal IN SHARE MODE`);
+    locked();
+    await released;
+  });
+  await lockTaken;
+  return {
+    db: holder.db,
+    async release() {
+      release();
+      await holding;
+      await holder.close();
+    },
+  };
+}
+
 describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => {
   let testDatabase: TestDatabase;
   let handle: DatabaseHandle;
@@ -105,26 +135,12 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
     // One INSERT held in flight by another session's lock on the table (not by timing: on a
     // fast or a loaded machine the turns it takes to commit vary), then ten more settlements in
     // turns of their own while it waits.
-    const holder = await openDatabase({ url: testDatabase.url, maxConnections: 2 });
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked: () => void = () => undefined;
-    const lockTaken = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = holder.db.transaction(async (tx) => {
-      await tx.execute(sql`LOCK TABLE settlement_journal IN SHARE MODE`);
-      locked();
-      await released;
-    });
-    await lockTaken;
+    const held = await holdJournalTable(testDatabase.url);
     const first = journal.append(settlement("req_group_first"));
     const waitingOnLock = async () =>
       (
         await queryRows<{ n: number }>(
-          holder.db,
+          held.db,
           sql`SELECT COUNT(*)::int AS n FROM pg_stat_activity
               WHERE datname = current_database() AND wait_event_type = 'Lock'
                 AND query LIKE '%INSERT INTO settlement_journal%'`,
@@ -147,9 +163,7 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
     await new Promise((resolve) => setTimeout(resolve, 50));
     // Nothing is committed while the lock holds, so no caller has been told it is.
     expect(resolvedEarly).toBe(false);
-    release();
-    await holding;
-    await holder.close();
+    await held.release();
     await Promise.all([first, ...followers]);
     for (let index = 0; index < 10; index += 1) expect(await committed(`req_group_${index}`)).toBe(1);
     // The alone one, the first, and the ten behind it in one more: never a statement per settlement.
@@ -165,21 +179,7 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
       "instance-wedged",
       new SettlementJournal(journalDir, "instance-wedged", "database-a"),
     );
-    const holder = await openDatabase({ url: testDatabase.url, maxConnections: 2 });
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked: () => void = () => undefined;
-    const lockTaken = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = holder.db.transaction(async (tx) => {
-      await tx.execute(sql`LOCK TABLE settlement_journal IN SHARE MODE`);
-      locked();
-      await released;
-    });
-    await lockTaken;
+    const held = await holdJournalTable(testDatabase.url);
     const inFile = () =>
       leftJournals(journalDir, { ownInstanceId: "someone-else", databaseId: "database-a", unnamed: false })
         .find((left) => left.instanceId === "instance-wedged")
@@ -201,9 +201,7 @@ describe.skipIf(!onPostgres)("the shared settlement journal on Postgres", () => 
       await journal.append(settlement("req_after_stop"));
       expect(inFile()).toEqual(["req_wedged", "req_after_stop"]);
     } finally {
-      release();
-      await holding;
-      await holder.close();
+      await held.release();
     }
     // The first INSERT was still waiting on the lock and commits once it goes: both journals hold
     // it, and a replay of either bills it once (the ledger skips a request it has).
