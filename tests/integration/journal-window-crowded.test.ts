@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../lib/db/client";
 import { startTestGateway, type TestGateway } from "../helpers/gateway";
 import { inferenceClient } from "../helpers/inference-client";
@@ -63,18 +63,23 @@ async function batchesOf(gateway: TestGateway, ids: string[]): Promise<number> {
 }
 
 describe("a ledger batch and its journal window", () => {
-  let cost = 0n;
+  // A window with room to spare, whose answers also tell the others what one answer costs: each
+  // test below runs alone as well as after this.
+  let roomy: TestGateway;
+  let roomyAnswers: { ids: string[]; cost: bigint };
+  beforeAll(async () => {
+    roomy = await gatewayWith({ count: "512", microunits: "1000000" });
+    roomyAnswers = await twoAnswers(roomy);
+  });
 
   it("with room to spare, a settlement waits for company: two answers in a row share one batch", async () => {
-    const gateway = await gatewayWith({ count: "512", microunits: "1000000" });
-    const answered = await twoAnswers(gateway);
-    cost = answered.cost;
-    expect(cost).toBeGreaterThan(1n);
-    expect(await batchesOf(gateway, answered.ids)).toBe(1);
+    expect(roomyAnswers.cost).toBeGreaterThan(1n);
+    expect(await batchesOf(roomy, roomyAnswers.ids)).toBe(1);
   });
 
   it("an answer that takes half the window's money goes to the ledger at once: the next one is another batch", async () => {
     // One answer fits the bound (so it goes out unjournaled), and two do not.
+    const { cost } = roomyAnswers;
     const gateway = await gatewayWith({ count: "512", microunits: String(cost + cost / 2n) });
     const answered = await twoAnswers(gateway);
     expect(answered.cost).toBe(cost);
