@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { ApiRequest } from "./api-request";
+import type { LightAbort } from "./light-abort";
 
 /**
  * A request whose body server.ts already read from node:http into memory. The API reads every
@@ -9,21 +10,26 @@ export class BufferedRequest implements ApiRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: Headers;
-  readonly signal: AbortSignal;
+  /** Aborted when the client goes away; a web AbortSignal is made only if `signal` is read. */
+  readonly abortHandle: LightAbort;
   readonly bufferedBody: Buffer;
   readonly pathname: string | undefined;
 
   constructor(
     url: string,
-    init: { method: string; headers: Headers; signal: AbortSignal; pathname?: string },
+    init: { method: string; headers: Headers; abort: LightAbort; pathname?: string },
     body: Buffer,
   ) {
     this.url = url;
     this.pathname = init.pathname;
     this.method = init.method;
     this.headers = init.headers;
-    this.signal = init.signal;
+    this.abortHandle = init.abort;
     this.bufferedBody = body;
+  }
+
+  get signal(): AbortSignal {
+    return this.abortHandle.signal;
   }
 
   get body(): ReadableStream<Uint8Array<ArrayBuffer>> {

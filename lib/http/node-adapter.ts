@@ -5,6 +5,7 @@ import type { ApiRequest } from "./api-request";
 import { BufferedRequest, readDeclaredBody } from "./buffered-request";
 import { BufferedResponse } from "./buffered-response";
 import { clientIpHeader } from "./client-ip";
+import { LightAbort } from "./light-abort";
 import { type ChunkSource, StreamedResponse } from "./streamed-response";
 
 /** Resolves when the socket can take more, or is gone. */
@@ -67,10 +68,10 @@ export async function toApiRequest(
     pathname?: string;
   },
 ): Promise<ApiRequest> {
-  const controller = new AbortController();
+  const abort = new LightAbort();
   // The client went away before we finished: abort whatever the handler is waiting on.
   response.once("close", () => {
-    if (!response.writableFinished) controller.abort(new Error("client disconnected"));
+    if (!response.writableFinished) abort.abort(new Error("client disconnected"));
   });
   // A client's own copy of the client-ip header is dropped: only this adapter sets it.
   const forwarded = options.trustProxy
@@ -88,7 +89,7 @@ export async function toApiRequest(
   if (hasBody && Number.isSafeInteger(declared) && declared <= options.bufferLimit && options.pathname)
     return new BufferedRequest(
       `${origin}${incoming.url ?? "/"}`,
-      { method, headers, signal: controller.signal, pathname: options.pathname },
+      { method, headers, abort, pathname: options.pathname },
       await readDeclaredBody(incoming, declared),
     );
   const url = new URL(incoming.url ?? "/", origin);
@@ -96,7 +97,7 @@ export async function toApiRequest(
     method,
     headers,
     body: hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : null,
-    signal: controller.signal,
+    signal: abort.signal,
     // Required by undici for streaming request bodies.
     ...(hasBody ? { duplex: "half" } : {}),
   } as RequestInit);

@@ -1,3 +1,4 @@
+import type { AbortHandle } from "../http/light-abort";
 import { dispatchHttp } from "../providers/http-dispatch";
 import type { AgentTransport } from "./registry";
 
@@ -29,7 +30,7 @@ export function createHttpAgentTransport(options: HttpAgentTransportOptions): Ag
   };
 }
 
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+function abortableDelay(ms: number, signal: AbortHandle): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {

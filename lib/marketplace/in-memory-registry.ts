@@ -1,3 +1,4 @@
+import type { AbortHandle } from "../http/light-abort";
 import type { DispatchOptions } from "../providers/candidate";
 import { feedResponse, type JobFeed, type JobSink } from "./job-sink";
 import type {
@@ -190,7 +191,7 @@ export class InMemoryMarketplaceRegistry implements MarketplaceRegistry {
   }
 
   /** Takes a slot of a live offer with room, freed at the latest when the job's request is aborted. */
-  #reserve(offer: LiveOffer, signal: AbortSignal): { connection: Connection; release: () => void } {
+  #reserve(offer: LiveOffer, signal: AbortHandle): { connection: Connection; release: () => void } {
     const connection = this.#connections.get(offer.providerId);
     const live = this.liveOffer(offer.providerId, offer.modelId);
     if (!connection || !live) throw new Error("marketplace provider is no longer connected");

@@ -1,3 +1,5 @@
+import type { AbortHandle } from "../http/light-abort";
+
 /**
  * Where a job's bytes go when they are not read as a Response: a web stream's controller is
  * one (the Response path), and the relay of a job another replica asked for is another, so the
@@ -21,7 +23,7 @@ export interface JobSink {
  * with a Response (the HTTP double of an agent in tests) where the socket transport feeds
  * the sink itself.
  */
-export async function feedResponse(response: Response, sink: JobSink, signal: AbortSignal): Promise<void> {
+export async function feedResponse(response: Response, sink: JobSink, signal: AbortHandle): Promise<void> {
   let wake: (() => void) | undefined;
   const onAbort = () => wake?.();
   signal.addEventListener("abort", onAbort, { once: true });

@@ -1,12 +1,14 @@
 import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
 import type { Dialect } from "../dialects/dialect";
 import type { UpstreamOperation } from "../dialects/wire-format";
+import type { AbortHandle } from "../http/light-abort";
 import type { TokenPrice } from "../pricing/cost";
 
 export type RouteKind = "centralized" | "marketplace" | "key-relay";
 
 export interface DispatchOptions {
-  signal: AbortSignal;
+  /** Aborts the attempt: the caller went away, or the upstream's headers are late. */
+  signal: AbortHandle;
   /** Caller headers an upstream of the same dialect should see (anthropic-version, anthropic-beta). */
   forwardHeaders: Record<string, string>;
   /** What to ask of the upstream: a generation (default) or Anthropic's token count. */

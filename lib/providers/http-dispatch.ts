@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from "undici";
 import type { Dialect } from "../dialects/dialect";
 import { upstreamFormats } from "../dialects/wire-format";
+import type { AbortHandle } from "../http/light-abort";
 import { PlainHeaders } from "../plain-headers";
 import { injectTraceContext } from "../telemetry/tracing";
 import type { DispatchOptions } from "./candidate";
@@ -52,7 +53,7 @@ const upstreamAgent = new Agent({ keepAliveTimeout: 30_000 });
 
 function postUpstream(
   url: string,
-  init: { headers: Record<string, string>; body: string | Uint8Array; signal: AbortSignal | undefined },
+  init: { headers: Record<string, string>; body: string | Uint8Array; signal: AbortHandle | undefined },
 ): Promise<Response> {
   const { origin, path } = splitUrl(url);
   return new Promise((resolve, reject) => {
@@ -86,14 +87,14 @@ function splitUrl(url: string): { origin: string; path: string } {
 class UpstreamCall implements Dispatcher.DispatchHandler {
   readonly #resolve: (response: Response) => void;
   readonly #reject: (error: Error) => void;
-  readonly #signal: AbortSignal | undefined;
+  readonly #signal: AbortHandle | undefined;
   #controller: Dispatcher.DispatchController | undefined;
   #body: UpstreamBody | undefined;
 
   constructor(
     resolve: (response: Response) => void,
     reject: (error: Error) => void,
-    signal: AbortSignal | undefined,
+    signal: AbortHandle | undefined,
   ) {
     this.#resolve = resolve;
     this.#reject = reject;
@@ -139,6 +140,6 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   };
 }
 
-function abortReason(signal: AbortSignal): Error {
+function abortReason(signal: AbortHandle): Error {
   return signal.reason instanceof Error ? signal.reason : new Error("the upstream request was aborted");
 }

@@ -3,6 +3,7 @@ import type { Dialect } from "../dialects/dialect";
 import { parseUpstreamError } from "../dialects/translate/translate-error";
 import type { UpstreamOperation } from "../dialects/wire-format";
 import { GatewayError } from "../errors/gateway-error";
+import { type AbortHandle, LightAbort } from "../http/light-abort";
 import { log } from "../log";
 import type { Candidate } from "../providers/candidate";
 import { inSpan, SpanKind, tracingOn } from "../telemetry/tracing";
@@ -18,7 +19,7 @@ export interface DispatchSuccess {
 
 export interface FailoverOptions {
   /** The caller's signal: when it aborts, the upstream request is aborted too. */
-  signal: AbortSignal;
+  signal: AbortHandle;
   forwardHeaders: Record<string, string>;
   /** Time allowed until the upstream sends its headers. */
   headersTimeoutMs: number;
@@ -59,7 +60,7 @@ export async function dispatchWithFailover(
   for (const candidate of candidates) {
     if (options.signal.aborted)
       throw new GatewayError("bad_request", "bad request: client closed the request");
-    const controller = new AbortController();
+    const controller = new LightAbort();
     const onAbort = () => controller.abort(options.signal.reason);
     options.signal.addEventListener("abort", onAbort, { once: true });
     let timedOut = false;
@@ -72,7 +73,7 @@ export async function dispatchWithFailover(
       const body = options.buildBody(candidate);
       const dispatch = () =>
         candidate.dispatch(body, {
-          signal: controller.signal,
+          signal: controller,
           forwardHeaders: options.forwardHeaders,
           ...(options.operation ? { operation: options.operation } : {}),
           ...(options.onAgentTokens ? { onAgentTokens: options.onAgentTokens } : {}),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { safeParseJson } from "../dialects/translate/json-value";
 import { GatewayError } from "../errors/gateway-error";
 import { BufferedResponse } from "../http/buffered-response";
+import type { AbortHandle } from "../http/light-abort";
 import { emptyUsage } from "../pricing/cost";
 import { dispatchWithFailover } from "./dispatch-with-failover";
 import { type PreparedImages, rateOfDelivered } from "./prepare-images";
@@ -32,7 +33,7 @@ const isImage = (item: unknown) =>
  */
 export async function serveImages(
   app: ServingServices,
-  signal: AbortSignal,
+  signal: AbortHandle,
   prepared: PreparedImages,
   held: { requestId: string; accountId: bigint; hold: ReservedHold },
 ): Promise<Response> {

@@ -3,7 +3,7 @@ import { createExchange } from "../dialects/exchange/create-exchange";
 import type { Exchange } from "../dialects/exchange/exchange";
 import { translateStreamedResponse } from "../dialects/translate";
 import { callerFormats, forwardedCallerHeaders } from "../dialects/wire-format";
-import type { ApiRequest } from "../http/api-request";
+import { type ApiRequest, clientAbort } from "../http/api-request";
 import { BufferedResponse } from "../http/buffered-response";
 import { StreamedResponse } from "../http/streamed-response";
 import { gatewayMetrics } from "../metrics/gateway-metrics";
@@ -101,7 +101,7 @@ export async function serveReserved(
     onAgentAttestation: (attestation) => {
       agentAttestation = attestation;
     },
-    signal: request.signal,
+    signal: clientAbort(request),
     forwardHeaders,
     headersTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
     buildBody: (candidate) => exchangeFor(candidate).upstreamBody(),

@@ -27,6 +27,7 @@ beforeAll(async () => {
       response.once("close", () => {
         if (!response.writableFinished) customAborts += 1;
       });
+      if (raw.includes("no-headers")) return; // never answers, not even its headers
       if (raw.includes("stall-body")) {
         response.writeHead(200, { "content-type": "application/json" });
         response.write('{"id":"chatcmpl-stall",');
@@ -175,6 +176,44 @@ describe("a non-streamed upstream body", () => {
     const response = await ask(token, "huge-body");
     expect(response.status).toBe(502);
     expect(await response.text()).toMatch(/exceeds 1048576 bytes/);
+    expect(await gateway.balanceOf(token)).toEqual({ balance: 100_000n, held: 0n, available: 100_000n });
+  });
+});
+
+describe("an upstream that never sends its headers", () => {
+  const body = JSON.stringify({
+    model: "llama-3.3-70b",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "no-headers" }],
+  });
+
+  it("is aborted at UPSTREAM_TIMEOUT_MS with a 504; nothing is charged", async () => {
+    const token = await gateway.createFundedToken(100_000n);
+    const abortsBefore = customAborts;
+    const response = await fetch(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect(response.status).toBe(504);
+    await expect.poll(() => customAborts, { timeout: 5_000, interval: 50 }).toBeGreaterThan(abortsBefore);
+    expect(await gateway.balanceOf(token)).toEqual({ balance: 100_000n, held: 0n, available: 100_000n });
+  });
+
+  it("is aborted as soon as the client goes away, not at the timeout; nothing is charged", async () => {
+    const token = await gateway.createFundedToken(100_000n);
+    const abortsBefore = customAborts;
+    const url = new URL(`${gateway.baseUrl}/proxy/${token}/v1/chat/completions`);
+    const outgoing = httpRequest(url, { method: "POST", headers: { "content-type": "application/json" } });
+    outgoing.on("error", () => undefined);
+    outgoing.end(body);
+    await sleep(200);
+    const gone = Date.now();
+    outgoing.destroy();
+    // The headers timeout is 1.5 s from the attempt's start: an abort well before it is the client's.
+    await expect.poll(() => customAborts, { timeout: 1_000, interval: 20 }).toBeGreaterThan(abortsBefore);
+    expect(Date.now() - gone).toBeLessThan(1_000);
+    await expect.poll(async () => (await gateway.balanceOf(token)).held, { timeout: 5_000 }).toBe(0n);
     expect(await gateway.balanceOf(token)).toEqual({ balance: 100_000n, held: 0n, available: 100_000n });
   });
 });

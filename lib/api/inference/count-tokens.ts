@@ -1,7 +1,7 @@
 import { resolveModelOrThrow } from "../../catalog/unknown-model";
 import { upstreamFormats } from "../../dialects/wire-format";
 import { badRequest, GatewayError } from "../../errors/gateway-error";
-import type { ApiRequest } from "../../http/api-request";
+import { type ApiRequest, clientAbort } from "../../http/api-request";
 import { parseJsonText, readBodyText } from "../../http/read-body";
 import { jsonResponse } from "../../http/responses";
 import { log } from "../../log";
@@ -84,7 +84,7 @@ async function askUpstream(
   if (candidates.length === 0) return undefined;
   try {
     const success = await dispatchWithFailover(candidates, {
-      signal: request.signal,
+      signal: clientAbort(request),
       forwardHeaders: { "anthropic-version": request.headers.get("anthropic-version") ?? "2023-06-01" },
       headersTimeoutMs: Math.min(app.env.UPSTREAM_TIMEOUT_MS, countTimeoutMs),
       buildBody: (candidate) => JSON.stringify({ ...body, model: candidate.upstreamModelId }),

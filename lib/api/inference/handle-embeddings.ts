@@ -5,6 +5,7 @@ import { safeParseJson } from "../../dialects/translate/json-value";
 import { parseRequestBody } from "../../dialects/translate/parse-body";
 import { upstreamFormats } from "../../dialects/wire-format";
 import { GatewayError } from "../../errors/gateway-error";
+import { clientAbort } from "../../http/api-request";
 import { BufferedResponse } from "../../http/buffered-response";
 import { readBodyText } from "../../http/read-body";
 import { dispatchWithFailover } from "../../proxy/dispatch-with-failover";
@@ -92,7 +93,7 @@ export async function handleEmbeddings(call: ApiCall<"token">): Promise<Response
   );
   try {
     const success = await dispatchWithFailover(candidates, {
-      signal: request.signal,
+      signal: clientAbort(request),
       forwardHeaders: {},
       headersTimeoutMs: app.env.UPSTREAM_TIMEOUT_MS,
       buildBody: (candidate) => JSON.stringify({ ...body, model: candidate.upstreamModelId }),

@@ -1,3 +1,4 @@
+import { clientAbort } from "../../http/api-request";
 import { perRequestPrice } from "../../pricing/cost";
 import { type ImageOperation, prepareImages } from "../../proxy/prepare-images";
 import { releaseReservation, reserveBounded } from "../../proxy/reserve";
@@ -27,7 +28,7 @@ async function handleImages(call: ApiCall<"token">, operation: ImageOperation): 
     app.env.HOLD_BALANCE_SHARE,
   );
   try {
-    return await serveImages(app, request.signal, prepared, {
+    return await serveImages(app, clientAbort(request), prepared, {
       requestId,
       accountId: principal.accountId,
       hold: reservation.hold,

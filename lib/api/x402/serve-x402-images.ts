@@ -1,4 +1,5 @@
 import { GatewayError } from "../../errors/gateway-error";
+import { clientAbort } from "../../http/api-request";
 import { type ImageOperation, type PreparedImages, prepareImages } from "../../proxy/prepare-images";
 import { serveImages } from "../../proxy/serve-images";
 import { parsePriceCeilings } from "../../routing/price-ceilings";
@@ -52,7 +53,7 @@ async function serveX402Images(call: ApiCall<"x402">, operation: ImageOperation)
       return servePaidWith(app, settlement, requestId, {
         unservable: errorOf(paid),
         serve: () =>
-          serveImages(app, request.signal, paid instanceof GatewayError ? prepared : paid, {
+          serveImages(app, clientAbort(request), paid instanceof GatewayError ? prepared : paid, {
             requestId,
             accountId: settlement.walletAccountId,
             hold: paidHold(settlement),
