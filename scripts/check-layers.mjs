@@ -27,6 +27,7 @@ const floors = [
     "lib/ids",
     "lib/crypto",
     "lib/log-redaction",
+    "lib/light-abort",
     "lib/sse",
     "lib/pricing",
     "lib/metrics",

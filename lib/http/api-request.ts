@@ -1,4 +1,4 @@
-import type { AbortHandle } from "./light-abort";
+import type { AbortHandle } from "../light-abort";
 
 /**
  * What the API's handlers read of a request. A web Request has it, so Next's route files pass

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
+import type { LightAbort } from "../light-abort";
 import type { ApiRequest } from "./api-request";
-import type { LightAbort } from "./light-abort";
 
 /**
  * A request whose body server.ts already read from node:http into memory. The API reads every

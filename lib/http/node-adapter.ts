@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { LightAbort } from "../light-abort";
 import { PlainHeaders } from "../plain-headers";
 import type { ApiRequest } from "./api-request";
 import { BufferedRequest, readDeclaredBody } from "./buffered-request";
 import { BufferedResponse } from "./buffered-response";
 import { clientIpHeader } from "./client-ip";
-import { LightAbort } from "./light-abort";
 import { type ChunkSource, StreamedResponse } from "./streamed-response";
 
 /** Resolves when the socket can take more, or is gone. */

@@ -1,4 +1,4 @@
-import type { AbortHandle } from "../http/light-abort";
+import type { AbortHandle } from "../light-abort";
 import { dispatchHttp } from "../providers/http-dispatch";
 import type { AgentTransport } from "./registry";
 

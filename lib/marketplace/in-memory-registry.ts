@@ -1,4 +1,4 @@
-import type { AbortHandle } from "../http/light-abort";
+import type { AbortHandle } from "../light-abort";
 import type { DispatchOptions } from "../providers/candidate";
 import { feedResponse, type JobFeed, type JobSink } from "./job-sink";
 import type {

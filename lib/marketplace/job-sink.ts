@@ -1,4 +1,4 @@
-import type { AbortHandle } from "../http/light-abort";
+import type { AbortHandle } from "../light-abort";
 
 /**
  * Where a job's bytes go when they are not read as a Response: a web stream's controller is

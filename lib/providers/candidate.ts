@@ -1,7 +1,7 @@
 import type { HostAttestation } from "@pod-gateway/contracts/usage-receipt";
 import type { Dialect } from "../dialects/dialect";
 import type { UpstreamOperation } from "../dialects/wire-format";
-import type { AbortHandle } from "../http/light-abort";
+import type { AbortHandle } from "../light-abort";
 import type { TokenPrice } from "../pricing/cost";
 
 export type RouteKind = "centralized" | "marketplace" | "key-relay";

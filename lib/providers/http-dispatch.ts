@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher } from "undici";
 import type { Dialect } from "../dialects/dialect";
 import { upstreamFormats } from "../dialects/wire-format";
-import type { AbortHandle } from "../http/light-abort";
+import type { AbortHandle } from "../light-abort";
 import { PlainHeaders } from "../plain-headers";
 import { injectTraceContext } from "../telemetry/tracing";
 import type { DispatchOptions } from "./candidate";

@@ -3,7 +3,7 @@ import type { Dialect } from "../dialects/dialect";
 import { parseUpstreamError } from "../dialects/translate/translate-error";
 import type { UpstreamOperation } from "../dialects/wire-format";
 import { GatewayError } from "../errors/gateway-error";
-import { type AbortHandle, LightAbort } from "../http/light-abort";
+import { type AbortHandle, LightAbort } from "../light-abort";
 import { log } from "../log";
 import type { Candidate } from "../providers/candidate";
 import { inSpan, SpanKind, tracingOn } from "../telemetry/tracing";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { safeParseJson } from "../dialects/translate/json-value";
 import { GatewayError } from "../errors/gateway-error";
 import { BufferedResponse } from "../http/buffered-response";
-import type { AbortHandle } from "../http/light-abort";
+import type { AbortHandle } from "../light-abort";
 import { emptyUsage } from "../pricing/cost";
 import { dispatchWithFailover } from "./dispatch-with-failover";
 import { type PreparedImages, rateOfDelivered } from "./prepare-images";
